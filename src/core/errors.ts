@@ -1,0 +1,61 @@
+/**
+ * One error type for the whole project, with a machine-readable code.
+ *
+ * Every code maps to one HTTP status in the server's error handler; messages
+ * name the offending value (or field) and what was expected. Credentials never
+ * appear in a message: callers pass redacted values only.
+ */
+export const ERROR_CODES = {
+  /** Input text or a request field is malformed (wrong type, empty, lone surrogate...). */
+  INVALID_INPUT: 400,
+  /** Input is larger than the configured limit. */
+  TOO_LARGE: 413,
+  /** A named resource (document, index) does not exist. */
+  NOT_FOUND: 404,
+  /** The request conflicts with existing state (e.g. `reject` policy hit a duplicate, mapping conflict). */
+  CONFLICT: 409,
+  /** Configuration is invalid (unknown option, out-of-range value). */
+  INVALID_CONFIG: 500,
+  /** A persisted file (index snapshot, IDF table) is corrupt, truncated or of an unknown version. */
+  CORRUPT_FILE: 422,
+  /** The search engine answered with an error. */
+  ENGINE_ERROR: 502,
+  /** The search engine is unreachable, overloaded or not ready. */
+  ENGINE_UNAVAILABLE: 503,
+  /** A local tool (Java, Maven) needed to start the embedded engine is missing or failed. */
+  ENVIRONMENT: 500,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export interface NeardupErrorOptions {
+  /** The underlying error, kept for logs. */
+  cause?: unknown;
+  /** The request or config field at fault, e.g. `text` or `items[3].id`. */
+  field?: string;
+  /** Extra machine-readable details (never secrets). */
+  details?: Record<string, unknown>;
+}
+
+export class NeardupError extends Error {
+  readonly code: ErrorCode;
+  readonly field: string | undefined;
+  readonly details: Record<string, unknown> | undefined;
+
+  constructor(code: ErrorCode, message: string, options: NeardupErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = "NeardupError";
+    this.code = code;
+    this.field = options.field;
+    this.details = options.details;
+  }
+
+  /** The HTTP status this error maps to. */
+  get status(): number {
+    return ERROR_CODES[this.code];
+  }
+}
+
+export function isNeardupError(value: unknown): value is NeardupError {
+  return value instanceof NeardupError;
+}
