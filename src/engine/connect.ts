@@ -1,0 +1,79 @@
+import { Client } from "@opensearch-project/opensearch";
+import { NeardupError } from "../core/errors.js";
+import { ElasticsearchEngine } from "./elasticsearch.js";
+import { redactUrl, toEngineError } from "./errors.js";
+import { OpenSearchEngine, openSearchClientOptions } from "./opensearch.js";
+import type { Engine, EngineConnection, EngineInfo } from "./types.js";
+
+interface RootBody {
+  cluster_name?: string;
+  version?: { number?: string; distribution?: string };
+  tagline?: string;
+}
+
+/** Moves `user:pass@` out of the URL into the connection's fields. */
+export function normaliseConnection(connection: EngineConnection): EngineConnection {
+  let url: URL;
+  try {
+    url = new URL(connection.url);
+  } catch {
+    throw new NeardupError("INVALID_CONFIG", `engine url must be an absolute http(s) URL, got ${JSON.stringify(redactUrl(connection.url))}`, {
+      field: "engine.url",
+    });
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new NeardupError("INVALID_CONFIG", `engine url must use http or https, got ${url.protocol}`, { field: "engine.url" });
+  }
+  const out: EngineConnection = { ...connection };
+  if (url.username) {
+    out.username ??= decodeURIComponent(url.username);
+    out.password ??= decodeURIComponent(url.password);
+    url.username = "";
+    url.password = "";
+  }
+  out.url = url.toString().replace(/\/$/, "");
+  return out;
+}
+
+/**
+ * Reads the root endpoint and tells Elasticsearch from OpenSearch: OpenSearch
+ * answers `version.distribution: "opensearch"`; Elasticsearch has no such field.
+ * The probe uses the OpenSearch client as a neutral HTTP transport, because the
+ * Elastic client refuses servers that are not Elasticsearch.
+ */
+export function parseRoot(body: RootBody): EngineInfo {
+  const version = body.version?.number;
+  if (!version) {
+    throw new NeardupError("ENGINE_ERROR", `the root endpoint did not report a version: ${JSON.stringify(body).slice(0, 200)}`);
+  }
+  const major = Number.parseInt(version, 10);
+  const kind = body.version?.distribution === "opensearch" ? "opensearch" : "elasticsearch";
+  return { kind, version, major, clusterName: body.cluster_name ?? "" };
+}
+
+export async function detectEngine(connection: EngineConnection): Promise<EngineInfo> {
+  const conn = normaliseConnection(connection);
+  const probe = new Client(openSearchClientOptions({ ...conn, maxRetries: 0 }));
+  try {
+    const response = await probe.info();
+    return parseRoot(response.body as RootBody);
+  } catch (err) {
+    throw toEngineError(err, "opensearch", "detect engine", conn.url);
+  } finally {
+    await probe.close();
+  }
+}
+
+/** Detects the engine behind the URL and returns the matching adapter. */
+export async function connectEngine(connection: EngineConnection): Promise<Engine> {
+  const conn = normaliseConnection(connection);
+  const info = await detectEngine(conn);
+  if (info.kind === "opensearch") {
+    if (info.major < 2) throw new NeardupError("ENGINE_ERROR", `OpenSearch ${info.version} is not supported: need 2.x or newer`);
+    return new OpenSearchEngine(conn, info);
+  }
+  if (info.major !== 8 && info.major !== 9) {
+    throw new NeardupError("ENGINE_ERROR", `Elasticsearch ${info.version} is not supported: need 8.x or 9.x`);
+  }
+  return new ElasticsearchEngine(conn, info);
+}

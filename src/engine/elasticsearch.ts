@@ -1,0 +1,106 @@
+import { Client, type ClientOptions } from "@elastic/elasticsearch";
+import { createGuard, isAlreadyExists, isNotFound } from "./guard.js";
+import { msearchLines, toBulkResult, toMsearchResults } from "./responses.js";
+import type { BulkResult, Engine, EngineConnection, EngineInfo, SearchRequest, SearchResponse } from "./types.js";
+
+/** Elasticsearch 8.x through `@elastic/elasticsearch` (client major = server major). */
+export class ElasticsearchEngine implements Engine {
+  readonly kind = "elasticsearch" as const;
+  private readonly client: Client;
+  private readonly guard;
+
+  constructor(
+    connection: EngineConnection,
+    readonly info: EngineInfo,
+  ) {
+    const options: ClientOptions = {
+      node: connection.url,
+      requestTimeout: connection.requestTimeoutMs ?? 30_000,
+      maxRetries: connection.maxRetries ?? 2,
+    };
+    if (connection.apiKey) options.auth = { apiKey: connection.apiKey };
+    else if (connection.username) options.auth = { username: connection.username, password: connection.password ?? "" };
+    if (connection.caCert) options.tls = { ca: connection.caCert };
+    this.client = new Client(options);
+    this.guard = createGuard("elasticsearch", connection.url);
+  }
+
+  health(): Promise<string> {
+    return this.guard("cluster health", async () => String((await this.client.cluster.health()).status));
+  }
+
+  putComponentTemplate(name: string, body: Record<string, unknown>): Promise<void> {
+    return this.guard(`put component template ${name}`, async () => {
+      await this.client.cluster.putComponentTemplate({ name, ...body } as never);
+    });
+  }
+
+  putIndexTemplate(name: string, body: Record<string, unknown>): Promise<void> {
+    return this.guard(`put index template ${name}`, async () => {
+      await this.client.indices.putIndexTemplate({ name, ...body } as never);
+    });
+  }
+
+  createIndex(name: string, body: Record<string, unknown> = {}): Promise<boolean> {
+    return this.guard(`create index ${name}`, async () => {
+      try {
+        await this.client.indices.create({ index: name, ...body } as never);
+        return true;
+      } catch (err) {
+        if (isAlreadyExists(err)) return false;
+        throw err;
+      }
+    });
+  }
+
+  deleteIndex(name: string): Promise<void> {
+    return this.guard(`delete index ${name}`, async () => {
+      await this.client.indices.delete({ index: name, ignore_unavailable: true });
+    });
+  }
+
+  indexExists(name: string): Promise<boolean> {
+    return this.guard(`index exists ${name}`, () => this.client.indices.exists({ index: name }));
+  }
+
+  bulk(operations: Record<string, unknown>[], options: { refresh?: boolean | "wait_for" } = {}): Promise<BulkResult> {
+    return this.guard("bulk", async () => {
+      const body = await this.client.bulk({ operations, ...(options.refresh === undefined ? {} : { refresh: options.refresh }) });
+      return toBulkResult(body as never);
+    });
+  }
+
+  search<T>(request: SearchRequest): Promise<SearchResponse<T>> {
+    return this.guard(`search ${request.index}`, async () => {
+      return (await this.client.search({ index: request.index, ...request.body } as never)) as unknown as SearchResponse<T>;
+    });
+  }
+
+  msearch<T>(requests: SearchRequest[]): Promise<(SearchResponse<T> | Error)[]> {
+    return this.guard("msearch", async () => {
+      const body = await this.client.msearch({ searches: msearchLines(requests) as never });
+      return toMsearchResults<T>(body as never);
+    });
+  }
+
+  get<T>(index: string, id: string): Promise<T | undefined> {
+    return this.guard(`get ${index}/${id}`, async () => {
+      try {
+        return (await this.client.get<T>({ index, id }))._source;
+      } catch (err) {
+        if (isNotFound(err)) return undefined;
+        throw err;
+      }
+    });
+  }
+
+  refresh(index: string): Promise<void> {
+    return this.guard(`refresh ${index}`, async () => {
+      await this.client.indices.refresh({ index });
+    });
+  }
+
+  close(): Promise<void> {
+    return this.client.close();
+  }
+}

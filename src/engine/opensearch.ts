@@ -1,0 +1,114 @@
+import { Client, type ClientOptions } from "@opensearch-project/opensearch";
+import { createGuard, isAlreadyExists, isNotFound } from "./guard.js";
+import { msearchLines, toBulkResult, toMsearchResults } from "./responses.js";
+import type { BulkResult, Engine, EngineConnection, EngineInfo, SearchRequest, SearchResponse } from "./types.js";
+
+/** Builds the OpenSearch client options; also used to probe an unknown engine's root endpoint. */
+export function openSearchClientOptions(connection: EngineConnection): ClientOptions {
+  const options: ClientOptions = {
+    node: connection.url,
+    requestTimeout: connection.requestTimeoutMs ?? 30_000,
+    maxRetries: connection.maxRetries ?? 2,
+  };
+  if (connection.username) options.auth = { username: connection.username, password: connection.password ?? "" };
+  if (connection.apiKey) options.headers = { authorization: `ApiKey ${connection.apiKey}` };
+  if (connection.caCert) options.ssl = { ca: connection.caCert };
+  return options;
+}
+
+/** OpenSearch 2.x/3.x through `@opensearch-project/opensearch`. */
+export class OpenSearchEngine implements Engine {
+  readonly kind = "opensearch" as const;
+  private readonly client: Client;
+  private readonly guard;
+
+  constructor(
+    connection: EngineConnection,
+    readonly info: EngineInfo,
+  ) {
+    this.client = new Client(openSearchClientOptions(connection));
+    this.guard = createGuard("opensearch", connection.url);
+  }
+
+  health(): Promise<string> {
+    return this.guard("cluster health", async () => String((await this.client.cluster.health()).body.status));
+  }
+
+  putComponentTemplate(name: string, body: Record<string, unknown>): Promise<void> {
+    return this.guard(`put component template ${name}`, async () => {
+      await this.client.cluster.putComponentTemplate({ name, body } as never);
+    });
+  }
+
+  putIndexTemplate(name: string, body: Record<string, unknown>): Promise<void> {
+    return this.guard(`put index template ${name}`, async () => {
+      await this.client.indices.putIndexTemplate({ name, body } as never);
+    });
+  }
+
+  createIndex(name: string, body: Record<string, unknown> = {}): Promise<boolean> {
+    return this.guard(`create index ${name}`, async () => {
+      try {
+        await this.client.indices.create({ index: name, body } as never);
+        return true;
+      } catch (err) {
+        if (isAlreadyExists(err)) return false;
+        throw err;
+      }
+    });
+  }
+
+  deleteIndex(name: string): Promise<void> {
+    return this.guard(`delete index ${name}`, async () => {
+      await this.client.indices.delete({ index: name, ignore_unavailable: true });
+    });
+  }
+
+  indexExists(name: string): Promise<boolean> {
+    return this.guard(`index exists ${name}`, async () => Boolean((await this.client.indices.exists({ index: name })).body));
+  }
+
+  bulk(operations: Record<string, unknown>[], options: { refresh?: boolean | "wait_for" } = {}): Promise<BulkResult> {
+    return this.guard("bulk", async () => {
+      const params = { body: operations, ...(options.refresh === undefined ? {} : { refresh: options.refresh }) };
+      const response = await this.client.bulk(params as never);
+      return toBulkResult(response.body as never);
+    });
+  }
+
+  search<T>(request: SearchRequest): Promise<SearchResponse<T>> {
+    return this.guard(`search ${request.index}`, async () => {
+      const response = await this.client.search({ index: request.index, body: request.body } as never);
+      return response.body as unknown as SearchResponse<T>;
+    });
+  }
+
+  msearch<T>(requests: SearchRequest[]): Promise<(SearchResponse<T> | Error)[]> {
+    return this.guard("msearch", async () => {
+      const response = await this.client.msearch({ body: msearchLines(requests) } as never);
+      return toMsearchResults<T>(response.body as never);
+    });
+  }
+
+  get<T>(index: string, id: string): Promise<T | undefined> {
+    return this.guard(`get ${index}/${id}`, async () => {
+      try {
+        const response = await this.client.get({ index, id });
+        return (response.body as { _source?: T })._source;
+      } catch (err) {
+        if (isNotFound(err)) return undefined;
+        throw err;
+      }
+    });
+  }
+
+  refresh(index: string): Promise<void> {
+    return this.guard(`refresh ${index}`, async () => {
+      await this.client.indices.refresh({ index });
+    });
+  }
+
+  close(): Promise<void> {
+    return this.client.close();
+  }
+}

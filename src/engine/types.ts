@@ -1,0 +1,95 @@
+/**
+ * The engine seam: one interface, one adapter per engine (Elasticsearch via
+ * `@elastic/elasticsearch`, OpenSearch via `@opensearch-project/opensearch`).
+ * The Elastic client refuses to talk to OpenSearch, so both are needed.
+ *
+ * Request and response bodies are the engines' own JSON (the query DSL is the
+ * same for the term/terms/bool/range queries neardup uses); adapters only
+ * normalise the client calling conventions and turn errors into NeardupError.
+ */
+
+export type EngineKind = "elasticsearch" | "opensearch";
+
+/** How to reach an engine. Secrets live here and nowhere else. */
+export interface EngineConnection {
+  /** Base URL, e.g. `http://127.0.0.1:9200`. Credentials in the URL are accepted but prefer `username`/`password`. */
+  url: string;
+  /** Basic auth user name. */
+  username?: string | undefined;
+  /** Basic auth password. */
+  password?: string | undefined;
+  /** Elasticsearch API key (base64 `id:key`), sent as `Authorization: ApiKey ...`. */
+  apiKey?: string | undefined;
+  /** PEM text of a CA certificate to trust for https URLs. */
+  caCert?: string | undefined;
+  /** Per-request timeout in milliseconds. Default 30,000. */
+  requestTimeoutMs?: number | undefined;
+  /** Retries the client makes on connection errors. Default 2. */
+  maxRetries?: number | undefined;
+}
+
+export interface EngineInfo {
+  kind: EngineKind;
+  /** Server version, e.g. `2.19.6`. */
+  version: string;
+  /** Major version number. */
+  major: number;
+  clusterName: string;
+}
+
+export interface SearchHit<TSource> {
+  _id: string;
+  _index: string;
+  _score: number | null;
+  _source?: TSource;
+  sort?: unknown[];
+}
+
+export interface SearchResponse<TSource> {
+  took: number;
+  hits: { total: { value: number; relation: string } | number; hits: SearchHit<TSource>[] };
+  aggregations?: Record<string, unknown>;
+}
+
+export interface BulkItemResult {
+  /** `index`, `create`, `update` or `delete`. */
+  action: string;
+  id: string;
+  status: number;
+  /** Present when the item failed: `type: reason`. */
+  error?: { type: string; reason: string };
+}
+
+export interface BulkResult {
+  errors: boolean;
+  items: BulkItemResult[];
+}
+
+export interface SearchRequest {
+  index: string;
+  /** The engine's search body (query, size, _source, aggs, sort ...). */
+  body: Record<string, unknown>;
+}
+
+/** What the rest of neardup needs from a search engine. */
+export interface Engine {
+  readonly kind: EngineKind;
+  readonly info: EngineInfo;
+  /** Cluster health status (`green`, `yellow`, `red`). */
+  health(): Promise<string>;
+  putComponentTemplate(name: string, body: Record<string, unknown>): Promise<void>;
+  putIndexTemplate(name: string, body: Record<string, unknown>): Promise<void>;
+  /** Creates the index; resolves `false` when it already exists. */
+  createIndex(name: string, body?: Record<string, unknown>): Promise<boolean>;
+  deleteIndex(name: string): Promise<void>;
+  indexExists(name: string): Promise<boolean>;
+  /** Bulk operations in the engine's NDJSON order (action line, then source line). */
+  bulk(operations: Record<string, unknown>[], options?: { refresh?: boolean | "wait_for" }): Promise<BulkResult>;
+  search<TSource>(request: SearchRequest): Promise<SearchResponse<TSource>>;
+  /** Several searches in one round trip; each result or the error for that search. */
+  msearch<TSource>(requests: SearchRequest[]): Promise<(SearchResponse<TSource> | Error)[]>;
+  /** The document's source, or `undefined` when it does not exist. */
+  get<TSource>(index: string, id: string): Promise<TSource | undefined>;
+  refresh(index: string): Promise<void>;
+  close(): Promise<void>;
+}
