@@ -1,0 +1,21 @@
+import { inject } from "vitest";
+import { connectEngine, type Engine } from "../../src/engine/index.js";
+import type { EngineTarget } from "./engine-targets.js";
+
+/** The engines the global setup found, for `describe.each`. Fails loudly when there are none. */
+export function engineTargets(): EngineTarget[] {
+  const engines = inject("engines");
+  if (!engines || engines.length === 0) throw new Error("no integration engine was provided by global-setup");
+  return engines;
+}
+
+export function connectTarget(target: EngineTarget): Promise<Engine> {
+  return connectEngine({ url: target.url, username: target.username, password: target.password });
+}
+
+let counter = 0;
+/** A fresh index name per test, so tests never see each other's documents. */
+export function uniqueIndex(prefix = "neardup-it"): string {
+  counter += 1;
+  return `${prefix}-${process.pid}-${Date.now().toString(36)}-${counter}`;
+}

@@ -1,0 +1,158 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { NeardupError } from "../../src/core/errors.js";
+import { fromHex, segments } from "../../src/core/fingerprint.js";
+import { installTemplates, totalHits, type Engine } from "../../src/engine/index.js";
+import { connectTarget, engineTargets, uniqueIndex } from "../helpers/engines.js";
+
+/** Fixed fingerprints: a and b differ in 2 bits (they share seg0 and seg2); c is far from both. */
+const FPS = {
+  a: "0123456789abcdef",
+  b: "0123456689abcdee",
+  c: "fedcba9876543210",
+};
+
+function neardupFields(hex: string, status: "original" | "duplicate", duplicateOf?: string) {
+  const [seg0, seg1, seg2, seg3] = segments(fromHex(hex));
+  return {
+    simhash: hex,
+    seg0,
+    seg1,
+    seg2,
+    seg3,
+    status,
+    ...(duplicateOf ? { duplicate_of: duplicateOf, distance: 2, similarity: 0.97, reason: "simhash" } : {}),
+    length: 120,
+    version: "test",
+    timestamp: "2026-12-02T12:00:00Z",
+  };
+}
+
+function bulkLines(index: string, docs: Record<string, Record<string, unknown>>): Record<string, unknown>[] {
+  return Object.entries(docs).flatMap(([id, source]) => [{ index: { _index: index, _id: id } }, source]);
+}
+
+describe.each(engineTargets())("$kind $version ($source)", (target) => {
+  let engine: Engine;
+  const index = uniqueIndex("neardup-documents-it");
+
+  beforeAll(async () => {
+    engine = await connectTarget(target);
+    await installTemplates(engine);
+    await installTemplates(engine); // idempotent: a second install is a no-op, not an error
+  });
+
+  afterAll(async () => {
+    await engine.deleteIndex(index);
+    await engine.close();
+  });
+
+  it("detects the engine kind from the root endpoint", () => {
+    expect(engine.kind).toBe(target.kind);
+    expect(engine.info.major).toBeGreaterThanOrEqual(2);
+  });
+
+  it("bulk-indexes documents with neardup fields through the template, then finds them by segment term", async () => {
+    const result = await engine.bulk(
+      bulkLines(index, {
+        a: { text: "first", neardup: neardupFields(FPS.a, "original") },
+        b: { text: "second", neardup: neardupFields(FPS.b, "duplicate", "a") },
+        c: { text: "third", neardup: neardupFields(FPS.c, "original") },
+      }),
+      { refresh: true },
+    );
+    expect(result.errors).toBe(false);
+    expect(result.items.map((i) => [i.id, i.status])).toEqual([
+      ["a", 201],
+      ["b", 201],
+      ["c", 201],
+    ]);
+
+    const [seg0] = segments(fromHex(FPS.a));
+    const found = await engine.search<{ neardup: { simhash: string } }>({
+      index,
+      body: { query: { bool: { filter: [{ term: { "neardup.seg0": seg0 } }] } }, _source: ["neardup.simhash"], sort: [{ "neardup.simhash": "asc" }] },
+    });
+    expect(found.hits.hits.map((h) => h._id)).toEqual(["a", "b"]);
+    expect(found.hits.hits[0]?._source?.neardup.simhash).toBe(FPS.a);
+
+    // The segment fields are keywords: a segment value of c matches only c.
+    const [, , , cSeg3] = segments(fromHex(FPS.c));
+    const onlyC = await engine.search({ index, body: { query: { term: { "neardup.seg3": cSeg3 } } } });
+    expect(onlyC.hits.hits.map((h) => h._id)).toEqual(["c"]);
+  });
+
+  it("aggregates verdicts with a terms aggregation", async () => {
+    const response = await engine.search({
+      index,
+      body: { size: 0, aggs: { status: { terms: { field: "neardup.status" } } } },
+    });
+    const buckets = (response.aggregations?.status as { buckets: { key: string; doc_count: number }[] }).buckets;
+    expect(Object.fromEntries(buckets.map((b) => [b.key, b.doc_count]))).toEqual({ original: 2, duplicate: 1 });
+  });
+
+  it("does not show a write to search until the index refreshes", async () => {
+    const lazy = uniqueIndex("neardup-documents-it-lazy");
+    try {
+      expect(await engine.createIndex(lazy, { settings: { "index.refresh_interval": "-1", "index.number_of_replicas": 0 } })).toBe(true);
+      expect(await engine.createIndex(lazy)).toBe(false);
+      await engine.bulk(bulkLines(lazy, { x: { text: "x", neardup: neardupFields(FPS.a, "original") } }));
+      const before = await engine.search({ index: lazy, body: { query: { match_all: {} } } });
+      expect(totalHits(before)).toBe(0);
+      expect(await engine.get(lazy, "x")).toMatchObject({ text: "x" }); // real-time get sees it already
+      await engine.refresh(lazy);
+      const after = await engine.search({ index: lazy, body: { query: { match_all: {} } } });
+      expect(totalHits(after)).toBe(1);
+    } finally {
+      await engine.deleteIndex(lazy);
+    }
+  });
+
+  it("reports a document that conflicts with the neardup mapping as a per-item error naming the engine's reason", async () => {
+    const result = await engine.bulk(
+      bulkLines(index, {
+        bad: { text: "bad", neardup: { ...neardupFields(FPS.a, "original"), distance: "not-a-number" } },
+        typo: { text: "typo", neardup: { ...neardupFields(FPS.a, "original"), simhahs: FPS.a } },
+        good: { text: "good", neardup: neardupFields(FPS.c, "original") },
+      }),
+    );
+    expect(result.errors).toBe(true);
+    const [bad, typo, good] = result.items;
+    expect(bad?.status).toBe(400);
+    expect(bad?.error?.type).toMatch(/parsing_exception/);
+    expect(bad?.error?.reason).toContain("distance");
+    expect(typo?.error?.type).toBe("strict_dynamic_mapping_exception");
+    expect(typo?.error?.reason).toContain("simhahs");
+    expect(good?.status).toBe(201);
+    expect(good?.error).toBeUndefined();
+  });
+
+  it("turns an invalid mapping into a typed error with the engine's type and reason", async () => {
+    const name = uniqueIndex("neardup-it-badmap");
+    const err = await engine.createIndex(name, { mappings: { properties: { neardup: { properties: { simhash: { type: "no_such_type" } } } } } }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(NeardupError);
+    expect((err as NeardupError).code).toBe("ENGINE_ERROR");
+    expect((err as NeardupError).message).toMatch(/mapper_parsing_exception: .*no_such_type/);
+  });
+
+  it("maps a missing index to NOT_FOUND and keeps msearch errors per search", async () => {
+    const missing = uniqueIndex("neardup-it-missing");
+    const err = await engine.search({ index: missing, body: { query: { match_all: {} } } }).catch((e: unknown) => e);
+    expect((err as NeardupError).code).toBe("NOT_FOUND");
+    expect((err as NeardupError).message).toContain("index_not_found_exception");
+
+    const results = await engine.msearch([
+      { index, body: { query: { term: { "neardup.status": "duplicate" } } } },
+      { index: missing, body: { query: { match_all: {} } } },
+    ]);
+    expect(results).toHaveLength(2);
+    const [ok, failed] = results;
+    expect(ok).not.toBeInstanceOf(Error);
+    expect((ok as { hits: { hits: { _id: string }[] } }).hits.hits.map((h) => h._id)).toEqual(["b"]);
+    expect(failed).toBeInstanceOf(Error);
+    expect((failed as Error).message).toContain("index_not_found_exception");
+  });
+
+  it("answers cluster health", async () => {
+    expect(["green", "yellow"]).toContain(await engine.health());
+  });
+});

@@ -1,0 +1,41 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { buildConfig } from "../../../src/config/config.js";
+import { SETTINGS } from "../../../src/config/settings.js";
+
+describe("buildConfig", () => {
+  it("takes documented defaults: embedded engine, port 8080", () => {
+    const c = buildConfig({});
+    expect(c.engine).toBeUndefined();
+    expect(c.server).toEqual({ host: "127.0.0.1", port: 8080 });
+    expect(c.index).toBe("neardup-documents");
+    expect(c.local).toEqual({ port: 9200, dataDir: ".neardup/opensearch-data" });
+  });
+  it("builds an engine connection from the URL and credentials", () => {
+    const c = buildConfig({ NEARDUP_ENGINE_URL: "https://es:9200", NEARDUP_ENGINE_USERNAME: "u", NEARDUP_ENGINE_PASSWORD: "p" });
+    expect(c.engine).toMatchObject({ url: "https://es:9200", username: "u", password: "p", requestTimeoutMs: 30000 });
+  });
+  it("names the variable and the problem for a bad value", () => {
+    expect(() => buildConfig({ NEARDUP_PORT: "eighty" })).toThrow(/NEARDUP_PORT="eighty" is invalid/);
+    expect(() => buildConfig({ NEARDUP_ENGINE_URL: "not a url" })).toThrow(/NEARDUP_ENGINE_URL/);
+    expect(() => buildConfig({ NEARDUP_INDEX: "Upper" })).toThrow(/NEARDUP_INDEX="Upper" is invalid: lowercase/);
+  });
+  it("refuses an unknown NEARDUP_ setting (a typo) by name", () => {
+    expect(() => buildConfig({ NEARDUP_ENGNE_URL: "http://x" })).toThrow(/unknown setting NEARDUP_ENGNE_URL/);
+  });
+  it("never echoes a secret in a validation error", () => {
+    const bad = { NEARDUP_ENGINE_URL: "http://x:9200", NEARDUP_ENGINE_TIMEOUT_MS: "-1", NEARDUP_ENGINE_PASSWORD: "pw-123" };
+    expect(() => buildConfig(bad)).toThrow(/NEARDUP_ENGINE_TIMEOUT_MS/);
+    try {
+      buildConfig(bad);
+    } catch (err) {
+      expect(String(err)).not.toContain("pw-123");
+    }
+  });
+  it("has every setting documented in the README's configuration table", () => {
+    const readme = readFileSync(new URL("../../../README.md", import.meta.url), "utf8");
+    for (const [name, setting] of Object.entries(SETTINGS)) {
+      expect(readme, name).toContain(`| \`${name}\` | \`${setting.default}\` |`);
+    }
+  });
+});
