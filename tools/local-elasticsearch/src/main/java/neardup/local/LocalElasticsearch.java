@@ -1,0 +1,198 @@
+package neardup.local;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.BindException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import org.elasticsearch.action.admin.cluster.health.ClusterHealthResponse;
+import org.elasticsearch.common.settings.Settings;
+import org.elasticsearch.core.TimeValue;
+import org.elasticsearch.common.transport.TransportAddress;
+import org.elasticsearch.http.HttpServerTransport;
+import org.elasticsearch.env.Environment;
+import org.elasticsearch.node.InternalSettingsPreparer;
+import org.elasticsearch.node.NeardupClasspathNode;
+import java.util.Map;
+import org.elasticsearch.node.Node;
+import org.elasticsearch.plugins.Plugin;
+
+/**
+ * Starts a single real OpenSearch node from the jars on the classpath (no distribution, no Docker).
+ *
+ * <p>Usage: {@code java -cp 'target/classes:target/lib/*' neardup.local.LocalElasticsearch
+ * [--port N] [--data DIR] [--cluster-name NAME]}. {@code --port 0} lets the OS pick a free port.
+ * {@code --data DIR} is the node's home: data in DIR/data, logs in DIR/logs, and empty DIR/modules
+ * and DIR/plugins (the plugins come from the classpath instead).
+ *
+ * <p>stdout carries exactly one line: {@code ELASTICSEARCH_READY http://127.0.0.1:PORT} once HTTP
+ * answers and the cluster is at least yellow, or {@code ELASTICSEARCH_FAILED <reason>} before a
+ * non-zero exit. Logs go to stderr. SIGTERM/SIGINT close the node cleanly.
+ */
+public final class LocalElasticsearch {
+
+    static final String HOST = "127.0.0.1";
+
+    /** Plugins loaded from the classpath; the first five are required, the rest are used when present. */
+    static final String[] REQUIRED_PLUGINS = {
+        "org.elasticsearch.transport.netty4.Netty4Plugin",
+    };
+
+    private LocalElasticsearch() {}
+
+    public static void main(String[] args) {
+        // stdout is the protocol channel: keep a private handle and send stray prints to stderr.
+        PrintStream out = System.out;
+        System.setOut(System.err);
+        // ES 8 routes its own logging API through a provider that only LogConfigurator installs.
+        org.elasticsearch.common.logging.LogConfigurator.configureESLogging();
+        int port = 9200;
+        Path data = Path.of(".neardup", "elasticsearch-data");
+        String clusterName = "neardup-local";
+        try {
+            for (int i = 0; i < args.length; i++) {
+                String a = args[i];
+                switch (a) {
+                    case "--port" -> port = Integer.parseInt(value(args, ++i, a));
+                    case "--data" -> data = Path.of(value(args, ++i, a));
+                    case "--cluster-name" -> clusterName = value(args, ++i, a);
+                    default -> throw new IllegalArgumentException("unknown argument " + a);
+                }
+            }
+            if (port < 0 || port > 65535) throw new IllegalArgumentException("--port must be 0..65535, got " + port);
+        } catch (RuntimeException e) {
+            fail(out, "bad arguments: " + e.getMessage(), 2);
+            return;
+        }
+
+        if (port != 0 && !portFree(port)) {
+            fail(out, "port " + port + " on " + HOST + " is already in use", 3);
+            return;
+        }
+
+        Node node;
+        try {
+            Path home = data.toAbsolutePath().normalize();
+            for (String dir : List.of("data", "logs", "config", "modules", "plugins")) {
+                Files.createDirectories(home.resolve(dir));
+            }
+            Settings settings = Settings.builder()
+                .put("path.home", home.toString())
+                .put("path.data", home.resolve("data").toString())
+                .put("path.logs", home.resolve("logs").toString())
+                .put("cluster.name", clusterName)
+                .put("node.name", "neardup-local-node")
+                .put("discovery.type", "single-node")
+                .put("network.host", HOST)
+                .put("http.port", Integer.toString(port))
+                .put("transport.port", "0")
+                .put("cluster.routing.allocation.disk.threshold_enabled", false)
+                .put("action.auto_create_index", true)
+                .build();
+            Environment env = InternalSettingsPreparer.prepareEnvironment(
+                settings, Map.of(), home.resolve("config"), () -> "neardup-local-node");
+            node = new NeardupClasspathNode(env, pluginClasses());
+        } catch (Exception e) {
+            e.printStackTrace();
+            fail(out, "could not create the node: " + describe(e), 1);
+            return;
+        }
+
+        CountDownLatch closed = new CountDownLatch(1);
+        final Node n = node;
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            try {
+                n.close();
+                n.awaitClose(20, TimeUnit.SECONDS);
+            } catch (Exception e) {
+                e.printStackTrace();
+            } finally {
+                closed.countDown();
+            }
+        }, "neardup-local-shutdown"));
+
+        try {
+            node.start();
+            ClusterHealthResponse health = node.client().admin().cluster().prepareHealth(TimeValue.timeValueSeconds(120))
+                .setWaitForYellowStatus().get();
+            if (health.isTimedOut()) {
+                System.err.println("warning: cluster did not reach yellow within 120s: " + health.getStatus());
+            }
+            TransportAddress addr = node.injector().getInstance(HttpServerTransport.class)
+                .boundAddress().publishAddress();
+            out.println("ELASTICSEARCH_READY http://" + HOST + ":" + addr.getPort());
+            out.flush();
+        } catch (Throwable e) {
+            e.printStackTrace();
+            if (hasCause(e, BindException.class)) {
+                fail(out, "port " + port + " on " + HOST + " is already in use", 3);
+            } else {
+                fail(out, "could not start the node: " + describe(e), 1);
+            }
+            return;
+        }
+
+        try {
+            closed.await(); // the node's threads are daemons: keep the JVM alive until shutdown
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    static Collection<Class<? extends Plugin>> pluginClasses() throws ClassNotFoundException {
+        List<Class<? extends Plugin>> plugins = new ArrayList<>();
+        for (String name : REQUIRED_PLUGINS) {
+            plugins.add((Class<? extends Plugin>) Class.forName(name));
+        }
+        return plugins;
+    }
+
+    static String value(String[] args, int i, String flag) {
+        if (i >= args.length) throw new IllegalArgumentException(flag + " needs a value");
+        return args[i];
+    }
+
+    static boolean portFree(int port) {
+        try (ServerSocket s = new ServerSocket()) {
+            s.setReuseAddress(false);
+            s.bind(new InetSocketAddress(InetAddress.getByName(HOST), port));
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    static boolean hasCause(Throwable e, Class<? extends Throwable> type) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (type.isInstance(t)) return true;
+            if (t.getCause() == t) break;
+        }
+        return false;
+    }
+
+    static String describe(Throwable e) {
+        Throwable root = e;
+        while (root.getCause() != null && root.getCause() != root) root = root.getCause();
+        String msg = e.getClass().getSimpleName() + ": " + e.getMessage();
+        if (root != e) msg += " (caused by " + root.getClass().getSimpleName() + ": " + root.getMessage() + ")";
+        return msg.replace('\n', ' ');
+    }
+
+    /** Print the failure line, then halt: a half-started node may hold non-daemon threads. */
+    static void fail(PrintStream out, String reason, int code) {
+        out.println("ELASTICSEARCH_FAILED " + reason);
+        out.flush();
+        System.err.flush();
+        Runtime.getRuntime().halt(code);
+    }
+}
