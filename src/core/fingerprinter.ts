@@ -1,0 +1,211 @@
+/**
+ * The high-level API: `createFingerprinter()` once (async: loads the hash
+ * module and the dictionaries), then sync `analyze` and `compare` on the hot path.
+ */
+import { NeardupError } from "./errors.js";
+import { segments as toSegments, toHex } from "./fingerprint.js";
+import type { Fingerprint } from "./fingerprint.js";
+import { parseIdfDictionary } from "./idf.js";
+import type { IdfTable } from "./idf.js";
+import { codePointLength, normalize } from "./normalize.js";
+import { createFeatureHasher, simhash128, simhash64, toHex128 } from "./simhash.js";
+import type { FeatureHasher, Fingerprint128 } from "./simhash.js";
+import { addBigramFeatures, DEFAULT_SHORT_TEXT_LENGTH } from "./short-text.js";
+import { createStopWords, parseStopWordList } from "./stopwords.js";
+import type { StopWords } from "./stopwords.js";
+import { ENGLISH_STOP_WORDS } from "./data/english-stop-words.js";
+import { countTerms, tfidfVector } from "./tfidf.js";
+import type { SparseVector } from "./tfidf.js";
+import { createMixedTokenizer } from "./tokenize.js";
+import type { HanSegmenter, Tokenizer } from "./tokenize.js";
+import { bucketFor, decide, DEFAULT_VERDICT_OPTIONS, validateVerdictOptions } from "./verdict.js";
+import type { Verdict, VerdictOptions } from "./verdict.js";
+import { DEFAULT_MAX_TEXT_LENGTH, validateText } from "./validate.js";
+
+/** Version of the fingerprint algorithm (docs/fingerprint-spec.md); stored with every fingerprint. */
+export const FINGERPRINT_VERSION = "nd1";
+
+/** Dictionary resources; `src/resources/jieba.ts` loads the bundled ones. */
+export interface CoreResources {
+  /** jieba `cut(text, true)`. */
+  segmentHan: HanSegmenter;
+  /** Contents of an IDF dictionary in jieba's `term idf` format. */
+  idfText: string;
+  /** Contents of a stop-word list, one per line. */
+  stopWordsText: string;
+}
+
+export interface FingerprinterOptions {
+  /** Largest accepted input in UTF-16 code units. Default 1,000,000. */
+  maxTextLength?: number;
+  /** Texts shorter than this (code points, normalized) get char-bigram features too. Default 300. */
+  shortTextLength?: number;
+  /** Extra stop words, added to the bundled lists. Default none. */
+  stopWords?: Iterable<string>;
+  /** Use the bundled Chinese (jieba) and English stop-word lists. Default true. */
+  bundledStopWords?: boolean;
+  /** IDF source. Default: jieba's bundled `idf.utf8`, unknown terms at its median. */
+  idf?: IdfTable;
+  /** IDF given to bigram features. Default: the bundled dictionary's median IDF. */
+  bigramIdf?: number;
+  /** Also compute the 128-bit simhash (`simhash128`). Default false. */
+  simhash128?: boolean;
+  /** Verdict buckets and thresholds. Default `DEFAULT_VERDICT_OPTIONS`. */
+  verdict?: VerdictOptions;
+  /** Tokenizer replacing the default jieba + word-boundary one. */
+  tokenizer?: Tokenizer;
+  /** Preloaded resources (tests, custom dictionaries). Default: load the bundled jieba files. */
+  resources?: CoreResources;
+}
+
+const OPTION_KEYS: readonly (keyof FingerprinterOptions)[] = [
+  "maxTextLength", "shortTextLength", "stopWords", "bundledStopWords", "idf", "bigramIdf", "simhash128", "verdict", "tokenizer", "resources",
+];
+
+/** Everything computed for one text. */
+export interface Analysis {
+  /** `FINGERPRINT_VERSION`. */
+  version: string;
+  /** The normalized text (docs/fingerprint-spec.md §2). */
+  normalized: string;
+  /** Length of `normalized` in code points. */
+  length: number;
+  /** Whether the short-text feature set was used (length < shortTextLength). */
+  short: boolean;
+  /** Number of word tokens, stop words included (the TF denominator). */
+  tokenCount: number;
+  /** Word counts, stop words removed. */
+  termCounts: ReadonlyMap<string, number>;
+  /** TF-IDF word vector (for cosine). */
+  vector: SparseVector;
+  /** Simhash features: the word vector, plus bigram features for short texts. */
+  features: SparseVector;
+  simhash: Fingerprint;
+  /** `simhash` as 16 lowercase hex characters. */
+  hex: string;
+  /** Four 4-char hex segments, seg0 = most significant. */
+  segments: [string, string, string, string];
+  /** 128-bit simhash (32 hex chars) when the `simhash128` option is on. */
+  simhash128?: Fingerprint128;
+  hex128?: string;
+}
+
+export interface Fingerprinter {
+  readonly version: string;
+  /** Normalizes, tokenizes, weighs and fingerprints one text. @throws NeardupError INVALID_INPUT / TOO_LARGE */
+  analyze(text: string, field?: string): Analysis;
+  /** Verdict for two texts or analyses. */
+  compare(a: string | Analysis, b: string | Analysis): Verdict;
+  /** Normalized word tokens of a text (stop words included). */
+  tokenize(text: string): string[];
+  /** The Hamming radius to search for a text of this length (from its verdict bucket). */
+  searchRadius(length: number): number;
+  readonly verdictOptions: VerdictOptions;
+  readonly stopWords: StopWords;
+  readonly idf: IdfTable;
+  readonly shortTextLength: number;
+  readonly maxTextLength: number;
+}
+
+function positiveInteger(v: unknown, field: string): number {
+  if (!Number.isInteger(v) || (v as number) < 1) {
+    throw new NeardupError("INVALID_CONFIG", `${field} must be a positive integer, got ${JSON.stringify(v)}`, { field });
+  }
+  return v as number;
+}
+
+/** Checks option names and values; @throws NeardupError INVALID_CONFIG naming the option. */
+export function validateFingerprinterOptions(options: FingerprinterOptions): void {
+  if (options === null || typeof options !== "object") throw new NeardupError("INVALID_CONFIG", "fingerprinter options must be an object");
+  for (const k of Object.keys(options)) {
+    if (!OPTION_KEYS.includes(k as keyof FingerprinterOptions)) throw new NeardupError("INVALID_CONFIG", `unknown option ${k}`, { field: k });
+  }
+  if (options.maxTextLength !== undefined) positiveInteger(options.maxTextLength, "maxTextLength");
+  if (options.shortTextLength !== undefined && options.shortTextLength !== 0) positiveInteger(options.shortTextLength, "shortTextLength");
+  if (options.bigramIdf !== undefined && !(typeof options.bigramIdf === "number" && options.bigramIdf > 0 && Number.isFinite(options.bigramIdf))) {
+    throw new NeardupError("INVALID_CONFIG", `bigramIdf must be a positive number, got ${JSON.stringify(options.bigramIdf)}`, { field: "bigramIdf" });
+  }
+  if (options.verdict !== undefined) validateVerdictOptions(options.verdict);
+}
+
+/** Builds a fingerprinter from loaded resources and a hasher (sync; for callers that already have both). */
+export function buildFingerprinter(options: FingerprinterOptions, resources: CoreResources, hasher: FeatureHasher): Fingerprinter {
+  validateFingerprinterOptions(options);
+  const maxTextLength = options.maxTextLength ?? DEFAULT_MAX_TEXT_LENGTH;
+  const shortTextLength = options.shortTextLength ?? DEFAULT_SHORT_TEXT_LENGTH;
+  const verdictOptions = options.verdict ?? DEFAULT_VERDICT_OPTIONS;
+  const dictionary = parseIdfDictionary(resources.idfText);
+  const idf = options.idf ?? dictionary;
+  const bigramIdf = options.bigramIdf ?? dictionary.unknownIdf;
+  const bundled = options.bundledStopWords ?? true;
+  const stopWords = createStopWords(bundled ? parseStopWordList(resources.stopWordsText) : [], bundled ? ENGLISH_STOP_WORDS : [], options.stopWords ?? []);
+  const tokenizer = options.tokenizer ?? createMixedTokenizer(resources.segmentHan);
+  const with128 = options.simhash128 ?? false;
+
+  const analyze = (text: string, field = "text"): Analysis => {
+    validateText(text, maxTextLength, field);
+    const normalized = normalize(text);
+    if (normalized === "") throw new NeardupError("INVALID_INPUT", `${field} has no visible characters after normalization`, { field });
+    const length = codePointLength(normalized);
+    const tokens = tokenizer.tokenize(normalized);
+    const termCounts = countTerms(tokens, stopWords);
+    const vector = tfidfVector(termCounts, tokens.length, idf);
+    const short = length < shortTextLength;
+    const features = short ? addBigramFeatures(vector, normalized, bigramIdf) : vector;
+    const simhash = simhash64(features, hasher);
+    const analysis: Analysis = {
+      version: FINGERPRINT_VERSION,
+      normalized,
+      length,
+      short,
+      tokenCount: tokens.length,
+      termCounts,
+      vector,
+      features,
+      simhash,
+      hex: toHex(simhash),
+      segments: toSegments(simhash),
+    };
+    if (with128) {
+      analysis.simhash128 = simhash128(features, hasher);
+      analysis.hex128 = toHex128(analysis.simhash128);
+    }
+    return analysis;
+  };
+
+  return {
+    version: FINGERPRINT_VERSION,
+    analyze,
+    compare(a, b) {
+      const x = typeof a === "string" ? analyze(a, "a") : a;
+      const y = typeof b === "string" ? analyze(b, "b") : b;
+      return decide(x, y, verdictOptions);
+    },
+    tokenize(text) {
+      validateText(text, maxTextLength);
+      return tokenizer.tokenize(normalize(text));
+    },
+    searchRadius(length) {
+      return bucketFor(verdictOptions, length).searchRadius;
+    },
+    verdictOptions,
+    stopWords,
+    idf,
+    shortTextLength,
+    maxTextLength,
+  };
+}
+
+/**
+ * Creates a fingerprinter: validates options (unknown option -> INVALID_CONFIG),
+ * loads the XXH64 module and, unless `options.resources` is given, the bundled
+ * jieba dictionaries. Create one per process and reuse it.
+ */
+export async function createFingerprinter(options: FingerprinterOptions = {}): Promise<Fingerprinter> {
+  validateFingerprinterOptions(options);
+  const hasher = await createFeatureHasher();
+  // The bundled files are read outside core (src/resources); imported lazily so
+  // callers that pass their own resources never load jieba.
+  const resources = options.resources ?? (await (await import("../resources/jieba.js")).loadJiebaResources());
+  return buildFingerprinter(options, resources, hasher);
+}

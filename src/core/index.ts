@@ -1,0 +1,29 @@
+/** neardup core: pure text features, fingerprints and similarity. See docs/fingerprint-spec.md. */
+export { NeardupError, isNeardupError, ERROR_CODES } from "./errors.js";
+export type { ErrorCode, NeardupErrorOptions } from "./errors.js";
+export * from "./fingerprint.js";
+export { normalize, codePointLength } from "./normalize.js";
+export { validateText, DEFAULT_MAX_TEXT_LENGTH } from "./validate.js";
+export { createMixedTokenizer, createWordBoundaryTokenizer } from "./tokenize.js";
+export type { Tokenizer, HanSegmenter } from "./tokenize.js";
+export { createStopWords, parseStopWordList } from "./stopwords.js";
+export type { StopWords } from "./stopwords.js";
+export { ENGLISH_STOP_WORDS } from "./data/english-stop-words.js";
+export { CorpusIdf, parseIdfDictionary, median } from "./idf.js";
+export type { IdfTable, DictionaryIdf, CorpusIdfJson } from "./idf.js";
+export { countTerms, tfidfVector, relevance } from "./tfidf.js";
+export type { SparseVector } from "./tfidf.js";
+export { createFeatureHasher, simhash64, simhash128, quantizeWeight, toHex128, WEIGHT_SCALE } from "./simhash.js";
+export type { FeatureHasher, Fingerprint128 } from "./simhash.js";
+export { segmentRadius, segmentNeighbours, neighboursForRadius } from "./neighbours.js";
+export * from "./similarity/index.js";
+export { charBigramCounts, addBigramFeatures, DEFAULT_SHORT_TEXT_LENGTH, BIGRAM_PREFIX } from "./short-text.js";
+export { decide, bucketFor, validateVerdictOptions, DEFAULT_VERDICT_OPTIONS } from "./verdict.js";
+export type { Verdict, VerdictBucket, VerdictOptions, Comparable } from "./verdict.js";
+export {
+  createFingerprinter,
+  buildFingerprinter,
+  validateFingerprinterOptions,
+  FINGERPRINT_VERSION,
+} from "./fingerprinter.js";
+export type { Fingerprinter, FingerprinterOptions, Analysis, CoreResources } from "./fingerprinter.js";

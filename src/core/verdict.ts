@@ -1,0 +1,135 @@
+/**
+ * The verdict rules (spec §8): given two analysed texts, duplicate or not, and why.
+ *
+ * The pair is put in a length bucket by the SHORTER text's length (code points
+ * of normalized text): simhash is only as reliable as its weaker input. Each
+ * bucket's rules are tried in order and the first that holds decides:
+ *   1. `<bucket>.simhash`: Hamming distance <= maxDistance;
+ *   2. `<bucket>.cosine`:  TF-IDF cosine >= minCosine;
+ *   3. `<bucket>.edit`:    Levenshtein similarity >= minEditSimilarity.
+ * A rule whose threshold is null is off. `searchRadius` is the Hamming radius
+ * the index layer should search for texts in that bucket (a wider net for
+ * short texts, whose simhash is weak; the exact measures then decide).
+ */
+import { NeardupError } from "./errors.js";
+import { hamming } from "./fingerprint.js";
+import type { Fingerprint } from "./fingerprint.js";
+import { cosine, charCosine } from "./similarity/cosine.js";
+import { editSimilarity } from "./similarity/levenshtein.js";
+import type { SparseVector } from "./tfidf.js";
+
+export interface VerdictBucket {
+  /** Bucket name, used in rule names (`short.edit`). */
+  name: string;
+  /** Exclusive upper bound on the shorter text's length in code points; `Infinity` for the last bucket. */
+  maxLength: number;
+  /** Hamming radius for candidate search (0..64). */
+  searchRadius: number;
+  /** Duplicate if Hamming distance <= this (null: rule off). */
+  maxDistance: number | null;
+  /** Duplicate if TF-IDF cosine >= this (null: rule off). */
+  minCosine: number | null;
+  /** Duplicate if Levenshtein similarity >= this (null: rule off; only then is edit distance computed). */
+  minEditSimilarity: number | null;
+}
+
+export interface VerdictOptions {
+  /** Buckets by increasing `maxLength`; the last must have `maxLength: Infinity`. */
+  buckets: VerdictBucket[];
+}
+
+/**
+ * Defaults: short (< 300 code points): edit similarity >= 0.8, search radius 8
+ * (segments within 2 bits); medium (< 1,000): distance <= 3 or cosine >= 0.9,
+ * radius 6; long: distance <= 3 (the original design's rule) or cosine >= 0.9, radius 3.
+ */
+export const DEFAULT_VERDICT_OPTIONS: VerdictOptions = Object.freeze({
+  buckets: [
+    { name: "short", maxLength: 300, searchRadius: 8, maxDistance: null, minCosine: null, minEditSimilarity: 0.8 },
+    { name: "medium", maxLength: 1000, searchRadius: 6, maxDistance: 3, minCosine: 0.9, minEditSimilarity: null },
+    { name: "long", maxLength: Infinity, searchRadius: 3, maxDistance: 3, minCosine: 0.9, minEditSimilarity: null },
+  ],
+});
+
+/** What `compare` needs from an analysed text. */
+export interface Comparable {
+  normalized: string;
+  length: number;
+  vector: SparseVector;
+  simhash: Fingerprint;
+}
+
+export interface Verdict {
+  duplicate: boolean;
+  /** The rule that fired, e.g. `long.simhash`; null when not a duplicate. */
+  rule: string | null;
+  /** The bucket the pair fell in. */
+  bucket: string;
+  /** Hamming distance of the 64-bit simhashes. */
+  distance: number;
+  /** Cosine of the TF-IDF word vectors, in [0, 1]. */
+  cosine: number;
+  /** Levenshtein similarity in [0, 1]; null when the bucket has no edit rule. */
+  editSimilarity: number | null;
+  /** Character-level cosine; null when the bucket has no edit rule. */
+  charCosine: number | null;
+}
+
+function checkThreshold(v: unknown, field: string, max: number): void {
+  if (v !== null && (typeof v !== "number" || !(v >= 0 && v <= max))) {
+    throw new NeardupError("INVALID_CONFIG", `${field} must be null or a number in 0..${max}, got ${JSON.stringify(v)}`, { field });
+  }
+}
+
+const BUCKET_KEYS = ["name", "maxLength", "searchRadius", "maxDistance", "minCosine", "minEditSimilarity"];
+
+/** Validates verdict options; @throws NeardupError INVALID_CONFIG naming the field. */
+export function validateVerdictOptions(o: VerdictOptions, path = "verdict"): VerdictOptions {
+  for (const k of Object.keys(o)) {
+    if (k !== "buckets") throw new NeardupError("INVALID_CONFIG", `unknown option ${path}.${k}`, { field: `${path}.${k}` });
+  }
+  if (!Array.isArray(o.buckets) || o.buckets.length === 0) {
+    throw new NeardupError("INVALID_CONFIG", `${path}.buckets must be a non-empty array`, { field: `${path}.buckets` });
+  }
+  let last = 0;
+  o.buckets.forEach((b, i) => {
+    const p = `${path}.buckets[${i}]`;
+    for (const k of Object.keys(b)) {
+      if (!BUCKET_KEYS.includes(k)) throw new NeardupError("INVALID_CONFIG", `unknown option ${p}.${k}`, { field: `${p}.${k}` });
+    }
+    if (typeof b.name !== "string" || b.name === "") throw new NeardupError("INVALID_CONFIG", `${p}.name must be a non-empty string`, { field: `${p}.name` });
+    if (typeof b.maxLength !== "number" || !(b.maxLength > last)) {
+      throw new NeardupError("INVALID_CONFIG", `${p}.maxLength must be greater than ${last}, got ${JSON.stringify(b.maxLength)}`, { field: `${p}.maxLength` });
+    }
+    last = b.maxLength;
+    if (!Number.isInteger(b.searchRadius) || b.searchRadius < 0 || b.searchRadius > 64) {
+      throw new NeardupError("INVALID_CONFIG", `${p}.searchRadius must be an integer in 0..64, got ${JSON.stringify(b.searchRadius)}`, { field: `${p}.searchRadius` });
+    }
+    checkThreshold(b.maxDistance, `${p}.maxDistance`, 64);
+    checkThreshold(b.minCosine, `${p}.minCosine`, 1);
+    checkThreshold(b.minEditSimilarity, `${p}.minEditSimilarity`, 1);
+  });
+  if (last !== Infinity) throw new NeardupError("INVALID_CONFIG", `${path}.buckets: the last bucket must have maxLength Infinity`, { field: `${path}.buckets` });
+  return o;
+}
+
+/** The bucket for a text (or pair) of the given length. */
+export function bucketFor(options: VerdictOptions, length: number): VerdictBucket {
+  for (const b of options.buckets) if (length < b.maxLength) return b;
+  return options.buckets[options.buckets.length - 1]!;
+}
+
+/** Applies the rules of the pair's bucket. */
+export function decide(a: Comparable, b: Comparable, options: VerdictOptions = DEFAULT_VERDICT_OPTIONS): Verdict {
+  const bucket = bucketFor(options, Math.min(a.length, b.length));
+  const distance = hamming(a.simhash, b.simhash);
+  const cos = cosine(a.vector, b.vector);
+  const withEdit = bucket.minEditSimilarity !== null;
+  const edit = withEdit ? editSimilarity(a.normalized, b.normalized) : null;
+  const charCos = withEdit ? charCosine(a.normalized, b.normalized) : null;
+  let rule: string | null = null;
+  if (bucket.maxDistance !== null && distance <= bucket.maxDistance) rule = `${bucket.name}.simhash`;
+  else if (bucket.minCosine !== null && cos >= bucket.minCosine) rule = `${bucket.name}.cosine`;
+  else if (edit !== null && edit >= bucket.minEditSimilarity!) rule = `${bucket.name}.edit`;
+  return { duplicate: rule !== null, rule, bucket: bucket.name, distance, cosine: cos, editSimilarity: edit, charCosine: charCos };
+}

@@ -1,0 +1,196 @@
+// Property tests against naive reference implementations (fast-check).
+import fc from "fast-check";
+import { beforeAll, describe, expect, it } from "vitest";
+import {
+  cosine,
+  createFeatureHasher,
+  editSimilarity,
+  hamming,
+  joinSegments,
+  levenshtein,
+  segmentNeighbours,
+  segmentRadius,
+  segments,
+  segmentValues,
+  simhash64,
+  charCosine,
+  shingleJaccard,
+} from "../../../src/core/index.js";
+import type { FeatureHasher, Fingerprint } from "../../../src/core/index.js";
+
+const u32 = fc.integer({ min: 0, max: 0xffffffff });
+const fingerprint = fc.record({ hi: u32, lo: u32 });
+
+function hammingBitByBit(a: Fingerprint, b: Fingerprint): number {
+  let d = 0;
+  for (let i = 0; i < 32; i++) {
+    if (((a.hi >>> i) & 1) !== ((b.hi >>> i) & 1)) d++;
+    if (((a.lo >>> i) & 1) !== ((b.lo >>> i) & 1)) d++;
+  }
+  return d;
+}
+
+/** Flips the given bit positions (0..63) of a fingerprint. */
+function flip(fp: Fingerprint, bits: number[]): Fingerprint {
+  let { hi, lo } = fp;
+  for (const b of bits) {
+    if (b >= 32) hi ^= 1 << (b - 32);
+    else lo ^= 1 << b;
+  }
+  return { hi: hi >>> 0, lo: lo >>> 0 };
+}
+
+function textbookLevenshtein(a: string, b: string): number {
+  const x = Array.from(a);
+  const y = Array.from(b);
+  const d: number[][] = [];
+  for (let i = 0; i <= x.length; i++) d.push([i]);
+  for (let j = 1; j <= y.length; j++) d[0]![j] = j;
+  for (let i = 1; i <= x.length; i++) {
+    for (let j = 1; j <= y.length; j++) {
+      d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + (x[i - 1] === y[j - 1] ? 0 : 1));
+    }
+  }
+  return d[x.length]![y.length]!;
+}
+
+const distinctBits = (max: number) => fc.uniqueArray(fc.integer({ min: 0, max: 63 }), { maxLength: max });
+const text = fc.string({ unit: fc.constantFrom("a", "b", "c", "中", "文", "😀", "𠀀", " "), maxLength: 70 });
+const sparse = fc.dictionary(fc.constantFrom("a", "b", "c", "d", "e", "f"), fc.double({ min: 0, max: 100, noNaN: true }));
+
+describe("fingerprint properties", () => {
+  it("hamming equals a bit-by-bit count", () => {
+    fc.assert(fc.property(fingerprint, fingerprint, (a, b) => hamming(a, b) === hammingBitByBit(a, b)));
+  });
+
+  it("segments join back to the fingerprint", () => {
+    fc.assert(
+      fc.property(fingerprint, (fp) => {
+        expect(joinSegments(segments(fp))).toEqual(fp);
+      }),
+    );
+  });
+
+  it("any two fingerprints within distance 3 share a segment", () => {
+    fc.assert(
+      fc.property(fingerprint, distinctBits(3), (fp, bits) => {
+        const other = flip(fp, bits);
+        expect(hamming(fp, other)).toBe(bits.length);
+        const a = segments(fp);
+        const b = segments(other);
+        expect(a.some((s, i) => s === b[i])).toBe(true);
+      }),
+    );
+  });
+
+  it("within distance r, some segment is within floor(r/4) bits, so it is among the neighbours", () => {
+    fc.assert(
+      fc.property(fingerprint, distinctBits(20), (fp, bits) => {
+        const r = bits.length;
+        const other = flip(fp, bits);
+        const k = segmentRadius(r);
+        expect(k).toBe(Math.floor(r / 4));
+        const a = segmentValues(fp);
+        const b = segmentValues(other);
+        const found = a.some((s, i) => segmentNeighbours(s, k).includes(b[i]!));
+        expect(found).toBe(true);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it("segment neighbours are exactly the values within k bits, each once", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 0xffff }), fc.integer({ min: 0, max: 3 }), (seg, k) => {
+        const n = segmentNeighbours(seg, k);
+        expect(new Set(n).size).toBe(n.length);
+        let expected = 0;
+        for (let v = 0; v <= 0xffff; v++) {
+          if (hamming({ hi: 0, lo: v }, { hi: 0, lo: seg }) <= k) expected++;
+        }
+        expect(n.length).toBe(expected);
+        expect(n.every((v) => hamming({ hi: 0, lo: v }, { hi: 0, lo: seg }) <= k)).toBe(true);
+      }),
+      { numRuns: 30 },
+    );
+  });
+});
+
+describe("similarity properties", () => {
+  it("levenshtein equals the textbook DP (code points, astral characters included)", () => {
+    fc.assert(fc.property(text, text, (a, b) => levenshtein(a, b) === textbookLevenshtein(a, b)), { numRuns: 500 });
+  });
+
+  it("levenshtein equals the textbook DP on long strings (multi-block path)", () => {
+    const long = fc.string({ unit: fc.constantFrom("a", "b", "中", "😀"), minLength: 30, maxLength: 200 });
+    fc.assert(fc.property(long, long, (a, b) => levenshtein(a, b) === textbookLevenshtein(a, b)), { numRuns: 100 });
+  });
+
+  it("edit similarity is in [0, 1] and 1 only for equal strings", () => {
+    fc.assert(
+      fc.property(text, text, (a, b) => {
+        const s = editSimilarity(a, b);
+        expect(s).toBeGreaterThanOrEqual(0);
+        expect(s).toBeLessThanOrEqual(1);
+        expect(s === 1).toBe(a === b);
+      }),
+    );
+  });
+
+  it("cosine is symmetric and in [0, 1]", () => {
+    fc.assert(
+      fc.property(sparse, sparse, (x, y) => {
+        const a = new Map(Object.entries(x));
+        const b = new Map(Object.entries(y));
+        const c = cosine(a, b);
+        expect(c).toBe(cosine(b, a));
+        expect(c).toBeGreaterThanOrEqual(0);
+        expect(c).toBeLessThanOrEqual(1);
+      }),
+    );
+  });
+
+  it("char cosine and shingle Jaccard are symmetric and in [0, 1]", () => {
+    fc.assert(
+      fc.property(text, text, (a, b) => {
+        for (const f of [charCosine, shingleJaccard]) {
+          const s = f(a, b);
+          expect(s).toBe(f(b, a));
+          expect(s).toBeGreaterThanOrEqual(0);
+          expect(s).toBeLessThanOrEqual(1);
+        }
+      }),
+    );
+  });
+});
+
+describe("simhash properties", () => {
+  let hasher: FeatureHasher;
+  beforeAll(async () => {
+    hasher = await createFeatureHasher();
+  });
+
+  it("ignores the order of features", () => {
+    const features = fc.uniqueArray(fc.tuple(fc.string({ minLength: 1, maxLength: 6 }), fc.double({ min: 0, max: 50, noNaN: true })), {
+      selector: (t) => t[0],
+      maxLength: 40,
+    });
+    fc.assert(
+      fc.property(features, (fs) => {
+        const reversed = [...fs].reverse();
+        const shuffled = [...fs].sort((x, y) => (x[1] - y[1]) || (x[0] < y[0] ? -1 : 1));
+        const h = simhash64(fs, hasher);
+        expect(simhash64(reversed, hasher)).toEqual(h);
+        expect(simhash64(shuffled, hasher)).toEqual(h);
+      }),
+    );
+  });
+
+  it("a single feature's simhash is its hash", () => {
+    fc.assert(
+      fc.property(fc.string({ minLength: 1 }), (f) => {
+        expect(simhash64([[f, 1]], hasher)).toEqual(hasher.hash(f));
+      }),
+    );
+  });
+});
