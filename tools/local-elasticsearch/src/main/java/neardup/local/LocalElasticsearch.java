@@ -27,16 +27,17 @@ import org.elasticsearch.node.Node;
 import org.elasticsearch.plugins.Plugin;
 
 /**
- * Starts a single real OpenSearch node from the jars on the classpath (no distribution, no Docker).
+ * Starts a single real Elasticsearch node (EXPERIMENT, core features only) from the jars on the classpath (no distribution, no Docker).
  *
  * <p>Usage: {@code java -cp 'target/classes:target/lib/*' neardup.local.LocalElasticsearch
- * [--port N] [--data DIR] [--cluster-name NAME]}. {@code --port 0} lets the OS pick a free port.
+ * [--port N] [--data DIR] [--cluster-name NAME] [--exit-on-stdin-eof]}. {@code --port 0} lets the OS pick a free port.
  * {@code --data DIR} is the node's home: data in DIR/data, logs in DIR/logs, and empty DIR/modules
  * and DIR/plugins (the plugins come from the classpath instead).
  *
  * <p>stdout carries exactly one line: {@code ELASTICSEARCH_READY http://127.0.0.1:PORT} once HTTP
  * answers and the cluster is at least yellow, or {@code ELASTICSEARCH_FAILED <reason>} before a
- * non-zero exit. Logs go to stderr. SIGTERM/SIGINT close the node cleanly.
+ * non-zero exit. Logs go to stderr. SIGTERM/SIGINT close the node cleanly; with
+ * {@code --exit-on-stdin-eof} so does the end of stdin (the parent process died).
  */
 public final class LocalElasticsearch {
 
@@ -58,6 +59,7 @@ public final class LocalElasticsearch {
         int port = 9200;
         Path data = Path.of(".neardup", "elasticsearch-data");
         String clusterName = "neardup-local";
+        boolean exitOnStdinEof = false;
         try {
             for (int i = 0; i < args.length; i++) {
                 String a = args[i];
@@ -65,6 +67,7 @@ public final class LocalElasticsearch {
                     case "--port" -> port = Integer.parseInt(value(args, ++i, a));
                     case "--data" -> data = Path.of(value(args, ++i, a));
                     case "--cluster-name" -> clusterName = value(args, ++i, a);
+                    case "--exit-on-stdin-eof" -> exitOnStdinEof = true;
                     default -> throw new IllegalArgumentException("unknown argument " + a);
                 }
             }
@@ -139,6 +142,23 @@ public final class LocalElasticsearch {
                 fail(out, "could not start the node: " + describe(e), 1);
             }
             return;
+        }
+
+        if (exitOnStdinEof) {
+            // The parent (neardup's TypeScript helper) holds our stdin open; if it dies, stop too.
+            Thread watch = new Thread(() -> {
+                try {
+                    while (System.in.read() != -1) {
+                        // ignore input
+                    }
+                } catch (IOException e) {
+                    // treat as EOF
+                }
+                System.err.println("stdin closed: shutting down");
+                System.exit(0);
+            }, "neardup-stdin-watch");
+            watch.setDaemon(true);
+            watch.start();
         }
 
         try {
