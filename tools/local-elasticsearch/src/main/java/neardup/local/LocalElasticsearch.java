@@ -46,6 +46,7 @@ public final class LocalElasticsearch {
     /** Plugins loaded from the classpath; the first five are required, the rest are used when present. */
     static final String[] REQUIRED_PLUGINS = {
         "org.elasticsearch.transport.netty4.Netty4Plugin",
+        "neardup.local.RootInfoPlugin",
     };
 
     private LocalElasticsearch() {}
