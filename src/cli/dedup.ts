@@ -1,0 +1,157 @@
+/**
+ * The batch dedup loop behind `neardup dedup`: each document against every
+ * earlier one (first one wins), with the embedded index for candidates and
+ * the core's verdict rules for the decision. No I/O here: see run-dedup.ts.
+ */
+import { NeardupError } from "../core/errors.js";
+import { decide } from "../core/verdict.js";
+import type { Comparable } from "../core/verdict.js";
+import type { Fingerprinter } from "../core/fingerprinter.js";
+import { SegmentIndex } from "../index/index.js";
+import type { InputDoc } from "./input.js";
+
+export interface DedupOptions {
+  /** Hamming radius for candidates; default: the verdict bucket's `searchRadius` for each text's length. */
+  radius?: number | undefined;
+  /** Compare only against documents at most this many milliseconds older (needs document times). */
+  windowMs?: number | undefined;
+  /** Compare only against the last this-many documents. */
+  windowDocs?: number | undefined;
+  /** Most candidates verified per document, nearest first. Default 100. */
+  maxCandidates?: number | undefined;
+}
+
+/** One output line. */
+export interface DedupRecord {
+  id: string;
+  status: "original" | "duplicate";
+  duplicate_of: string | null;
+  /** Hamming distance of the simhashes to `duplicate_of`. */
+  distance: number | null;
+  /** Edit similarity (short texts) or TF-IDF cosine to `duplicate_of`, 4 decimals. */
+  similarity: number | null;
+  /** The verdict rule that fired, e.g. `long.simhash`, `short.edit`. */
+  reason: string | null;
+}
+
+export interface Cluster {
+  /** Id of the original. */
+  id: string;
+  /** Documents in the cluster, the original included. */
+  size: number;
+}
+
+export interface DedupSummary {
+  documents: number;
+  duplicates: number;
+  /** duplicates / documents, 0 for no documents. */
+  duplicateRate: number;
+  /** Largest clusters, biggest first (at most 5). */
+  largestClusters: Cluster[];
+}
+
+interface Seen {
+  ordinal: number;
+  id: string;
+  /** Ordinal of the cluster's original. */
+  root: number;
+  comparable: Comparable;
+  time: number;
+}
+
+export class BatchDeduper {
+  private readonly index = new SegmentIndex();
+  /** Earlier documents still in the window, in arrival order, keyed by ordinal (the index id). */
+  private readonly seen = new Map<string, Seen>();
+  private readonly clusterSizes = new Map<number, { id: string; size: number }>();
+  private ordinal = 0;
+  private duplicates = 0;
+  private lastTime = -Infinity;
+  private readonly maxCandidates: number;
+
+  constructor(
+    private readonly fingerprinter: Fingerprinter,
+    private readonly options: DedupOptions = {},
+  ) {
+    this.maxCandidates = options.maxCandidates ?? 100;
+    if (options.windowMs !== undefined && options.windowDocs !== undefined) {
+      throw new NeardupError("INVALID_CONFIG", "windowMs and windowDocs are exclusive: give one window", { field: "window" });
+    }
+  }
+
+  /** Checks one document and remembers it. @throws NeardupError INVALID_INPUT / TOO_LARGE for a bad text. */
+  check(doc: InputDoc): DedupRecord {
+    const fp = this.fingerprinter;
+    const a = fp.analyze(doc.text, "text");
+    const ordinal = ++this.ordinal;
+    // Times never go backwards (the index clamps the same way).
+    const time = Math.max(this.lastTime, this.options.windowMs !== undefined ? (doc.time ?? ordinal) : ordinal);
+    this.lastTime = time;
+    this.expire(time);
+
+    const comparable: Comparable = { normalized: a.normalized, length: a.length, vector: a.vector, simhash: a.simhash };
+    const radius = this.options.radius ?? fp.searchRadius(a.length);
+    const matches = this.index.lookup(a.simhash, radius);
+    let chosen: { prev: Seen; distance: number; similarity: number; rule: string } | undefined;
+    let fallback: typeof chosen;
+    for (let i = 0; i < matches.length && i < this.maxCandidates; i++) {
+      const prev = this.seen.get(matches[i]!.id)!;
+      const v = decide(comparable, prev.comparable, fp.verdictOptions);
+      if (!v.duplicate) continue;
+      const pick = { prev, distance: v.distance, similarity: v.editSimilarity ?? v.cosine, rule: v.rule! };
+      // Prefer an original (nearest first); else the nearest duplicate, joining its cluster.
+      if (prev.root === prev.ordinal) {
+        chosen = pick;
+        break;
+      }
+      fallback ??= pick;
+    }
+    chosen ??= fallback;
+
+    const root = chosen === undefined ? ordinal : chosen.prev.root;
+    const key = String(ordinal);
+    this.index.insert(key, a.simhash, time);
+    this.seen.set(key, { ordinal, id: doc.id, root, comparable, time });
+    if (chosen === undefined) {
+      return { id: doc.id, status: "original", duplicate_of: null, distance: null, similarity: null, reason: null };
+    }
+    this.duplicates++;
+    const cluster = this.clusterSizes.get(root);
+    if (cluster === undefined) this.clusterSizes.set(root, { id: this.rootId(chosen.prev), size: 2 });
+    else cluster.size++;
+    return {
+      id: doc.id,
+      status: "duplicate",
+      duplicate_of: chosen.prev.id,
+      distance: chosen.distance,
+      similarity: Math.round(chosen.similarity * 10_000) / 10_000,
+      reason: chosen.rule,
+    };
+  }
+
+  summary(top = 5): DedupSummary {
+    const documents = this.ordinal;
+    const largestClusters = [...this.clusterSizes.values()]
+      .sort((x, y) => y.size - x.size)
+      .slice(0, top)
+      .map((c) => ({ ...c }));
+    return { documents, duplicates: this.duplicates, duplicateRate: documents === 0 ? 0 : this.duplicates / documents, largestClusters };
+  }
+
+  private rootId(prev: Seen): string {
+    if (prev.root === prev.ordinal) return prev.id;
+    return this.clusterSizes.get(prev.root)?.id ?? prev.id;
+  }
+
+  private expire(now: number): void {
+    const { windowMs, windowDocs } = this.options;
+    if (windowMs === undefined && windowDocs === undefined) return;
+    // Times are document ordinals unless a time window is set.
+    const cutoff = windowMs !== undefined ? now - windowMs : now - windowDocs!;
+    this.index.expireBefore(cutoff);
+    for (const [key, s] of this.seen) {
+      if (s.time >= cutoff) break;
+      this.seen.delete(key);
+    }
+  }
+}

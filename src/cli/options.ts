@@ -1,0 +1,49 @@
+/** Parsing and validating `neardup dedup` flags into typed options. */
+import { InvalidArgumentError } from "commander";
+import { DEFAULT_VERDICT_OPTIONS } from "../core/verdict.js";
+import type { VerdictOptions } from "../core/verdict.js";
+
+export function parseNonNegativeInt(name: string, max = Number.MAX_SAFE_INTEGER) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n > max) {
+      throw new InvalidArgumentError(`${name} must be an integer in 0..${max}, got "${value}"`);
+    }
+    return n;
+  };
+}
+
+export function parseFraction(name: string) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (value.trim() === "" || !(n >= 0 && n <= 1)) throw new InvalidArgumentError(`${name} must be a number in 0..1, got "${value}"`);
+    return n;
+  };
+}
+
+const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** `500ms`, `45s`, `30m`, `12h`, `2d` -> milliseconds. */
+export function parseDuration(value: string): number {
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)$/.exec(value.trim());
+  if (m === null) throw new InvalidArgumentError(`expected a duration such as 45s, 30m, 12h or 2d, got "${value}"`);
+  return Number(m[1]) * UNITS[m[2]!]!;
+}
+
+export interface ThresholdOverrides {
+  maxDistance?: number | undefined;
+  minCosine?: number | undefined;
+  minEditSimilarity?: number | undefined;
+}
+
+/** The default verdict buckets with each given threshold set in every bucket (turning that rule on where it was off). */
+export function verdictWith(overrides: ThresholdOverrides): VerdictOptions {
+  return {
+    buckets: DEFAULT_VERDICT_OPTIONS.buckets.map((b) => ({
+      ...b,
+      maxDistance: overrides.maxDistance ?? b.maxDistance,
+      minCosine: overrides.minCosine ?? b.minCosine,
+      minEditSimilarity: overrides.minEditSimilarity ?? b.minEditSimilarity,
+    })),
+  };
+}

@@ -1,0 +1,126 @@
+/** The commander program: flags, help text, and the wiring of `dedup` to files, stdin/stdout and the progress bar. */
+import { createReadStream, createWriteStream, statSync } from "node:fs";
+import type { Readable, Writable } from "node:stream";
+import { finished } from "node:stream/promises";
+import { Command, Option } from "commander";
+import { createFingerprinter } from "../core/fingerprinter.js";
+import type { Fingerprinter } from "../core/fingerprinter.js";
+import { parseDuration, parseFraction, parseNonNegativeInt, verdictWith } from "./options.js";
+import { createProgress } from "./progress.js";
+import { runDedup } from "./run-dedup.js";
+import type { RunDedupOptions } from "./run-dedup.js";
+import { formatSummary } from "./summary.js";
+
+/** What the program touches outside itself; tests pass their own. */
+export interface CliEnv {
+  stdin: Readable;
+  stdout: Writable;
+  stderr: Writable & { isTTY?: boolean };
+  /** Builds the fingerprinter for the chosen thresholds. */
+  fingerprinter?: (options: Parameters<typeof createFingerprinter>[0]) => Promise<Fingerprinter>;
+}
+
+interface DedupFlags {
+  format: "auto" | "jsonl" | "text";
+  textField: string;
+  idField?: string;
+  timeField?: string;
+  timeUnit: "ms" | "s";
+  out?: string;
+  radius?: number;
+  maxDistance?: number;
+  minCosine?: number;
+  minEditSimilarity?: number;
+  window?: number;
+  windowDocs?: number;
+  maxCandidates: number;
+  strict?: boolean;
+  progress: boolean;
+}
+
+const EXAMPLES = `
+Examples:
+  $ neardup dedup articles.jsonl --out verdicts.jsonl
+  $ neardup dedup - --format text < titles.txt | grep '"duplicate"'
+  $ neardup dedup posts.jsonl --text-field body --id-field _id --time-field created_at --window 2d
+
+Each output line: {"id","status":"original"|"duplicate","duplicate_of","distance","similarity","reason"}.
+A document is compared with every earlier one (or those in --window); the first one wins.
+Bad lines are reported on stderr with their line number and skipped (--strict: stop, exit 1).
+Exit status: 0 done, 1 stopped by --strict or an error.`;
+
+export function createProgram(env: CliEnv): Command {
+  const program = new Command("neardup")
+    .description("Near-duplicate text detection: simhash segments, TF-IDF cosine and edit distance.")
+    .configureOutput({
+      writeOut: (s) => env.stdout.write(s),
+      writeErr: (s) => env.stderr.write(s),
+    });
+
+  program
+    .command("dedup")
+    .description("Mark each document of a JSONL or text file as original or near-duplicate of an earlier one.")
+    .argument("[file]", 'input file, or "-" for stdin', "-")
+    .addOption(new Option("--format <format>", "input format").choices(["auto", "jsonl", "text"]).default("auto"))
+    .option("--text-field <name>", "JSONL field with the text (dots reach into objects)", "text")
+    .option("--id-field <name>", "JSONL field with the document id (default: the line number)")
+    .option("--time-field <name>", "JSONL field with the time: ISO 8601 or epoch number (needed for --window)")
+    .addOption(new Option("--time-unit <unit>", "unit of numeric times").choices(["ms", "s"]).default("ms"))
+    .option("-o, --out <file>", "write verdicts here instead of stdout")
+    .option("--radius <bits>", "Hamming radius for candidates (default: by text length, 8 short / 6 medium / 3 long)", parseNonNegativeInt("--radius", 64))
+    .option("--max-distance <bits>", "duplicate when simhash distance <= this (all length buckets)", parseNonNegativeInt("--max-distance", 64))
+    .option("--min-cosine <x>", "duplicate when TF-IDF cosine >= this (all length buckets)", parseFraction("--min-cosine"))
+    .option("--min-edit-similarity <x>", "duplicate when edit similarity >= this (all length buckets)", parseFraction("--min-edit-similarity"))
+    .option("--window <duration>", "compare only with documents this much older, e.g. 2d, 12h (needs --time-field)", parseDuration)
+    .option("--window-docs <n>", "compare only with the last n documents", parseNonNegativeInt("--window-docs"))
+    .option("--max-candidates <n>", "most candidates verified per document, nearest first", parseNonNegativeInt("--max-candidates"), 100)
+    .option("--strict", "stop at the first bad line (exit 1) instead of skipping it")
+    .option("--no-progress", "no progress bar (it only shows on a terminal anyway)")
+    .addHelpText("after", EXAMPLES)
+    .action(async (file: string, flags: DedupFlags, cmd: Command) => {
+      if (flags.window !== undefined && flags.timeField === undefined) cmd.error("error: --window needs --time-field (use --window-docs to count documents)");
+      if (flags.window !== undefined && flags.windowDocs !== undefined) cmd.error("error: give --window or --window-docs, not both");
+      process.exitCode = await dedupCommand(file, flags, env);
+    });
+  return program;
+}
+
+async function dedupCommand(file: string, flags: DedupFlags, env: CliEnv): Promise<number> {
+  const started = performance.now();
+  const tty = flags.progress && env.stderr.isTTY === true;
+  if (tty) env.stderr.write("neardup: loading dictionaries…\n");
+  const make = env.fingerprinter ?? createFingerprinter;
+  const fingerprinter = await make({
+    verdict: verdictWith({ maxDistance: flags.maxDistance, minCosine: flags.minCosine, minEditSimilarity: flags.minEditSimilarity }),
+  });
+
+  const input = file === "-" ? env.stdin : createReadStream(file);
+  const totalBytes = file === "-" ? undefined : statSync(file).size;
+  const output = flags.out === undefined ? env.stdout : createWriteStream(flags.out);
+  const progress = tty ? createProgress(env.stderr, totalBytes) : undefined;
+  const options: RunDedupOptions = {
+    fields: { textField: flags.textField, idField: flags.idField, timeField: flags.timeField, timeUnit: flags.timeUnit },
+    format: flags.format,
+    strict: flags.strict === true,
+    radius: flags.radius,
+    windowMs: flags.window,
+    windowDocs: flags.windowDocs,
+    maxCandidates: flags.maxCandidates,
+  };
+  const result = await runDedup(fingerprinter, options, {
+    input,
+    output,
+    report: (m) => {
+      progress?.clear();
+      env.stderr.write(`neardup: ${m}\n`);
+    },
+    progress: progress?.update,
+  });
+  progress?.stop();
+  if (output !== env.stdout) {
+    output.end();
+    await finished(output);
+  }
+  env.stderr.write(`${formatSummary(result, (performance.now() - started) / 1000)}\n`);
+  return result.stoppedAtLine === undefined ? 0 : 1;
+}

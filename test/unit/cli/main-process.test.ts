@@ -1,0 +1,54 @@
+// The real process: exit codes and help text (`npx tsx src/cli/main.ts`).
+import { execFile } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { afterAll, describe, expect, it } from "vitest";
+
+const run = promisify(execFile);
+const cwd = new URL("../../../", import.meta.url).pathname;
+const dir = mkdtempSync(join(tmpdir(), "neardup-cli-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run("npx", ["tsx", "src/cli/main.ts", ...args], { cwd, maxBuffer: 1 << 24 });
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    const e = err as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+describe("neardup process", () => {
+  it("dedup --out: exit 0, verdicts in the file, bad lines and summary on stderr", async () => {
+    const out = join(dir, "v.jsonl");
+    const r = await cli(["dedup", "test/fixtures/cli/news.jsonl", "--id-field", "id", "--out", out]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe("");
+    expect(readFileSync(out, "utf8").trim().split("\n")).toHaveLength(11);
+    expect(r.stderr).toContain("neardup: line 8: not valid JSON");
+    expect(r.stderr).toMatch(/duplicates:\s+4 \(36\.4%\)/);
+  }, 120_000);
+
+  it("--strict: exit 1 at the first bad line", async () => {
+    const r = await cli(["dedup", "test/fixtures/cli/news.jsonl", "--strict"]);
+    expect(r.code).toBe(1);
+    expect(r.stdout.trim().split("\n")).toHaveLength(6);
+    expect(r.stderr).toContain("stopped at line 8 (--strict)");
+  }, 120_000);
+
+  it("help, a bad flag value and a missing file", async () => {
+    const help = await cli(["dedup", "--help"]);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain("--text-field <name>");
+    expect(help.stdout).toContain("Exit status");
+    const bad = await cli(["dedup", "x.jsonl", "--radius", "99"]);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain("--radius must be an integer in 0..64");
+    const missing = await cli(["dedup", join(dir, "nope.jsonl")]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain("no such file");
+  }, 120_000);
+});

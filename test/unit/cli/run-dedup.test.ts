@@ -1,0 +1,136 @@
+// `neardup dedup` through its module function on the committed fixtures.
+import { createReadStream } from "node:fs";
+import { PassThrough, Readable } from "node:stream";
+import { beforeAll, describe, expect, it } from "vitest";
+import { createFingerprinter } from "../../../src/core/fingerprinter.js";
+import type { Fingerprinter } from "../../../src/core/fingerprinter.js";
+import { runDedup } from "../../../src/cli/run-dedup.js";
+import type { RunDedupOptions } from "../../../src/cli/run-dedup.js";
+import type { DedupRecord } from "../../../src/cli/dedup.js";
+
+const FIXTURES = new URL("../../fixtures/cli/", import.meta.url);
+let fingerprinter: Fingerprinter;
+beforeAll(async () => {
+  fingerprinter = await createFingerprinter();
+}, 120_000);
+
+async function run(input: Readable, options: Partial<RunDedupOptions> = {}) {
+  const output = new PassThrough();
+  const chunks: string[] = [];
+  output.on("data", (c: Buffer) => chunks.push(c.toString("utf8")));
+  const reports: string[] = [];
+  const result = await runDedup(
+    fingerprinter,
+    { fields: { textField: "text", idField: "id", timeUnit: "ms" }, ...options },
+    { input, output, report: (m) => reports.push(m) },
+  );
+  output.end();
+  const records = chunks
+    .join("")
+    .split("\n")
+    .filter((l) => l !== "")
+    .map((l) => JSON.parse(l) as DedupRecord);
+  return { result, records, reports };
+}
+
+const verdicts = (records: DedupRecord[]) => records.map((r) => [r.id, r.status, r.duplicate_of]);
+
+describe("runDedup on test/fixtures/cli/news.jsonl", () => {
+  it("gives the expected verdicts and reports the bad lines by number", async () => {
+    const { result, records, reports } = await run(createReadStream(new URL("news.jsonl", FIXTURES)));
+    expect(verdicts(records)).toEqual([
+      ["en-1", "original", null],
+      ["zh-1", "original", null],
+      ["t-1", "original", null],
+      ["en-2", "duplicate", "en-1"], // three small edits to a long English text
+      ["t-3", "original", null],
+      ["en-3", "original", null],
+      ["zh-2", "duplicate", "zh-1"], // rewording in a long Chinese text
+      ["t-2", "original", null], // punctuation-only variant of t-1: simhash distance 9 > radius 8 (see docs/cli.md)
+      ["zh-3", "original", null],
+      ["t-4", "duplicate", "t-3"], // one word added to a headline
+      ["en-1-copy", "duplicate", "en-1"], // exact copy
+    ]);
+    const copy = records.at(-1)!;
+    expect(copy).toMatchObject({ distance: 0, similarity: 1 });
+    expect(copy.reason).toMatch(/\.simhash$/);
+    for (const r of records.filter((x) => x.status === "duplicate")) {
+      expect(r.distance).toBeGreaterThanOrEqual(0);
+      expect(r.similarity).toBeGreaterThan(0.8);
+      expect(r.reason).toMatch(/^\w+\.(simhash|cosine|edit)$/);
+    }
+    for (const r of records.filter((x) => x.status === "original")) {
+      expect(r).toMatchObject({ duplicate_of: null, distance: null, similarity: null, reason: null });
+    }
+    expect(reports).toEqual([
+      expect.stringMatching(/^line 8: not valid JSON/),
+      'line 10: field "text" must be a string, got nothing',
+    ]);
+    expect(result).toMatchObject({ format: "jsonl", badLines: 2, blankLines: 1 });
+    expect(result.summary).toMatchObject({ documents: 11, duplicates: 4 });
+    expect(result.summary.largestClusters[0]).toEqual({ id: "en-1", size: 3 });
+  });
+
+  it("--strict stops at the first bad line, keeping the verdicts before it", async () => {
+    const { result, records, reports } = await run(createReadStream(new URL("news.jsonl", FIXTURES)), { strict: true });
+    expect(records.map((r) => r.id)).toEqual(["en-1", "zh-1", "t-1", "en-2", "t-3", "en-3"]);
+    expect(reports).toHaveLength(1);
+    expect(result.stoppedAtLine).toBe(8);
+  });
+
+  it("a window of 5 documents forgets en-1 before its copy arrives", async () => {
+    const { records } = await run(createReadStream(new URL("news.jsonl", FIXTURES)), { windowDocs: 5 });
+    expect(records.find((r) => r.id === "en-1-copy")?.status).toBe("original");
+    expect(records.find((r) => r.id === "t-4")).toMatchObject({ status: "duplicate", duplicate_of: "t-3" });
+  });
+
+  it("a time window keeps only documents that recent", async () => {
+    const lines = [
+      { id: "a", text: "The quick brown fox jumps over the lazy dog near the river bank", at: "2024-01-01T00:00:00Z" },
+      { id: "b", text: "The quick brown fox jumps over the lazy dog near the river bank", at: "2024-01-01T10:00:00Z" },
+      { id: "c", text: "The quick brown fox jumps over the lazy dog near the river bank", at: "2024-01-03T00:00:00Z" },
+    ].map((o) => JSON.stringify(o));
+    const { records } = await run(Readable.from(lines.join("\n")), {
+      fields: { textField: "text", idField: "id", timeField: "at", timeUnit: "ms" },
+      windowMs: 86_400_000,
+    });
+    expect(verdicts(records)).toEqual([
+      ["a", "original", null],
+      ["b", "duplicate", "a"],
+      ["c", "original", null],
+    ]);
+  });
+});
+
+describe("runDedup input handling", () => {
+  it("empty input: no output, zero documents", async () => {
+    const { result, records, reports } = await run(createReadStream(new URL("empty.jsonl", FIXTURES)));
+    expect(records).toEqual([]);
+    expect(reports).toEqual([]);
+    expect(result.summary).toEqual({ documents: 0, duplicates: 0, duplicateRate: 0, largestClusters: [] });
+  });
+
+  it("auto-detects plain text, one document a line, ids = line numbers", async () => {
+    const { result, records } = await run(createReadStream(new URL("titles.txt", FIXTURES)), { fields: { textField: "text", timeUnit: "ms" } });
+    expect(result.format).toBe("text");
+    expect(records).toHaveLength(6);
+    expect(records[4]).toMatchObject({ id: "5", status: "duplicate", duplicate_of: "2" });
+  });
+
+  it("a text the core refuses (lone surrogate) is a bad line, not a crash", async () => {
+    const input = Readable.from([`{"text":"fine text here"}\n{"text":"bad \\ud800 text"}\n{"text":"another fine text"}\n`]);
+    const { records, reports } = await run(input, { fields: { textField: "text", timeUnit: "ms" } });
+    expect(records.map((r) => r.id)).toEqual(["1", "3"]);
+    expect(reports).toEqual([expect.stringMatching(/^line 2: /)]);
+  });
+
+  it("a byte-order mark and CRLF line ends are accepted", async () => {
+    const input = Readable.from(['\ufeff{"id":"x","text":"hello world again"}\r\n{"id":"y","text":"hello world again"}\r\n']);
+    const { records, reports } = await run(input);
+    expect(reports).toEqual([]);
+    expect(verdicts(records)).toEqual([
+      ["x", "original", null],
+      ["y", "duplicate", "x"],
+    ]);
+  });
+});
