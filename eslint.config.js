@@ -3,7 +3,7 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["dist/", "node_modules/", "tools/local-opensearch/target/", "coverage/", ".neardup/"] },
+  { ignores: ["dist/", "node_modules/", "tools/*/target/", "coverage/", ".neardup/", ".scratch/", "bench/quality/.venv/", "bench/out/"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

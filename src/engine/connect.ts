@@ -51,12 +51,35 @@ export function parseRoot(body: RootBody): EngineInfo {
   return { kind, version, major, clusterName: body.cluster_name ?? "" };
 }
 
+interface NodesBody {
+  cluster_name?: string;
+  nodes?: Record<string, { version?: string }>;
+}
+
+/**
+ * The same facts from `GET /_nodes/_local`, for a node without the root
+ * endpoint (an Elasticsearch core node without the rest-root module answers
+ * `GET /` with 405). Elasticsearch marks every answer with `X-Elastic-Product`.
+ */
+export function parseNodes(body: NodesBody, headers: Record<string, unknown>): EngineInfo {
+  const version = Object.values(body.nodes ?? {})[0]?.version;
+  if (!version) throw new NeardupError("ENGINE_ERROR", `_nodes/_local did not report a version: ${JSON.stringify(body).slice(0, 200)}`);
+  const kind = String(headers["x-elastic-product"] ?? "") === "Elasticsearch" ? "elasticsearch" : "opensearch";
+  return { kind, version, major: Number.parseInt(version, 10), clusterName: body.cluster_name ?? "" };
+}
+
 export async function detectEngine(connection: EngineConnection): Promise<EngineInfo> {
   const conn = normaliseConnection(connection);
   const probe = new Client(openSearchClientOptions({ ...conn, maxRetries: 0 }));
   try {
-    const response = await probe.info();
-    return parseRoot(response.body as RootBody);
+    try {
+      const response = await probe.info();
+      return parseRoot(response.body as RootBody);
+    } catch (err) {
+      if ((err as { meta?: { statusCode?: number } }).meta?.statusCode !== 405) throw err;
+      const response = await probe.transport.request({ method: "GET", path: "/_nodes/_local", querystring: { filter_path: "cluster_name,nodes.*.version" } });
+      return parseNodes(response.body as NodesBody, (response.headers ?? {}) as Record<string, unknown>);
+    }
   } catch (err) {
     throw toEngineError(err, "opensearch", "detect engine", conn.url);
   } finally {

@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { TestProject } from "vitest/node";
 import { detectEngine } from "../../src/engine/index.js";
-import { startLocalOpenSearch } from "../../src/engine/local/index.js";
+import { startLocalElasticsearch, startLocalOpenSearch, type LocalEngine, type LocalEngineOptions } from "../../src/engine/local/index.js";
 import type { EngineTarget } from "../helpers/engine-targets.js";
 
 type Stop = () => Promise<void>;
@@ -58,15 +58,37 @@ async function fromTestcontainers(stops: Stop[]): Promise<EngineTarget[]> {
   return targets;
 }
 
-async function fromLocalMaven(stops: Stop[]): Promise<EngineTarget[]> {
-  const dataDir = mkdtempSync(join(tmpdir(), "neardup-it-opensearch-"));
-  const node = await startLocalOpenSearch({ port: 0, dataDir });
+async function startLocal(name: string, start: (o: LocalEngineOptions) => Promise<LocalEngine>, stops: Stop[]): Promise<EngineTarget> {
+  const dataDir = mkdtempSync(join(tmpdir(), `neardup-it-${name}-`));
+  const node = await start({ port: 0, dataDir, heap: "768m" });
   stops.push(async () => {
     await node.stop();
     rmSync(dataDir, { recursive: true, force: true });
   });
   const info = await detectEngine({ url: node.url });
-  return [{ kind: info.kind, version: info.version, url: node.url, source: "local-maven" }];
+  return { kind: info.kind, version: info.version, url: node.url, source: "local-maven" };
+}
+
+/**
+ * OpenSearch from tools/local-opensearch is required; Elasticsearch from
+ * tools/local-elasticsearch (core only, see docs/engines.md) is added when it
+ * starts, and its failure is reported, not hidden. NEARDUP_TEST_ENGINES=opensearch
+ * limits the run to OpenSearch.
+ */
+async function fromLocalMaven(stops: Stop[], tried: string[]): Promise<EngineTarget[]> {
+  const wanted = (process.env.NEARDUP_TEST_ENGINES ?? "opensearch,elasticsearch").split(",").map((s) => s.trim());
+  const [os, es] = await Promise.allSettled([
+    startLocal("opensearch", startLocalOpenSearch, stops),
+    wanted.includes("elasticsearch") ? startLocal("elasticsearch", startLocalElasticsearch, stops) : Promise.reject(new Error("not requested")),
+  ]);
+  if (os.status === "rejected") throw os.reason;
+  const targets = [os.value];
+  if (es.status === "fulfilled") targets.push(es.value);
+  else if (wanted.includes("elasticsearch")) {
+    tried.push(`tools/local-elasticsearch did not start: ${(es.reason as Error).message}`);
+    console.warn(`[neardup] local Elasticsearch did not start; running against OpenSearch only: ${(es.reason as Error).message}`);
+  }
+  return targets;
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
@@ -81,7 +103,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   } else {
     tried.push("NEARDUP_ENGINE_URL is not set", "no Docker runtime answered (testcontainers)");
     try {
-      engines = await fromLocalMaven(stops);
+      engines = await fromLocalMaven(stops, tried);
     } catch (err) {
       tried.push(`tools/local-opensearch failed: ${(err as Error).message}`);
     }
