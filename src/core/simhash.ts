@@ -41,7 +41,7 @@ export interface FeatureHasher {
 }
 
 /** Bound on memoized feature hashes; the cache is cleared when it fills. */
-const CACHE_LIMIT = 1 << 18;
+const CACHE_LIMIT = 1 << 20;
 
 /** Loads the XXH64 WebAssembly module once and returns a sync, memoizing hasher. */
 export async function createFeatureHasher(): Promise<FeatureHasher> {
@@ -69,36 +69,46 @@ export function quantizeWeight(w: number): number {
   return w > 0 && Number.isFinite(w) ? Math.floor(w * WEIGHT_SCALE + 0.5) : 0;
 }
 
-function accumulate(v: Float64Array, offset: number, bits: number, q: number): void {
-  for (let i = 0; i < 32; i++) v[offset + i]! += ((bits >>> i) & 1) === 1 ? q : -q;
+/*
+ * Implementation: V[i] = sum of +q over features with bit i set and -q over the
+ * others = 2 * S[i] - Q, where S[i] sums q over features with bit i set and Q
+ * sums all q. So bit i = 1 iff 2 * S[i] > Q. Accumulating S[i] += bit * q is
+ * branch-free (hash bits are random, so a branch would mispredict half the time).
+ */
+function accumulate(s: Float64Array, offset: number, bits: number, q: number): void {
+  for (let i = 0; i < 32; i++) s[offset + i]! += ((bits >>> i) & 1) * q;
 }
 
-function signBits(v: Float64Array, offset: number): number {
+function signBits(s: Float64Array, offset: number, total: number): number {
   let x = 0;
-  for (let i = 0; i < 32; i++) if (v[offset + i]! > 0) x |= 1 << i;
+  for (let i = 0; i < 32; i++) if (2 * s[offset + i]! > total) x |= 1 << i;
   return x >>> 0;
 }
 
 /** 64-bit simhash of weighted features (term -> weight). */
 export function simhash64(features: Iterable<readonly [string, number]>, hasher: FeatureHasher): Fingerprint {
-  // v[0..31] = bits 0..31 (lo half), v[32..63] = bits 32..63 (hi half).
-  const v = new Float64Array(64);
+  // s[0..31] = bits 0..31 (lo half), s[32..63] = bits 32..63 (hi half).
+  const s = new Float64Array(64);
+  let total = 0;
   for (const [f, w] of features) {
     const q = quantizeWeight(w);
     if (q === 0) continue;
+    total += q;
     const h = hasher.hash(f, 0);
-    accumulate(v, 0, h.lo, q);
-    accumulate(v, 32, h.hi, q);
+    accumulate(s, 0, h.lo, q);
+    accumulate(s, 32, h.hi, q);
   }
-  return { hi: signBits(v, 32), lo: signBits(v, 0) };
+  return { hi: signBits(s, 32, total), lo: signBits(s, 0, total) };
 }
 
 /** 128-bit simhash: the 64-bit simhash (seed 0) as the high half, seed 1 as the low half. */
 export function simhash128(features: Iterable<readonly [string, number]>, hasher: FeatureHasher): Fingerprint128 {
   const v = new Float64Array(128);
+  let total = 0;
   for (const [f, w] of features) {
     const q = quantizeWeight(w);
     if (q === 0) continue;
+    total += q;
     const a = hasher.hash(f, 0);
     const b = hasher.hash(f, 1);
     accumulate(v, 0, b.lo, q);
@@ -106,5 +116,5 @@ export function simhash128(features: Iterable<readonly [string, number]>, hasher
     accumulate(v, 64, a.lo, q);
     accumulate(v, 96, a.hi, q);
   }
-  return { high: { hi: signBits(v, 96), lo: signBits(v, 64) }, low: { hi: signBits(v, 32), lo: signBits(v, 0) } };
+  return { high: { hi: signBits(v, 96, total), lo: signBits(v, 64, total) }, low: { hi: signBits(v, 32, total), lo: signBits(v, 0, total) } };
 }

@@ -48,3 +48,19 @@ describe("mixed tokenizer", () => {
     expect(createWordBoundaryTokenizer().tokenize("a b-c, d")).toEqual(["a", "b", "c", "d"]);
   });
 });
+
+describe("unicodeWords", () => {
+  it("fast path gives exactly the Intl.Segmenter words", async () => {
+    const fc = (await import("fast-check")).default;
+    const { unicodeWords } = await import("../../../src/core/tokenize.js");
+    const seg = new Intl.Segmenter("en", { granularity: "word" });
+    const reference = (t: string) => [...seg.segment(t)].map((s) => s.segment).filter((s) => /[\p{L}\p{N}]/u.test(s));
+    const unit = fc.constantFrom("a", "z", "0", "9", " ", ".", ",", "'", "-", "_", ":", "“", "”", "!", "é", "\u0301", "😀", "中", "@");
+    fc.assert(
+      fc.property(fc.string({ unit, maxLength: 12 }), (t) => {
+        expect(unicodeWords(t)).toEqual(reference(t));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
