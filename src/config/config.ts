@@ -1,5 +1,7 @@
 import { NeardupError } from "../core/errors.js";
 import type { EngineConnection } from "../engine/types.js";
+import type { DedupOptions } from "../service/options.js";
+import { resolveDedupOptions } from "../service/options.js";
 import type { SettingName } from "./settings.js";
 import { SETTINGS, parseSettings } from "./settings.js";
 
@@ -16,6 +18,9 @@ export interface Config {
   local: { port: number; dataDir: string };
   index: string;
   logLevel: string;
+  dedup: DedupOptions;
+  bodyLimit: string;
+  maxTextChars: number;
 }
 
 /** Builds the typed config from raw settings (environment variables by name). */
@@ -44,5 +49,16 @@ export function buildConfig(raw: Partial<Record<SettingName | string, string | u
     local: { port: s.NEARDUP_LOCAL_PORT, dataDir: s.NEARDUP_LOCAL_DATA },
     index: s.NEARDUP_INDEX,
     logLevel: s.NEARDUP_LOG_LEVEL,
+    dedup: resolveDedupOptions({
+      index: s.NEARDUP_INDEX,
+      textField: s.NEARDUP_TEXT_FIELD,
+      policy: s.NEARDUP_POLICY,
+      windowMs: Math.round(s.NEARDUP_WINDOW_HOURS * 3600 * 1000),
+      recentWindowMs: s.NEARDUP_RECENT_WINDOW_MS,
+      maxCandidates: s.NEARDUP_MAX_CANDIDATES,
+      maxBulkItems: s.NEARDUP_MAX_BULK_ITEMS,
+    }),
+    bodyLimit: s.NEARDUP_BODY_LIMIT,
+    maxTextChars: s.NEARDUP_MAX_TEXT_CHARS,
   };
 }

@@ -1,0 +1,50 @@
+/**
+ * Entry point of `npm start`: reads the environment, starts the HTTP service
+ * and, when no engine URL is configured, the embedded local OpenSearch.
+ * Ctrl-C (SIGINT) or SIGTERM stops both cleanly.
+ */
+import { resolve } from "node:path";
+import { configFromEnv } from "../config/env.js";
+import { isNeardupError } from "../core/errors.js";
+import { startLocalOpenSearch } from "../engine/local/index.js";
+import { createLogger } from "./logger.js";
+import { startService } from "./service.js";
+
+async function main(): Promise<void> {
+  const config = configFromEnv();
+  const logger = createLogger(config.logLevel);
+  const service = await startService(config, {
+    logger,
+    startLocalEngine: (local) =>
+      startLocalOpenSearch({
+        port: local.port,
+        dataDir: resolve(local.dataDir),
+        log: (line: string) => logger.debug({ engine: "local-opensearch" }, line),
+      }),
+  });
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, "stopping");
+    service.close().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        logger.error({ err: String(err) }, "error while stopping");
+        process.exit(1);
+      },
+    );
+  };
+  process.on("SIGINT", () => stop("SIGINT"));
+  process.on("SIGTERM", () => stop("SIGTERM"));
+  service.engineReady.then(
+    () => logger.info({ url: service.url }, "ready: try curl " + service.url + "/readyz"),
+    () => undefined,
+  );
+}
+
+main().catch((err: unknown) => {
+  const message = isNeardupError(err) ? `${err.code}: ${err.message}` : String(err);
+  console.error(`neardup failed to start: ${message}`);
+  process.exit(1);
+});

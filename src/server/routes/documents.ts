@@ -1,0 +1,126 @@
+/** Endpoints that need the engine: check, index (single and bulk), search, clusters. */
+import express, { Router, type Request } from "express";
+import { z } from "zod";
+import { NeardupError } from "../../core/errors.js";
+import type { DedupService, IndexResult } from "../../service/dedup-service.js";
+import { parseDocInput, parsePolicy, parseTime, parseWith, type DocInput } from "../../service/input.js";
+
+const checkBody = z
+  .object({
+    text: z.string({ error: (i) => (i.input === undefined ? "is required" : "must be a string") }),
+    id: z.string().min(1).optional(),
+    time: z.union([z.string(), z.number()]).optional(),
+  })
+  .strict();
+
+const searchBody = z
+  .object({
+    text: z.string().optional(),
+    id: z.string().min(1, "must not be empty").optional(),
+    radius: z.number().int().min(0).max(16).optional(),
+    min_similarity: z.number().min(0).max(1).optional(),
+    limit: z.number().int().min(1).max(1000).optional(),
+  })
+  .strict()
+  .refine((b) => (b.text === undefined) !== (b.id === undefined), { message: "give exactly one of text or id", path: ["text"] });
+
+function errorBody(err: NeardupError) {
+  return { code: err.code, message: err.message, ...(err.field ? { field: err.field } : {}) };
+}
+
+/** Items of a bulk body: a JSON array, or NDJSON (one document a line). Unparseable lines become per-item errors. */
+function bulkItems(req: Request, maxItems: number): unknown[] {
+  let items: unknown[];
+  if (typeof req.body === "string") {
+    items = req.body
+      .split("\n")
+      .map((line, i) => ({ line: line.trim(), i }))
+      .filter(({ line }) => line !== "")
+      .map(({ line, i }) => {
+        try {
+          return JSON.parse(line) as unknown;
+        } catch (err) {
+          return new NeardupError("INVALID_INPUT", `line ${i + 1} is not valid JSON: ${(err as Error).message}`, { field: `items[${i}]` });
+        }
+      });
+  } else if (Array.isArray(req.body)) {
+    items = req.body;
+  } else if (req.body && typeof req.body === "object" && Array.isArray((req.body as { items?: unknown }).items)) {
+    items = (req.body as { items: unknown[] }).items;
+  } else {
+    throw new NeardupError("INVALID_INPUT", "bulk body must be a JSON array of documents, {\"items\": [...]}, or NDJSON (application/x-ndjson)", { field: "body" });
+  }
+  if (items.length === 0) throw new NeardupError("INVALID_INPUT", "bulk body has no documents", { field: "body" });
+  if (items.length > maxItems) throw new NeardupError("TOO_LARGE", `bulk body has ${items.length} documents; the limit is ${maxItems}`, { field: "body" });
+  return items;
+}
+
+function statusOf(r: IndexResult): number {
+  return r.action === "indexed" ? 201 : r.action === "skipped" ? 200 : 409;
+}
+
+export function documentRoutes(service: () => DedupService, options: { bodyLimit: string }): Router {
+  const router = Router();
+
+  router.post("/check", async (req, res) => {
+    const body = parseWith(checkBody, req.body);
+    const time = parseTime(body.time, "time", Date.now());
+    res.json(await service().check(body.text, { id: body.id, time }));
+  });
+
+  router.post("/documents", async (req, res) => {
+    const svc = service();
+    const policy = parsePolicy(req.query.policy, svc.options.policy);
+    const doc = parseDocInput(req.body);
+    const [result] = await svc.index([doc], policy);
+    if (result instanceof NeardupError) throw result;
+    if (result!.action === "rejected") {
+      res.status(409).json({
+        error: { code: "CONFLICT", message: `document is a near-duplicate of ${JSON.stringify(result!.duplicate_of)} (${result!.reason}); policy reject`, field: "text" },
+        result,
+      });
+      return;
+    }
+    res.status(statusOf(result!)).json(result);
+  });
+
+  router.post("/documents/_bulk", express.text({ type: ["application/x-ndjson", "text/plain"], limit: options.bodyLimit }), async (req, res) => {
+    const svc = service();
+    const policy = parsePolicy(req.query.policy, svc.options.policy);
+    const started = Date.now();
+    const raw = bulkItems(req, svc.options.maxBulkItems);
+    const out: ({ status: number; result: IndexResult } | { status: number; error: ReturnType<typeof errorBody> })[] = new Array(raw.length);
+    const valid: { doc: DocInput; position: number }[] = [];
+    raw.forEach((item, position) => {
+      try {
+        if (item instanceof NeardupError) throw item;
+        valid.push({ doc: parseDocInput(item, `items[${position}]`), position });
+      } catch (err) {
+        if (!(err instanceof NeardupError)) throw err;
+        out[position] = { status: err.status, error: errorBody(err) };
+      }
+    });
+    const results = await svc.index(
+      valid.map((v) => v.doc),
+      policy,
+      valid.map((v) => `items[${v.position}]`),
+    );
+    results.forEach((r, i) => {
+      const position = valid[i]!.position;
+      out[position] = r instanceof NeardupError ? { status: r.status, error: errorBody(r) } : { status: statusOf(r), result: r };
+    });
+    res.json({ took: Date.now() - started, errors: out.some((o) => "error" in o || o.status === 409), items: out });
+  });
+
+  router.post("/search", async (req, res) => {
+    const body = parseWith(searchBody, req.body);
+    const result = await service().search({ text: body.text, id: body.id, radius: body.radius, minSimilarity: body.min_similarity, limit: body.limit ?? 10 });
+    res.json(result);
+  });
+
+  router.get("/documents/:id/duplicates", async (req, res) => {
+    res.json(await service().cluster(req.params.id));
+  });
+
+  return router;
+}

@@ -1,0 +1,56 @@
+/**
+ * The candidate query: the four segment fields (plus their neighbours for
+ * radius > 3), filtered to the dedup window. The pigeonhole bound makes this
+ * exact: any fingerprint within radius r of the query agrees with it within
+ * floor(r/4) bits on at least one segment, so it matches one of the terms.
+ */
+import { hex4, segmentValues, type Fingerprint } from "../core/fingerprint.js";
+import { neighboursForRadius } from "../core/neighbours.js";
+
+export interface CandidateQueryInput {
+  simhash: Fingerprint;
+  /** Hamming radius to cover. */
+  radius: number;
+  /** Only documents with `neardup.timestamp` >= this (epoch ms). */
+  since: number;
+  /** Id to leave out (the document itself, on re-submission). */
+  excludeId?: string | undefined;
+  /** Most candidates to return. */
+  size: number;
+  /** Source field with the text, fetched for re-ranking. */
+  textField: string;
+}
+
+/** Fields the re-rank needs, and nothing else. */
+export function candidateSourceFields(textField: string): string[] {
+  return [textField, "neardup.simhash", "neardup.timestamp", "neardup.status", "neardup.duplicate_of"];
+}
+
+/** The segment terms a lookup at `radius` must match: per segment field, the values to look up. */
+export function segmentTerms(simhash: Fingerprint, radius: number): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  segmentValues(simhash).forEach((value, i) => {
+    out[`neardup.seg${i}`] = neighboursForRadius(value, radius).map(hex4);
+  });
+  return out;
+}
+
+/** The search body for one candidate lookup. Oldest first, so the earliest original is seen first. */
+export function candidateQuery(input: CandidateQueryInput): Record<string, unknown> {
+  const should = Object.entries(segmentTerms(input.simhash, input.radius)).map(([field, values]) =>
+    values.length === 1 ? { term: { [field]: values[0] } } : { terms: { [field]: values } },
+  );
+  const bool: Record<string, unknown> = {
+    should,
+    minimum_should_match: 1,
+    filter: [{ range: { "neardup.timestamp": { gte: input.since, format: "epoch_millis" } } }],
+  };
+  if (input.excludeId !== undefined) bool.must_not = [{ ids: { values: [input.excludeId] } }];
+  return {
+    size: input.size,
+    track_total_hits: false,
+    _source: candidateSourceFields(input.textField),
+    query: { bool },
+    sort: [{ "neardup.timestamp": "asc" }],
+  };
+}

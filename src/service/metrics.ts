@@ -1,0 +1,39 @@
+import { Counter, Histogram, type Registry } from "prom-client";
+
+/** Dedup metrics, registered in the service's registry (served at /metrics). */
+export interface DedupMetrics {
+  checks: Counter<"operation">;
+  duplicates: Counter<"policy">;
+  candidates: Histogram;
+  checkDuration: Histogram<"operation">;
+}
+
+export function createDedupMetrics(registry: Registry): DedupMetrics {
+  return {
+    checks: new Counter({
+      name: "neardup_checks_total",
+      help: "Documents checked for near-duplicates, by operation (check, index, search).",
+      labelNames: ["operation"] as const,
+      registers: [registry],
+    }),
+    duplicates: new Counter({
+      name: "neardup_duplicates_found_total",
+      help: "Documents found to be near-duplicates, by the policy applied (mark, skip, reject, check).",
+      labelNames: ["policy"] as const,
+      registers: [registry],
+    }),
+    candidates: new Histogram({
+      name: "neardup_candidates_per_check",
+      help: "Candidates examined per check (engine hits plus recent-writes window).",
+      buckets: [0, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000],
+      registers: [registry],
+    }),
+    checkDuration: new Histogram({
+      name: "neardup_check_duration_seconds",
+      help: "Time to fingerprint, fetch candidates and re-rank one request, by operation.",
+      labelNames: ["operation"] as const,
+      buckets: [0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+      registers: [registry],
+    }),
+  };
+}

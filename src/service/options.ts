@@ -1,0 +1,56 @@
+import { NeardupError } from "../core/errors.js";
+
+/** What happens to a document found to be a near-duplicate. */
+export type Policy = "mark" | "skip" | "reject";
+export const POLICIES: readonly Policy[] = ["mark", "skip", "reject"];
+
+/** Options of the dedup service; defaults in {@link DEFAULT_DEDUP_OPTIONS}. */
+export interface DedupOptions {
+  /** Index documents are written to and candidates are searched in. Default `neardup-documents`. */
+  index: string;
+  /** Source field holding the text. Default `text`. */
+  textField: string;
+  /** The dedup window in milliseconds: only documents this much older than now (by `neardup.timestamp`) are compared. Default 2 days. */
+  windowMs: number;
+  /** Default policy when a request names none. Default `mark`. */
+  policy: Policy;
+  /** Most candidates fetched from the engine per check. Default 1,000. */
+  maxCandidates: number;
+  /**
+   * How long a written document stays in the in-memory recent-writes window,
+   * in milliseconds: it must outlast the engine's refresh interval (default 1 s)
+   * so a document written but not yet searchable is still seen. Default 30,000.
+   */
+  recentWindowMs: number;
+  /** Most documents in one bulk request. Default 1,000. */
+  maxBulkItems: number;
+}
+
+export const DEFAULT_DEDUP_OPTIONS: Readonly<DedupOptions> = Object.freeze({
+  index: "neardup-documents",
+  textField: "text",
+  windowMs: 2 * 24 * 3600 * 1000,
+  policy: "mark",
+  maxCandidates: 1000,
+  recentWindowMs: 30_000,
+  maxBulkItems: 1000,
+});
+
+/** Spreads options over the defaults; an unknown option or a bad value throws INVALID_CONFIG naming it. */
+export function resolveDedupOptions(options: Partial<DedupOptions> = {}): DedupOptions {
+  for (const key of Object.keys(options)) {
+    if (!(key in DEFAULT_DEDUP_OPTIONS)) throw new NeardupError("INVALID_CONFIG", `unknown dedup option ${key}`, { field: key });
+  }
+  const o = { ...DEFAULT_DEDUP_OPTIONS, ...options };
+  for (const key of ["windowMs", "maxCandidates", "recentWindowMs", "maxBulkItems"] as const) {
+    if (!Number.isInteger(o[key]) || o[key] <= 0) {
+      throw new NeardupError("INVALID_CONFIG", `${key} must be a positive integer, got ${JSON.stringify(o[key])}`, { field: key });
+    }
+  }
+  if (!POLICIES.includes(o.policy)) throw new NeardupError("INVALID_CONFIG", `policy must be one of ${POLICIES.join(", ")}, got ${JSON.stringify(o.policy)}`, { field: "policy" });
+  if (!/^[a-z0-9][a-z0-9._-]*$/.test(o.index)) throw new NeardupError("INVALID_CONFIG", `index ${JSON.stringify(o.index)} is not a valid index name`, { field: "index" });
+  if (!o.textField || o.textField === "neardup" || o.textField.startsWith("neardup.")) {
+    throw new NeardupError("INVALID_CONFIG", `textField must be a field outside neardup.*, got ${JSON.stringify(o.textField)}`, { field: "textField" });
+  }
+  return o;
+}

@@ -1,0 +1,77 @@
+/**
+ * Re-ranking in TypeScript: Hamming distance first (cheap, on the stored
+ * simhash), then the core's verdict rules (TF-IDF cosine; edit distance and
+ * character cosine for short texts) only for candidates within the radius.
+ */
+import type { Analysis, Fingerprinter } from "../core/fingerprinter.js";
+import { hamming } from "../core/fingerprint.js";
+import type { Verdict } from "../core/verdict.js";
+import type { Candidate } from "./candidate.js";
+
+export interface Match {
+  candidate: Candidate;
+  verdict: Verdict;
+  /** The headline similarity: edit similarity where the bucket uses it, else TF-IDF cosine. */
+  similarity: number;
+}
+
+export function headlineSimilarity(verdict: Verdict): number {
+  return verdict.editSimilarity ?? verdict.cosine;
+}
+
+/** Oldest first, ties by id: the order in which the original is chosen. */
+export function byTimeThenId(a: Candidate, b: Candidate): number {
+  return a.time - b.time || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+}
+
+/**
+ * Every candidate within `radius` bits, compared with the verdict rules.
+ * Candidates are unique by id; the first seen wins (callers put recent-window
+ * entries before engine hits, as they are newer information).
+ */
+export function compareCandidates(fingerprinter: Fingerprinter, query: Analysis, candidates: Iterable<Candidate>, radius: number): Match[] {
+  const seen = new Set<string>();
+  const matches: Match[] = [];
+  for (const candidate of candidates) {
+    if (seen.has(candidate.id)) continue;
+    seen.add(candidate.id);
+    if (hamming(query.simhash, candidate.simhash) > radius) continue;
+    const other = candidate.analysis ?? (candidate.text === undefined ? undefined : safeAnalyze(fingerprinter, candidate.text));
+    if (!other) continue;
+    const verdict = fingerprinter.compare(query, other);
+    matches.push({ candidate, verdict, similarity: headlineSimilarity(verdict) });
+  }
+  return matches;
+}
+
+function safeAnalyze(fingerprinter: Fingerprinter, text: string): Analysis | undefined {
+  try {
+    return fingerprinter.analyze(text);
+  } catch {
+    return undefined; // a stored text the current limits refuse cannot be a match
+  }
+}
+
+/** Best first: duplicates before non-duplicates, then higher similarity, then smaller distance, then older. */
+export function rankMatches(matches: Match[]): Match[] {
+  return [...matches].sort(
+    (a, b) =>
+      Number(b.verdict.duplicate) - Number(a.verdict.duplicate) ||
+      b.similarity - a.similarity ||
+      a.verdict.distance - b.verdict.distance ||
+      byTimeThenId(a.candidate, b.candidate),
+  );
+}
+
+/**
+ * The original a new document duplicates: among the matches the rules call
+ * duplicates, the earliest by time (ties by id), resolved to its own original
+ * when it is itself a duplicate. `undefined` when nothing matches.
+ */
+export function chooseOriginal(matches: Match[]): { match: Match; originalId: string } | undefined {
+  const dups = matches.filter((m) => m.verdict.duplicate).sort((a, b) => byTimeThenId(a.candidate, b.candidate));
+  const first = dups[0];
+  if (!first) return undefined;
+  const c = first.candidate;
+  return { match: first, originalId: c.status === "duplicate" && c.duplicateOf ? c.duplicateOf : c.id };
+}
