@@ -35,7 +35,8 @@ describe("buildConfig", () => {
   it("has every setting documented in the README's configuration table", () => {
     const readme = readFileSync(new URL("../../../README.md", import.meta.url), "utf8");
     for (const [name, setting] of Object.entries(SETTINGS)) {
-      expect(readme, name).toContain(`| \`${name}\` | \`${setting.default}\` |`);
+      const shown = setting.default === "" ? "(empty)" : `\`${setting.default}\``;
+      expect(readme, name).toContain(`| \`${name}\` | ${shown} | ${setting.doc} |`);
     }
   });
 });
