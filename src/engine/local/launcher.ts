@@ -4,7 +4,7 @@
  * ready line and returns a handle whose stop() closes the node.
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, statSync } from "node:fs";
 import { delimiter, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { NeardupError } from "../../core/errors.js";
@@ -58,6 +58,7 @@ export interface EngineSpec {
   jvmArgs: readonly string[];
 }
 
+/** Written by the pom (maven-resources-plugin, package phase, after copy-dependencies) on every successful build. */
 const STAMP = ".neardup-built";
 
 /** The repository root: the nearest ancestor of this file that holds tools/local-opensearch/pom.xml. */
@@ -110,7 +111,7 @@ export function buildState(toolDir: string): BuildState {
   };
 }
 
-/** Runs `mvn -q -B package -DskipTests` in toolDir and records a stamp on success. */
+/** Runs `mvn -q -B package -DskipTests` in toolDir; the pom itself writes target/.neardup-built last. */
 async function mavenBuild(mvn: string, toolDir: string, log: (line: string) => void): Promise<void> {
   const tail = new LineRing(40);
   const child = spawn(mvn, ["-q", "-B", "-Dstyle.color=never", "-f", join(toolDir, "pom.xml"), "package", "-DskipTests"], {
@@ -132,7 +133,9 @@ async function mavenBuild(mvn: string, toolDir: string, log: (line: string) => v
       details: { toolDir, exitCode: code },
     });
   }
-  writeFileSync(join(toolDir, "target", STAMP), new Date().toISOString() + "\n");
+  if (!existsSync(join(toolDir, "target", STAMP))) {
+    throw new NeardupError("ENVIRONMENT", `Maven build of ${toolDir} succeeded but wrote no target/${STAMP} (see the pom's neardup-build-stamp execution)`);
+  }
 }
 
 function forEachLine(stream: NodeJS.ReadableStream | null, onLine: (line: string) => void): void {
