@@ -10,6 +10,7 @@
  * Chinese, 2 MB; `apt-get install fortunes-zh`).
  */
 import { existsSync, readFileSync } from "node:fs";
+import { cpus, loadavg } from "node:os";
 import { pathToFileURL } from "node:url";
 import { createFingerprinter, createMixedTokenizer, hammingHalves, levenshtein, normalize } from "../src/core/index.js";
 import { loadJiebaResources } from "../src/resources/jieba.js";
@@ -67,7 +68,7 @@ const fmt = (x: number, d = 1): string => x.toLocaleString("en-US", { maximumFra
 
 export async function run(): Promise<void> {
   console.log("## Core (bench/core.ts)\n");
-  console.log(`node ${process.version}, ${process.platform}/${process.arch}\n`);
+  console.log(`node ${process.version}, ${process.platform}/${process.arch}, ${cpus()[0]?.model ?? "cpu"} x${cpus().length}, load average ${loadavg()[0]!.toFixed(2)} at start\n`);
   const corpus = Array.from(loadCorpus());
   const resources = await loadJiebaResources();
   const fp = await createFingerprinter({ resources });
@@ -123,6 +124,7 @@ export async function run(): Promise<void> {
     for (let i = 0; i < N; i++) sink += textbookLevenshtein(a, b);
   });
   console.log(`| 1M Levenshtein comparisons (the original pair) | ${fmt(lev, 0)} ms | textbook DP ${fmt(dp, 0)} ms | ${fmt(dp / lev)}x faster | ≤ 200 ms (original 4,266 ms) |`);
+  console.log(`\nload average ${loadavg()[0]!.toFixed(2)} at end`);
   if (sink === -1) console.log(sink);
 }
 

@@ -19,13 +19,19 @@ export const BIGRAM_PREFIX = " ";
 
 /** Character bigram counts of `normalized` with spaces removed (a 1-character text has its single character). */
 export function charBigramCounts(normalized: string): Map<string, number> {
-  const cps = Array.from(normalized.replaceAll(" ", ""));
   const counts = new Map<string, number>();
-  if (cps.length === 1) counts.set(cps[0]!, 1);
-  for (let i = 0; i + 1 < cps.length; i++) {
-    const g = cps[i]! + cps[i + 1]!;
-    counts.set(g, (counts.get(g) ?? 0) + 1);
+  let prev = "";
+  let chars = 0;
+  for (const ch of normalized) {
+    if (ch === " ") continue;
+    chars++;
+    if (prev !== "") {
+      const g = prev + ch;
+      counts.set(g, (counts.get(g) ?? 0) + 1);
+    }
+    prev = ch;
   }
+  if (chars === 1) counts.set(prev, 1);
   return counts;
 }
 
@@ -35,6 +41,7 @@ export function addBigramFeatures(words: ReadonlyMap<string, number>, normalized
   const counts = charBigramCounts(normalized);
   let total = 0;
   for (const c of counts.values()) total += c;
+  // Exactly (count / total) * bigramIdf, the spec's order of operations.
   for (const [g, c] of counts) out.set(BIGRAM_PREFIX + g, (c / total) * bigramIdf);
   return out;
 }

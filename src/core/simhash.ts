@@ -75,8 +75,12 @@ export function quantizeWeight(w: number): number {
  * sums all q. So bit i = 1 iff 2 * S[i] > Q. Accumulating S[i] += bit * q is
  * branch-free (hash bits are random, so a branch would mispredict half the time).
  */
-function accumulate(s: Float64Array, offset: number, bits: number, q: number): void {
-  for (let i = 0; i < 32; i++) s[offset + i]! += ((bits >>> i) & 1) * q;
+function accumulate(s: Float64Array, offset: number, hi: number, lo: number, q: number): void {
+  // s[offset + i] gets bit i of lo, s[offset + 32 + i] bit i of hi.
+  for (let i = 0; i < 32; i++) {
+    s[offset + i]! += ((lo >>> i) & 1) * q;
+    s[offset + 32 + i]! += ((hi >>> i) & 1) * q;
+  }
 }
 
 function signBits(s: Float64Array, offset: number, total: number): number {
@@ -95,8 +99,7 @@ export function simhash64(features: Iterable<readonly [string, number]>, hasher:
     if (q === 0) continue;
     total += q;
     const h = hasher.hash(f, 0);
-    accumulate(s, 0, h.lo, q);
-    accumulate(s, 32, h.hi, q);
+    accumulate(s, 0, h.hi, h.lo, q);
   }
   return { hi: signBits(s, 32, total), lo: signBits(s, 0, total) };
 }
@@ -111,10 +114,8 @@ export function simhash128(features: Iterable<readonly [string, number]>, hasher
     total += q;
     const a = hasher.hash(f, 0);
     const b = hasher.hash(f, 1);
-    accumulate(v, 0, b.lo, q);
-    accumulate(v, 32, b.hi, q);
-    accumulate(v, 64, a.lo, q);
-    accumulate(v, 96, a.hi, q);
+    accumulate(v, 0, b.hi, b.lo, q);
+    accumulate(v, 64, a.hi, a.lo, q);
   }
   return { high: { hi: signBits(v, 96, total), lo: signBits(v, 64, total) }, low: { hi: signBits(v, 32, total), lo: signBits(v, 0, total) } };
 }

@@ -1,8 +1,9 @@
 /**
  * Levenshtein (edit) distance in code points, and its normalized similarity.
  *
- * The distance itself is `fastest-levenshtein` (Myers' bit-parallel algorithm,
- * O(ceil(m/32) n)), which works on UTF-16 code units. Texts outside the BMP
+ * Short patterns (<= 32 code units, no surrogates: the short-text case) use
+ * the one-word Myers algorithm below; longer ones `fastest-levenshtein`
+ * (the same algorithm in blocks, O(ceil(m/32) n)), which works on UTF-16 code units. Texts outside the BMP
  * would count a surrogate pair as two characters, so when either text has a
  * surrogate both are first re-coded: each distinct code point becomes one
  * code unit (its index in a shared alphabet), which keeps equality and length
@@ -50,9 +51,59 @@ function dynamicProgramming(a: string[], b: string[]): number {
   return prev[b.length]!;
 }
 
+/** Pattern bit masks per code unit for `myers32`, all zero between calls. */
+const peq = new Uint32Array(0x10000);
+
+/**
+ * Myers' bit-parallel edit distance (Myers 1999, in Hyyrö's formulation) for a
+ * pattern of 1..32 code units: one 32-bit word holds the vertical deltas of a
+ * DP column. Returns -1 if either string has a surrogate (then code units are
+ * not code points and the caller takes the general path).
+ */
+function myers32(a: string, b: string): number {
+  const n = a.length;
+  let i = 0;
+  for (; i < n; i++) {
+    const c = a.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdfff) break;
+    peq[c]! |= 1 << i;
+  }
+  let score = i === n ? n : -1;
+  if (score >= 0) {
+    const last = 1 << (n - 1);
+    let pv = -1;
+    let mv = 0;
+    for (let j = 0; j < b.length; j++) {
+      const c = b.charCodeAt(j);
+      if (c >= 0xd800 && c <= 0xdfff) {
+        score = -1;
+        break;
+      }
+      let eq = peq[c]!;
+      const xv = eq | mv;
+      eq |= ((eq & pv) + pv) ^ pv;
+      mv |= ~(eq | pv);
+      pv &= eq;
+      if (mv & last) score++;
+      if (pv & last) score--;
+      mv = (mv << 1) | 1;
+      pv = (pv << 1) | ~(xv | mv);
+      mv &= xv;
+    }
+  }
+  for (let k = 0; k < i; k++) peq[a.charCodeAt(k)] = 0;
+  return score;
+}
+
 /** Minimum number of code-point insertions, deletions and substitutions turning a into b. */
 export function levenshtein(a: string, b: string): number {
   if (a === b) return 0;
+  if (a.length > b.length) [a, b] = [b, a];
+  if (a.length === 0) return HAS_SURROGATE.test(b) ? Array.from(b).length : b.length;
+  if (a.length <= 32) {
+    const d = myers32(a, b);
+    if (d >= 0) return d;
+  }
   if (HAS_SURROGATE.test(a) || HAS_SURROGATE.test(b)) {
     const [x, y] = recode(a, b);
     return x === "" && y === "" ? dynamicProgramming(Array.from(a), Array.from(b)) : myersDistance(x, y);
