@@ -40,7 +40,9 @@ function fieldPath(prefix: string, path: PropertyKey[]): string {
 export function parseWith<T>(schema: z.ZodType<T>, raw: unknown, prefix = ""): T {
   const result = schema.safeParse(raw);
   if (result.success) return result.data;
-  const issue = result.error.issues[0]!;
+  // An unknown key is reported first: it is usually a typo of the field that is "missing".
+  const issues = result.error.issues;
+  const issue = issues.find((i) => i.code === "unrecognized_keys") ?? issues[0]!;
   if (issue.code === "unrecognized_keys") {
     const key = issue.keys[0]!;
     const field = fieldPath(prefix, [...issue.path, key]);

@@ -1,0 +1,124 @@
+/**
+ * Every 4xx path of the API names the field and the problem, and an engine
+ * outage gives 503 with Retry-After while losing nothing acknowledged.
+ */
+import request from "supertest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { totalHits } from "../../src/engine/index.js";
+import { startApi, type ApiHarness } from "../helpers/api.js";
+import { engineTargets } from "../helpers/engines.js";
+import { expectSchema } from "../helpers/openapi.js";
+import { startTcpProxy, type TcpProxy } from "../helpers/tcp-proxy.js";
+
+const json = "application/json";
+
+describe.each(engineTargets())("API errors on $kind $version ($source)", (target) => {
+  let h: ApiHarness;
+
+  beforeAll(async () => {
+    h = await startApi(target, { fingerprinter: { maxTextLength: 2000 }, dedup: { maxBulkItems: 5 }, bodyLimit: "64kb" });
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+
+  const cases: [string, string, string | Record<string, unknown> | unknown[], number, string, RegExp][] = [
+    ["/v1/documents", "invalid JSON", '{"text": "abc"', 400, "body", /^request body is not valid JSON/],
+    ["/v1/documents", "a non-object body", [1, 2], 400, "body", /^body must be a JSON object/],
+    ["/v1/documents", "missing text", { id: "x" }, 400, "text", /^text is required$/],
+    ["/v1/documents", "text of the wrong type", { text: 12 }, 400, "text", /^text must be a string$/],
+    ["/v1/documents", "empty text", { text: "" }, 400, "text", /empty/],
+    ["/v1/documents", "white-space text", { text: " \t\n " }, 400, "text", /white space/],
+    ["/v1/documents", "a lone surrogate", { text: "abc\ud800def" }, 400, "text", /surrogate/],
+    ["/v1/documents", "text over the limit", { text: "长".repeat(2001) }, 413, "text", /2,?000/],
+    ["/v1/documents", "an unknown field", { text: "hello there", colour: "red" }, 400, "colour", /^colour is not a known field$/],
+    ["/v1/documents", "an id starting with _", { id: "_x", text: "hello there" }, 400, "id", /underscore/],
+    ["/v1/documents", "a bad time", { text: "hello there", time: "yesterday-ish" }, 400, "time", /^time must be an ISO-8601 date or epoch milliseconds/],
+    ["/v1/documents", "fields that are not an object", { text: "hello there", fields: "x" }, 400, "fields", /fields/],
+    ["/v1/documents", "an oversized body", { text: "x".repeat(70_000) }, 413, "body", /larger than the limit/],
+    ["/v1/check", "check without text", {}, 400, "text", /^text is required$/],
+    ["/v1/search", "search with both text and id", { text: "a", id: "b" }, 400, "text", /exactly one of text or id/],
+    ["/v1/search", "search with neither", {}, 400, "text", /exactly one of text or id/],
+    ["/v1/search", "a radius out of range", { text: "hello", radius: 99 }, 400, "radius", /radius/],
+    ["/v1/search", "a min_similarity above 1", { text: "hello", min_similarity: 2 }, 400, "min_similarity", /min_similarity/],
+    ["/v1/search", "a search for a missing id", { id: "never-indexed" }, 404, "id", /"never-indexed" does not exist/],
+    ["/v1/documents/_bulk", "an empty bulk", [], 400, "body", /no documents/],
+    ["/v1/documents/_bulk", "too many bulk items", Array.from({ length: 6 }, (_, i) => ({ text: `t${i}` })), 413, "body", /6 documents; the limit is 5/],
+    ["/v1/documents/_bulk", "a bulk object without items", { text: "x" }, 400, "body", /bulk body must be/],
+    ["/v1/fingerprint", "fingerprint without text", { txt: "x" }, 400, "txt", /not a known field/],
+    ["/v1/compare", "compare with b missing", { a: "x" }, 400, "b", /^b is required$/],
+  ];
+
+  it.each(cases)("%s: %s", async (path, _what, body, status, field, message) => {
+    const res = await request(h.app)
+      .post(path)
+      .set("Content-Type", json)
+      .send(typeof body === "string" ? body : JSON.stringify(body));
+    expect(res.status).toBe(status);
+    expectSchema(res.body, "Error");
+    expect(res.body.error.field).toBe(field);
+    expect(res.body.error.message).toMatch(message);
+  });
+
+  it("a bad policy is a 400 naming policy", async () => {
+    const res = await request(h.app).post("/v1/documents?policy=drop").set("Content-Type", json).send({ text: "hello there" });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ code: "INVALID_INPUT", field: "policy" });
+    expect(res.body.error.message).toBe('policy must be one of mark, skip, reject, got "drop"');
+  });
+
+  it("nothing invalid was written", async () => {
+    await h.engine.refresh(h.index);
+    const all = await h.engine.search({ index: h.index, body: { size: 0, track_total_hits: true, query: { match_all: {} } } });
+    expect(totalHits(all)).toBe(0);
+  });
+});
+
+describe.each(engineTargets())("engine outage on $kind $version ($source)", (target) => {
+  let proxy: TcpProxy;
+  let h: ApiHarness;
+
+  beforeAll(async () => {
+    proxy = await startTcpProxy(target.url);
+    h = await startApi(target, { url: proxy.url });
+  });
+  afterAll(async () => {
+    proxy.restore();
+    await h.close();
+    await proxy.close();
+  });
+
+  it("answers 503 with Retry-After while the engine is down and loses nothing it acknowledged", async () => {
+    const acknowledged: string[] = [];
+    const send = async (i: number) => {
+      const res = await request(h.app)
+        .post("/v1/documents")
+        .set("Content-Type", json)
+        .send({ id: `out-${i}`, text: `Outage test document number ${i}: the ${["red", "green", "blue", "amber"][i % 4]} line timetable changes on day ${i}.` });
+      if (res.status === 201) acknowledged.push(`out-${i}`);
+      return res;
+    };
+    for (let i = 0; i < 10; i++) expect((await send(i)).status).toBe(201);
+
+    proxy.cut();
+    const during = await Promise.all(Array.from({ length: 10 }, (_, k) => send(10 + k)));
+    for (const res of during) {
+      expect(res.status).toBe(503);
+      expect(res.headers["retry-after"]).toBe("5");
+      expectSchema(res.body, "Error");
+      expect(res.body.error.code).toBe("ENGINE_UNAVAILABLE");
+    }
+    const check = await request(h.app).post("/v1/check").set("Content-Type", json).send({ text: "anything at all during the outage" });
+    expect(check.status).toBe(503);
+
+    proxy.restore();
+    for (let i = 20; i < 30; i++) expect((await send(i)).status).toBe(201);
+
+    await h.engine.refresh(h.index);
+    const stored = await h.engine.search<unknown>({ index: h.index, body: { size: 100, _source: false, query: { match_all: {} } } });
+    const ids = stored.hits.hits.map((hit) => hit._id).sort();
+    expect(acknowledged).toHaveLength(20);
+    for (const id of acknowledged) expect(ids).toContain(id);
+    expect(ids.filter((id) => !acknowledged.includes(id))).toEqual([]);
+  });
+});
