@@ -1,6 +1,6 @@
 import { Client, type ClientOptions } from "@elastic/elasticsearch";
 import { createGuard, isAlreadyExists, isNotFound } from "./guard.js";
-import { msearchLines, toBulkResult, toMsearchResults } from "./responses.js";
+import { msearchLines, toBulkResult, toMsearchResults, toSourceMap } from "./responses.js";
 import type { BulkResult, Engine, EngineConnection, EngineInfo, SearchRequest, SearchResponse } from "./types.js";
 
 /** Elasticsearch 8.x through `@elastic/elasticsearch` (client major = server major). */
@@ -80,6 +80,14 @@ export class ElasticsearchEngine implements Engine {
     return this.guard("msearch", async () => {
       const body = await this.client.msearch({ searches: msearchLines(requests) as never });
       return toMsearchResults<T>(body as never);
+    });
+  }
+
+  mget<T>(index: string, ids: string[], sourceFields?: string[]): Promise<Map<string, T>> {
+    return this.guard(`mget ${index}`, async () => {
+      if (ids.length === 0) return new Map();
+      const body = await this.client.mget<T>({ index, ids, ...(sourceFields ? { _source_includes: sourceFields } : {}) });
+      return toSourceMap<T>(body.docs as never);
     });
   }
 

@@ -1,6 +1,6 @@
 import { Client, type ClientOptions } from "@opensearch-project/opensearch";
 import { createGuard, isAlreadyExists, isNotFound } from "./guard.js";
-import { msearchLines, toBulkResult, toMsearchResults } from "./responses.js";
+import { msearchLines, toBulkResult, toMsearchResults, toSourceMap } from "./responses.js";
 import type { BulkResult, Engine, EngineConnection, EngineInfo, SearchRequest, SearchResponse } from "./types.js";
 
 /** Builds the OpenSearch client options; also used to probe an unknown engine's root endpoint. */
@@ -87,6 +87,14 @@ export class OpenSearchEngine implements Engine {
     return this.guard("msearch", async () => {
       const response = await this.client.msearch({ body: msearchLines(requests) } as never);
       return toMsearchResults<T>(response.body as never);
+    });
+  }
+
+  mget<T>(index: string, ids: string[], sourceFields?: string[]): Promise<Map<string, T>> {
+    return this.guard(`mget ${index}`, async () => {
+      if (ids.length === 0) return new Map();
+      const response = await this.client.mget({ index, body: { ids }, ...(sourceFields ? { _source_includes: sourceFields } : {}) } as never);
+      return toSourceMap<T>((response.body as { docs: never[] }).docs);
     });
   }
 

@@ -39,3 +39,10 @@ export function totalHits(response: SearchResponse<unknown>): number {
   const t = response.hits.total;
   return typeof t === "number" ? t : t.value;
 }
+
+/** `_mget` docs as id -> source, leaving out the ones not found. */
+export function toSourceMap<T>(docs: { _id: string; found?: boolean; _source?: T }[]): Map<string, T> {
+  const out = new Map<string, T>();
+  for (const d of docs) if (d.found && d._source !== undefined) out.set(d._id, d._source);
+  return out;
+}

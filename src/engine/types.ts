@@ -42,6 +42,8 @@ export interface SearchHit<TSource> {
   _index: string;
   _score: number | null;
   _source?: TSource;
+  /** Values of `docvalue_fields` / `fields` requested by the search. */
+  fields?: Record<string, unknown[]>;
   sort?: unknown[];
 }
 
@@ -88,6 +90,8 @@ export interface Engine {
   search<TSource>(request: SearchRequest): Promise<SearchResponse<TSource>>;
   /** Several searches in one round trip; each result or the error for that search. */
   msearch<TSource>(requests: SearchRequest[]): Promise<(SearchResponse<TSource> | Error)[]>;
+  /** Sources of several documents by id (only `sourceFields` when given); missing ids are absent from the map. */
+  mget<TSource>(index: string, ids: string[], sourceFields?: string[]): Promise<Map<string, TSource>>;
   /** The document's source, or `undefined` when it does not exist. */
   get<TSource>(index: string, id: string): Promise<TSource | undefined>;
   refresh(index: string): Promise<void>;

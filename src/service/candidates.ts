@@ -17,14 +17,19 @@ export interface CandidateQueryInput {
   excludeId?: string | undefined;
   /** Most candidates to return. */
   size: number;
-  /** Source field with the text, fetched for re-ranking. */
-  textField: string;
 }
 
-/** Fields the re-rank needs, and nothing else. */
-export function candidateSourceFields(textField: string): string[] {
-  return [textField, "neardup.simhash", "neardup.timestamp", "neardup.status", "neardup.duplicate_of"];
-}
+/**
+ * Fields the first re-rank step needs, read from doc values (no `_source`
+ * parsing): most candidates fail the Hamming check, and only the survivors'
+ * texts are fetched afterwards with one `_mget`.
+ */
+export const CANDIDATE_FIELDS = [
+  "neardup.simhash",
+  "neardup.status",
+  "neardup.duplicate_of",
+  { field: "neardup.timestamp", format: "epoch_millis" },
+] as const;
 
 /** The segment terms a lookup at `radius` must match: per segment field, the values to look up. */
 export function segmentTerms(simhash: Fingerprint, radius: number): Record<string, string[]> {
@@ -49,7 +54,8 @@ export function candidateQuery(input: CandidateQueryInput): Record<string, unkno
   return {
     size: input.size,
     track_total_hits: false,
-    _source: candidateSourceFields(input.textField),
+    _source: false,
+    docvalue_fields: CANDIDATE_FIELDS,
     query: { bool },
     sort: [{ "neardup.timestamp": "asc" }],
   };

@@ -15,6 +15,7 @@
 import { Mutex } from "async-mutex";
 import { NeardupError } from "../core/errors.js";
 import type { Analysis, Fingerprinter } from "../core/fingerprinter.js";
+import { hamming } from "../core/fingerprint.js";
 import { bucketFor } from "../core/verdict.js";
 import type { Engine, SearchResponse } from "../engine/types.js";
 import componentTemplate from "../../mappings/component-template.neardup.json" with { type: "json" };
@@ -113,7 +114,11 @@ export class DedupService {
     return this.fingerprinter.analyze(text, field);
   }
 
-  /** Candidates from the engine for several analyses in one `_msearch` round trip. */
+  /**
+   * Candidates from the engine for several analyses: one `_msearch` round trip
+   * for the segment lookups (doc values only), the Hamming filter, then one
+   * `_mget` for the texts of the candidates within the radius.
+   */
   private async engineCandidates(items: { analysis: Analysis; time: number; excludeId: string | undefined; radius: number }[]): Promise<Candidate[][]> {
     if (items.length === 0) return [];
     const requests = items.map((it) => ({
@@ -124,14 +129,25 @@ export class DedupService {
         since: it.time - this.options.windowMs,
         excludeId: it.excludeId,
         size: this.options.maxCandidates,
-        textField: this.options.textField,
       }),
     }));
     const responses = items.length === 1 ? [await this.engine.search(requests[0]!)] : await this.engine.msearch(requests);
-    return responses.map((r) => {
+    const perItem = responses.map((r, i) => {
       if (r instanceof Error) throw new NeardupError("ENGINE_ERROR", `candidate search failed: ${r.message}`);
-      return (r as SearchResponse<never>).hits.hits.flatMap((h) => candidateFromHit(h, this.options.textField) ?? []);
+      const { analysis, radius } = items[i]!;
+      const hits = (r as SearchResponse<never>).hits.hits;
+      this.metrics?.engineHits.observe(hits.length);
+      return hits.flatMap((h) => candidateFromHit(h) ?? []).filter((c) => hamming(analysis.simhash, c.simhash) <= radius);
     });
+    const ids = [...new Set(perItem.flat().map((c) => c.id))];
+    if (ids.length > 0) {
+      const texts = await this.engine.mget<Record<string, unknown>>(this.options.index, ids, [this.options.textField]);
+      for (const c of perItem.flat()) {
+        const text = texts.get(c.id)?.[this.options.textField];
+        if (typeof text === "string") c.text = text;
+      }
+    }
+    return perItem;
   }
 
   /** Recent-window candidates in the dedup window of `time`, excluding `excludeId`. */

@@ -42,29 +42,27 @@ export function documentSource(textField: string, doc: DocInput, analysis: Analy
   return source;
 }
 
-interface StoredSource {
-  neardup?: { simhash?: string; timestamp?: string | number; status?: Status; duplicate_of?: string };
-  [field: string]: unknown;
+function first(fields: Record<string, unknown[]> | undefined, name: string): unknown {
+  return fields?.[name]?.[0];
 }
 
-/** A search hit as a re-rank candidate; hits without a valid simhash are skipped. */
-export function candidateFromHit(hit: SearchHit<StoredSource>, textField: string): Candidate | undefined {
-  const nd = hit._source?.neardup;
-  if (!nd?.simhash) return undefined;
+/** A candidate hit (doc values from {@link candidateQuery}) as a re-rank candidate; hits without a valid simhash are skipped. */
+export function candidateFromHit(hit: SearchHit<unknown>): Candidate | undefined {
+  const hex = first(hit.fields, "neardup.simhash");
+  if (typeof hex !== "string") return undefined;
   let simhash;
   try {
-    simhash = fromHex(nd.simhash);
+    simhash = fromHex(hex);
   } catch {
     return undefined;
   }
-  const time = typeof nd.timestamp === "number" ? nd.timestamp : Date.parse(nd.timestamp ?? "");
-  const text = hit._source?.[textField];
+  const time = Number(first(hit.fields, "neardup.timestamp"));
+  const duplicateOf = first(hit.fields, "neardup.duplicate_of");
   return {
     id: hit._id,
     simhash,
     time: Number.isFinite(time) ? time : 0,
-    status: nd.status === "duplicate" ? "duplicate" : "original",
-    duplicateOf: nd.duplicate_of,
-    text: typeof text === "string" ? text : undefined,
+    status: first(hit.fields, "neardup.status") === "duplicate" ? "duplicate" : "original",
+    duplicateOf: typeof duplicateOf === "string" ? duplicateOf : undefined,
   };
 }

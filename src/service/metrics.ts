@@ -5,6 +5,7 @@ export interface DedupMetrics {
   checks: Counter<"operation">;
   duplicates: Counter<"policy">;
   candidates: Histogram;
+  engineHits: Histogram;
   checkDuration: Histogram<"operation">;
 }
 
@@ -24,7 +25,13 @@ export function createDedupMetrics(registry: Registry): DedupMetrics {
     }),
     candidates: new Histogram({
       name: "neardup_candidates_per_check",
-      help: "Candidates examined per check (engine hits plus recent-writes window).",
+      help: "Candidates re-ranked per check: engine hits within the radius plus recent-writes window entries.",
+      buckets: [0, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000],
+      registers: [registry],
+    }),
+    engineHits: new Histogram({
+      name: "neardup_engine_hits_per_lookup",
+      help: "Segment-term hits the engine returned per lookup, before the Hamming filter.",
       buckets: [0, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000],
       registers: [registry],
     }),

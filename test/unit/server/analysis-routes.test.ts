@@ -1,0 +1,55 @@
+import request from "supertest";
+import { describe, expect, it } from "vitest";
+import { createFingerprinter } from "../../../src/core/fingerprinter.js";
+import { createApp } from "../../../src/server/app.js";
+import { createLogger } from "../../../src/server/logger.js";
+import { createMetrics } from "../../../src/server/metrics.js";
+import { Readiness } from "../../../src/server/readiness.js";
+import { MOM_A, MOM_B } from "../../fixtures/texts/near-duplicates.js";
+import { expectSchema } from "../../helpers/openapi.js";
+
+const fingerprinter = createFingerprinter();
+const app = createApp({
+  logger: createLogger("silent"),
+  metrics: createMetrics({ defaultMetrics: false }),
+  readiness: new Readiness(),
+  fingerprinter: () => fingerprinter,
+  service: () => undefined,
+});
+
+describe("engine-free endpoints", () => {
+  it("fingerprint returns the simhash, its segments and top terms, matching the OpenAPI schema", async () => {
+    const res = await request(app).post("/v1/fingerprint").send({ text: "美国“51区”雇员称内部有9架飞碟，曾看见灰色外星人", top: 20 });
+    expect(res.status).toBe(200);
+    expectSchema(res.body, "Fingerprint");
+    expect(res.body.segments.join("")).toBe(res.body.simhash);
+    const terms = res.body.terms.map((t: { term: string }) => t.term);
+    for (const word of ["51区", "飞碟", "外星人"]) expect(terms).toContain(word);
+    const fp = await fingerprinter;
+    expect(res.body.simhash).toBe(fp.analyze("美国“51区”雇员称内部有9架飞碟，曾看见灰色外星人").hex);
+  });
+
+  it("compare returns every pairwise measure and the verdict", async () => {
+    const res = await request(app).post("/v1/compare").send({ a: MOM_A, b: MOM_B });
+    expect(res.status).toBe(200);
+    expectSchema(res.body, "Compare");
+    expect(res.body.edit_distance).toBe(2);
+    expect(res.body.edit_similarity).toBeCloseTo(15 / 17, 5);
+    expect(res.body.verdict.duplicate).toBe(true);
+    expect(res.body.hamming).toBeGreaterThanOrEqual(0);
+  });
+
+  it("the engine endpoints answer 503 with Retry-After until the engine is ready", async () => {
+    const res = await request(app).post("/v1/check").send({ text: "hello" });
+    expect(res.status).toBe(503);
+    expect(res.headers["retry-after"]).toBe("5");
+    expectSchema(res.body, "Error");
+    expect(res.body.error.message).toBe("the engine is not ready yet (starting)");
+  });
+
+  it("serves the OpenAPI document listing every /v1 path", async () => {
+    const res = await request(app).get("/openapi.json");
+    expect(res.status).toBe(200);
+    expect(Object.keys(res.body.paths)).toEqual(expect.arrayContaining(["/v1/fingerprint", "/v1/compare", "/v1/check", "/v1/documents", "/v1/documents/_bulk", "/v1/search", "/v1/documents/{id}/duplicates"]));
+  });
+});

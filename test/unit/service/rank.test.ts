@@ -1,0 +1,48 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { createFingerprinter, type Fingerprinter } from "../../../src/core/fingerprinter.js";
+import type { Candidate } from "../../../src/service/candidate.js";
+import { byTimeThenId, chooseOriginal, compareCandidates, rankMatches } from "../../../src/service/rank.js";
+import { MOM_A, MOM_B, NEWS_EN } from "../../fixtures/texts/near-duplicates.js";
+
+let fp: Fingerprinter;
+beforeAll(async () => {
+  fp = await createFingerprinter();
+});
+
+function candidate(id: string, text: string, time: number, extra: Partial<Candidate> = {}): Candidate {
+  return { id, simhash: fp.analyze(text).simhash, time, status: "original", duplicateOf: undefined, text, ...extra };
+}
+
+describe("re-rank", () => {
+  it("keeps candidates within the radius, compares them and never counts an id twice", () => {
+    const q = fp.analyze(MOM_A);
+    const cands = [candidate("b", MOM_B, 2), candidate("b", MOM_B, 2), candidate("news", NEWS_EN, 1)];
+    const matches = compareCandidates(fp, q, cands, 64);
+    expect(matches.map((m) => m.candidate.id)).toEqual(["b", "news"]);
+    expect(matches[0]!.verdict.duplicate).toBe(true);
+    expect(matches[1]!.verdict.duplicate).toBe(false);
+    expect(compareCandidates(fp, q, cands, 0)).toEqual([]); // MOM_B is more than 0 bits away
+  });
+
+  it("chooses the earliest matching document as the original, ties by id, followed to its own original", () => {
+    const q = fp.analyze(MOM_A);
+    const later = candidate("z-later", MOM_B, 5);
+    const tieB = candidate("b-tie", MOM_B, 3);
+    const tieA = candidate("a-tie", MOM_B, 3, { status: "duplicate", duplicateOf: "root" });
+    const chosen = chooseOriginal(compareCandidates(fp, q, [later, tieB, tieA], 64));
+    expect(chosen?.match.candidate.id).toBe("a-tie");
+    expect(chosen?.originalId).toBe("root");
+    expect(chooseOriginal(compareCandidates(fp, q, [candidate("n", NEWS_EN, 0)], 64))).toBeUndefined();
+  });
+
+  it("ranks duplicates first, then by similarity, distance and time", () => {
+    const q = fp.analyze(MOM_A);
+    const ranked = rankMatches(compareCandidates(fp, q, [candidate("n", NEWS_EN, 0), candidate("b", MOM_B, 9), candidate("a", MOM_A, 9)], 64));
+    expect(ranked.map((m) => m.candidate.id)).toEqual(["a", "b", "n"]);
+  });
+
+  it("orders by time then id", () => {
+    const c = (id: string, time: number) => ({ id, time }) as Candidate;
+    expect([c("b", 2), c("b", 1), c("a", 2)].sort(byTimeThenId).map((x) => `${x.id}${x.time}`)).toEqual(["b1", "a2", "b2"]);
+  });
+});
