@@ -40,15 +40,17 @@ export function segmentTerms(simhash: Fingerprint, radius: number): Record<strin
   return out;
 }
 
-/** The search body for one candidate lookup. Oldest first, so the earliest original is seen first. */
+/**
+ * The search body for one candidate lookup. Everything is in filter context
+ * (no scoring) and unsorted: the re-rank orders candidates itself, and both
+ * cost the engine more than the lookup (measured in bench/service.ts).
+ */
 export function candidateQuery(input: CandidateQueryInput): Record<string, unknown> {
   const should = Object.entries(segmentTerms(input.simhash, input.radius)).map(([field, values]) =>
     values.length === 1 ? { term: { [field]: values[0] } } : { terms: { [field]: values } },
   );
   const bool: Record<string, unknown> = {
-    should,
-    minimum_should_match: 1,
-    filter: [{ range: { "neardup.timestamp": { gte: input.since, format: "epoch_millis" } } }],
+    filter: [{ bool: { should, minimum_should_match: 1 } }, { range: { "neardup.timestamp": { gte: input.since, format: "epoch_millis" } } }],
   };
   if (input.excludeId !== undefined) bool.must_not = [{ ids: { values: [input.excludeId] } }];
   return {
@@ -57,6 +59,5 @@ export function candidateQuery(input: CandidateQueryInput): Record<string, unkno
     _source: false,
     docvalue_fields: CANDIDATE_FIELDS,
     query: { bool },
-    sort: [{ "neardup.timestamp": "asc" }],
   };
 }

@@ -51,24 +51,32 @@ describe("candidateQuery", () => {
       docvalue_fields: ["neardup.simhash", "neardup.status", "neardup.duplicate_of", { field: "neardup.timestamp", format: "epoch_millis" }],
       query: {
         bool: {
-          should: [
-            { term: { "neardup.seg0": "0123" } },
-            { term: { "neardup.seg1": "4567" } },
-            { term: { "neardup.seg2": "89ab" } },
-            { term: { "neardup.seg3": "cdef" } },
+          filter: [
+            {
+              bool: {
+                should: [
+                  { term: { "neardup.seg0": "0123" } },
+                  { term: { "neardup.seg1": "4567" } },
+                  { term: { "neardup.seg2": "89ab" } },
+                  { term: { "neardup.seg3": "cdef" } },
+                ],
+                minimum_should_match: 1,
+              },
+            },
+            { range: { "neardup.timestamp": { gte: 1000, format: "epoch_millis" } } },
           ],
-          minimum_should_match: 1,
-          filter: [{ range: { "neardup.timestamp": { gte: 1000, format: "epoch_millis" } } }],
           must_not: [{ ids: { values: ["me"] } }],
         },
       },
-      sort: [{ "neardup.timestamp": "asc" }],
     });
   });
 
   it("uses terms clauses beyond radius 3", () => {
-    const body = candidateQuery({ simhash: fromHex("0123456789abcdef"), radius: 4, since: 0, size: 10 }) as { query: { bool: { should: { terms?: Record<string, string[]> }[]; must_not?: unknown } } };
-    expect(body.query.bool.should.every((c) => c.terms && Object.values(c.terms)[0]!.length === 17)).toBe(true);
+    const body = candidateQuery({ simhash: fromHex("0123456789abcdef"), radius: 4, since: 0, size: 10 }) as {
+      query: { bool: { filter: [{ bool: { should: { terms?: Record<string, string[]> }[] } }]; must_not?: unknown } };
+    };
+    const should = body.query.bool.filter[0].bool.should;
+    expect(should.every((c) => c.terms && Object.values(c.terms)[0]!.length === 17)).toBe(true);
     expect(body.query.bool.must_not).toBeUndefined();
   });
 });

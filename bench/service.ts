@@ -1,0 +1,216 @@
+/**
+ * Service benchmark (issue 5): dedup at index time against a real engine.
+ *
+ *   npx tsx bench/service.ts                          # 100k documents, local OpenSearch started here
+ *   NEARDUP_BENCH_DOCS=1000000 npx tsx bench/service.ts
+ *   NEARDUP_ENGINE_URL=http://127.0.0.1:9200 npx tsx bench/service.ts   # an engine you run
+ *
+ * Documents: real classical Chinese text (npm `chinese-poetry`, 全唐诗),
+ * each document 2-8 poems drawn with a seeded generator (about 100-700
+ * characters, so all three length buckets occur), generated on the fly.
+ *
+ * Measured in one run, on the same documents:
+ *  1. raw `_bulk` of all documents (text only, no dedup): the baseline rate;
+ *  2. ingest of the first NEARDUP_BENCH_INGEST documents through
+ *     `POST /v1/documents/_bulk` over HTTP (fingerprint, candidates, re-rank,
+ *     write): rate and ratio to 1.;
+ *  3. the remaining documents loaded with their fingerprints (not timed as ingest);
+ *  4. NEARDUP_BENCH_CHECKS sequential `POST /v1/check` requests over HTTP,
+ *     half near-duplicates of indexed documents, half new: p50/p90/p99
+ *     latency, candidates per check, how many near-duplicates were caught;
+ *  5. index bytes per document with and without the neardup fields (after a
+ *     force merge to one segment).
+ * No assertion on time anywhere: figures go to docs/benchmarks.md.
+ */
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import type { AddressInfo } from "node:net";
+import { cpus, loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { createFingerprinter } from "../src/core/fingerprinter.js";
+import { connectEngine, installTemplates, type Engine } from "../src/engine/index.js";
+import { startLocalOpenSearch } from "../src/engine/local/index.js";
+import { createApp } from "../src/server/app.js";
+import { createLogger } from "../src/server/logger.js";
+import { createMetrics } from "../src/server/metrics.js";
+import { Readiness } from "../src/server/readiness.js";
+import { DedupService } from "../src/service/dedup-service.js";
+import { documentSource } from "../src/service/documents.js";
+import { createDedupMetrics } from "../src/service/metrics.js";
+import { resolveDedupOptions } from "../src/service/options.js";
+import { createRng } from "./quality/rng.js";
+
+const DOCS = Number(process.env.NEARDUP_BENCH_DOCS ?? 100_000);
+const INGEST = Math.min(DOCS, Number(process.env.NEARDUP_BENCH_INGEST ?? 50_000));
+const CHECKS = Number(process.env.NEARDUP_BENCH_CHECKS ?? 2000);
+const BATCH = 500;
+const T0 = Date.parse("2026-12-01T00:00:00Z");
+
+function loadPoems(): string[] {
+  const dir = join(import.meta.dirname, "..", "node_modules", "chinese-poetry", "dist", "quantangshi");
+  const poems: string[] = [];
+  for (const f of readdirSync(dir).filter((x) => /^poet\.tang\.\d+\.json$/.test(x)).sort()) {
+    for (const p of JSON.parse(readFileSync(join(dir, f), "utf8")) as { paragraphs?: string[] }[]) {
+      const text = (p.paragraphs ?? []).join("");
+      if (text.length >= 10 && !text.includes("□")) poems.push(text);
+    }
+  }
+  return poems;
+}
+
+/** Document i: 2-8 poems chosen by a generator seeded with i (the same text on every run). */
+function makeDoc(poems: string[], i: number): string {
+  const rng = createRng(0x9e3779b1 ^ i);
+  const k = 2 + rng.int(7);
+  return Array.from({ length: k }, () => poems[rng.int(poems.length)]).join("\n");
+}
+
+/** A near-duplicate: a few characters substituted and a tag added, as a repost would. */
+function nearDuplicate(text: string, seed: number): string {
+  const rng = createRng(seed);
+  const chars = Array.from(text);
+  for (let e = 0; e < 2; e++) chars[rng.int(chars.length)] = "之";
+  return `${chars.join("")}（转载）`;
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+async function storeBytes(engineUrl: string, index: string): Promise<{ bytes: number; docs: number }> {
+  await fetch(`${engineUrl}/${index}/_forcemerge?max_num_segments=1`, { method: "POST" });
+  await fetch(`${engineUrl}/${index}/_refresh`, { method: "POST" });
+  const body = (await (await fetch(`${engineUrl}/${index}/_stats/store,docs`)).json()) as {
+    _all: { primaries: { store: { size_in_bytes: number }; docs: { count: number } } };
+  };
+  return { bytes: body._all.primaries.store.size_in_bytes, docs: body._all.primaries.docs.count };
+}
+
+async function postJson(url: string, body: unknown): Promise<{ status: number; json: Record<string, unknown> }> {
+  const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  return { status: res.status, json: (await res.json()) as Record<string, unknown> };
+}
+
+export async function run(): Promise<void> {
+  console.log(`## Service: dedup at index time (${DOCS.toLocaleString("en")} documents)\n`);
+  console.log(`Machine: ${cpus().length} cores, load average ${loadavg().map((x) => x.toFixed(1)).join(" ")} at start.\n`);
+  const poems = loadPoems();
+  let dataDir: string | undefined;
+  let stop = async () => {};
+  let engineUrl = process.env.NEARDUP_ENGINE_URL;
+  if (!engineUrl) {
+    dataDir = mkdtempSync(join(tmpdir(), "neardup-bench-"));
+    const node = await startLocalOpenSearch({ port: 0, dataDir, heap: process.env.NEARDUP_BENCH_HEAP ?? "4g" });
+    engineUrl = node.url;
+    stop = () => node.stop();
+  }
+  const engine: Engine = await connectEngine({ url: engineUrl, requestTimeoutMs: 120_000 });
+  console.log(`Engine: ${engine.info.kind} ${engine.info.version} at ${engineUrl}.\n`);
+  try {
+    await installTemplates(engine);
+    const fingerprinter = await createFingerprinter();
+    const rawIndex = "bench-raw";
+    const dedupIndex = "bench-dedup";
+    await engine.deleteIndex(rawIndex);
+    await engine.deleteIndex(dedupIndex);
+    await engine.createIndex(rawIndex, { settings: { "index.number_of_replicas": 0 }, mappings: { properties: { text: { type: "text" } } } });
+    const metrics = createMetrics({ defaultMetrics: false });
+    const service = new DedupService(engine, fingerprinter, resolveDedupOptions({ index: dedupIndex }), createDedupMetrics(metrics.registry));
+    await service.ensureIndex();
+    await fetch(`${engineUrl}/${dedupIndex}/_settings`, { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify({ "index.number_of_replicas": 0 }) });
+
+    // 1. Raw _bulk baseline: all documents, text only.
+    let t = performance.now();
+    for (let start = 0; start < DOCS; start += BATCH) {
+      const ops: Record<string, unknown>[] = [];
+      for (let i = start; i < Math.min(DOCS, start + BATCH); i++) ops.push({ index: { _index: rawIndex, _id: `d${i}` } }, { text: makeDoc(poems, i) });
+      const r = await engine.bulk(ops);
+      if (r.errors) throw new Error("raw bulk had errors");
+    }
+    const rawSeconds = (performance.now() - t) / 1000;
+    const rawRate = DOCS / rawSeconds;
+
+    // 2. Ingest through the API over HTTP.
+    const readiness = new Readiness();
+    readiness.markReady();
+    const app = createApp({ logger: createLogger("warn"), metrics, readiness, fingerprinter: async () => fingerprinter, service: () => service });
+    const server = app.listen(0, "127.0.0.1");
+    await new Promise((r) => server.once("listening", r));
+    const api = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    let duplicatesAtIngest = 0;
+    t = performance.now();
+    for (let start = 0; start < INGEST; start += BATCH) {
+      const docs = [];
+      for (let i = start; i < Math.min(INGEST, start + BATCH); i++) docs.push({ id: `d${i}`, text: makeDoc(poems, i), time: T0 + i });
+      const res = await postJson(`${api}/v1/documents/_bulk`, docs);
+      if (res.status !== 200 || res.json.errors) throw new Error(`API bulk failed: ${JSON.stringify(res.json).slice(0, 300)}`);
+      for (const item of res.json.items as { result: { status: string } }[]) if (item.result.status === "duplicate") duplicatesAtIngest++;
+    }
+    const apiSeconds = (performance.now() - t) / 1000;
+    const apiRate = INGEST / apiSeconds;
+
+    // 3. The rest, with fingerprints, straight into the engine.
+    t = performance.now();
+    for (let start = INGEST; start < DOCS; start += 2000) {
+      const ops: Record<string, unknown>[] = [];
+      for (let i = start; i < Math.min(DOCS, start + 2000); i++) {
+        const text = makeDoc(poems, i);
+        const doc = { id: `d${i}`, idGiven: true, text, fields: undefined, time: T0 + i };
+        ops.push({ index: { _index: dedupIndex, _id: doc.id } }, documentSource("text", doc, fingerprinter.analyze(text), { status: "original" }));
+      }
+      const r = await engine.bulk(ops);
+      if (r.errors) throw new Error("preload bulk had errors");
+    }
+    const preloadSeconds = (performance.now() - t) / 1000;
+    await engine.refresh(dedupIndex);
+
+    // 4. Checks over HTTP, sequential: half near-duplicates of indexed documents, half new documents.
+    const latencies: number[] = [];
+    const candidates: number[] = [];
+    let caught = 0;
+    let falseAlarms = 0;
+    const rng = createRng(42);
+    for (let c = 0; c < CHECKS; c++) {
+      const planted = c % 2 === 0;
+      const text = planted ? nearDuplicate(makeDoc(poems, rng.int(DOCS)), c) : makeDoc(poems, DOCS + 1 + c);
+      const t1 = performance.now();
+      const res = await postJson(`${api}/v1/check`, { text, time: T0 + DOCS });
+      latencies.push(performance.now() - t1);
+      candidates.push(res.json.candidates as number);
+      if (res.json.status === "duplicate") {
+        if (planted) caught++;
+        else falseAlarms++;
+      }
+    }
+    server.close();
+    latencies.sort((a, b) => a - b);
+    candidates.sort((a, b) => a - b);
+    const hitsSum = (await metrics.registry.getSingleMetricAsString("neardup_engine_hits_per_lookup")).match(/_sum (\d+(?:\.\d+)?)/)?.[1];
+    const hitsCount = (await metrics.registry.getSingleMetricAsString("neardup_engine_hits_per_lookup")).match(/_count (\d+)/)?.[1];
+
+    // 5. Bytes per document.
+    const raw = await storeBytes(engineUrl, rawIndex);
+    const ded = await storeBytes(engineUrl, dedupIndex);
+
+    const f = (x: number, d = 0) => x.toLocaleString("en", { maximumFractionDigits: d, minimumFractionDigits: d });
+    console.log("| measure | value |");
+    console.log("|---|---|");
+    console.log(`| raw \`_bulk\`, text only (${f(DOCS)} docs, batches of ${BATCH}) | ${f(rawRate)} docs/s |`);
+    console.log(`| \`/v1/documents/_bulk\` with dedup (${f(INGEST)} docs, batches of ${BATCH}, over HTTP) | ${f(apiRate)} docs/s |`);
+    console.log(`| dedup ingest / raw ingest | ${f(apiRate / rawRate, 2)} |`);
+    console.log(`| duplicates found during ingest | ${f(duplicatesAtIngest)} |`);
+    console.log(`| preload of the other ${f(DOCS - INGEST)} docs (fingerprint + bulk, not via HTTP) | ${f((DOCS - INGEST) / preloadSeconds)} docs/s |`);
+    console.log(`| \`/v1/check\` latency at ${f(DOCS)} docs, p50 / p90 / p99 (${f(CHECKS)} sequential checks) | ${f(percentile(latencies, 50), 2)} / ${f(percentile(latencies, 90), 2)} / ${f(percentile(latencies, 99), 2)} ms |`);
+    console.log(`| candidates re-ranked per check, p50 / p99 / max | ${percentile(candidates, 50)} / ${percentile(candidates, 99)} / ${candidates[candidates.length - 1]} |`);
+    console.log(`| engine segment hits per lookup, mean (before the Hamming filter) | ${hitsSum && hitsCount ? f(Number(hitsSum) / Number(hitsCount), 1) : "?"} |`);
+    console.log(`| planted near-duplicates caught / new texts called duplicate | ${f(caught)} of ${f(Math.ceil(CHECKS / 2))} / ${f(falseAlarms)} of ${f(Math.floor(CHECKS / 2))} |`);
+    console.log(`| index bytes per document, without / with neardup fields | ${f(raw.bytes / raw.docs)} / ${f(ded.bytes / ded.docs)} (+${f((ded.bytes / ded.docs / (raw.bytes / raw.docs) - 1) * 100, 1)}%) |`);
+    console.log(`\nLoad average at end: ${loadavg().map((x) => x.toFixed(1)).join(" ")}.`);
+  } finally {
+    await engine.close();
+    await stop();
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) await run();
