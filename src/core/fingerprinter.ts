@@ -8,7 +8,9 @@ import type { Fingerprint } from "./fingerprint.js";
 import { parseIdfDictionary } from "./idf.js";
 import type { IdfTable } from "./idf.js";
 import { codePointLength, normalize } from "./normalize.js";
-import { createFeatureHasher, simhash128, simhash64, toHex128 } from "./simhash.js";
+import { createBigramTable } from "./bigram-table.js";
+import { createFeatureHasher, quantizeWeight, simhash128, simhash64, toHex128 } from "./simhash.js";
+import { SimhashAccumulator } from "./simhash-accumulator.js";
 import type { FeatureHasher, Fingerprint128 } from "./simhash.js";
 import { addBigramFeatures, DEFAULT_SHORT_TEXT_LENGTH } from "./short-text.js";
 import { createStopWords, parseStopWordList } from "./stopwords.js";
@@ -78,8 +80,8 @@ export interface Analysis {
   termCounts: ReadonlyMap<string, number>;
   /** TF-IDF word vector (for cosine). */
   vector: SparseVector;
-  /** Simhash features: the word vector, plus bigram features for short texts. */
-  features: SparseVector;
+  /** Simhash features: the word vector, plus bigram features for short texts (built when first read). */
+  readonly features: SparseVector;
   simhash: Fingerprint;
   /** `simhash` as 16 lowercase hex characters. */
   hex: string;
@@ -142,6 +144,32 @@ export function buildFingerprinter(options: FingerprinterOptions, resources: Cor
   const tokenizer = options.tokenizer ?? createMixedTokenizer(resources.segmentHan);
   const with128 = options.simhash128 ?? false;
 
+  const acc = new SimhashAccumulator();
+  const bigramTable = createBigramTable(hasher);
+
+  /**
+   * `simhash64(short ? addBigramFeatures(vector, ...) : vector)` without
+   * building the feature Map: words straight from the vector, bigrams through
+   * the typed-array table. Falls back to the Map path for what the table does
+   * not handle, and when a word starts with a space (it could collide with a
+   * bigram key, which the Map path resolves by overwriting).
+   */
+  const fingerprint = (vector: SparseVector, normalized: string, short: boolean): Fingerprint => {
+    acc.reset();
+    let spaced = false;
+    vector.forEach((w, term) => {
+      if (term.charCodeAt(0) === 0x20) spaced = true;
+      const q = quantizeWeight(w);
+      if (q !== 0) {
+        const h = hasher.hash(term, 0);
+        acc.add(h.hi, h.lo, q);
+      }
+    });
+    if (!short) return acc.result();
+    if (!spaced && bigramTable.addBigrams(acc, normalized, bigramIdf)) return acc.result();
+    return simhash64(addBigramFeatures(vector, normalized, bigramIdf), hasher);
+  };
+
   const analyze = (text: string, field = "text"): Analysis => {
     validateText(text, maxTextLength, field);
     const normalized = normalize(text);
@@ -151,8 +179,8 @@ export function buildFingerprinter(options: FingerprinterOptions, resources: Cor
     const termCounts = countTerms(tokens, stopWords);
     const vector = tfidfVector(termCounts, tokens.length, idf);
     const short = length < shortTextLength;
-    const features = short ? addBigramFeatures(vector, normalized, bigramIdf) : vector;
-    const simhash = simhash64(features, hasher);
+    const simhash = fingerprint(vector, normalized, short);
+    let features: SparseVector | undefined;
     const analysis: Analysis = {
       version: FINGERPRINT_VERSION,
       normalized,
@@ -161,13 +189,17 @@ export function buildFingerprinter(options: FingerprinterOptions, resources: Cor
       tokenCount: tokens.length,
       termCounts,
       vector,
-      features,
+      // Built on first read: the fingerprint above does not need the Map.
+      get features(): SparseVector {
+        features ??= short ? addBigramFeatures(vector, normalized, bigramIdf) : vector;
+        return features;
+      },
       simhash,
       hex: toHex(simhash),
       segments: toSegments(simhash),
     };
     if (with128) {
-      analysis.simhash128 = simhash128(features, hasher);
+      analysis.simhash128 = simhash128(analysis.features, hasher);
       analysis.hex128 = toHex128(analysis.simhash128);
     }
     return analysis;
