@@ -15,13 +15,12 @@
 import { Mutex } from "async-mutex";
 import { NeardupError } from "../core/errors.js";
 import type { Analysis, Fingerprinter } from "../core/fingerprinter.js";
-import { hamming } from "../core/fingerprint.js";
 import { bucketFor } from "../core/verdict.js";
-import type { Engine, SearchResponse } from "../engine/types.js";
+import type { Engine } from "../engine/types.js";
 import componentTemplate from "../../mappings/component-template.neardup.json" with { type: "json" };
 import type { Candidate } from "./candidate.js";
-import { candidateQuery } from "./candidates.js";
-import { candidateFromHit, documentSource, type Decision } from "./documents.js";
+import { documentSource, type Decision } from "./documents.js";
+import { fetchCandidates, type Lookup } from "./engine-candidates.js";
 import type { DocInput } from "./input.js";
 import type { DedupMetrics } from "./metrics.js";
 import type { DedupOptions, Policy } from "./options.js";
@@ -114,40 +113,8 @@ export class DedupService {
     return this.fingerprinter.analyze(text, field);
   }
 
-  /**
-   * Candidates from the engine for several analyses: one `_msearch` round trip
-   * for the segment lookups (doc values only), the Hamming filter, then one
-   * `_mget` for the texts of the candidates within the radius.
-   */
-  private async engineCandidates(items: { analysis: Analysis; time: number; excludeId: string | undefined; radius: number }[]): Promise<Candidate[][]> {
-    if (items.length === 0) return [];
-    const requests = items.map((it) => ({
-      index: this.options.index,
-      body: candidateQuery({
-        simhash: it.analysis.simhash,
-        radius: it.radius,
-        since: it.time - this.options.windowMs,
-        excludeId: it.excludeId,
-        size: this.options.maxCandidates,
-      }),
-    }));
-    const responses = items.length === 1 ? [await this.engine.search(requests[0]!)] : await this.engine.msearch(requests);
-    const perItem = responses.map((r, i) => {
-      if (r instanceof Error) throw new NeardupError("ENGINE_ERROR", `candidate search failed: ${r.message}`);
-      const { analysis, radius } = items[i]!;
-      const hits = (r as SearchResponse<never>).hits.hits;
-      this.metrics?.engineHits.observe(hits.length);
-      return hits.flatMap((h) => candidateFromHit(h) ?? []).filter((c) => hamming(analysis.simhash, c.simhash) <= radius);
-    });
-    const ids = [...new Set(perItem.flat().map((c) => c.id))];
-    if (ids.length > 0) {
-      const texts = await this.engine.mget<Record<string, unknown>>(this.options.index, ids, [this.options.textField]);
-      for (const c of perItem.flat()) {
-        const text = texts.get(c.id)?.[this.options.textField];
-        if (typeof text === "string") c.text = text;
-      }
-    }
-    return perItem;
+  private engineCandidates(lookups: Lookup[]): Promise<Candidate[][]> {
+    return fetchCandidates(this.engine, this.options, lookups, (hits) => this.metrics?.engineHits.observe(hits));
   }
 
   /** Recent-window candidates in the dedup window of `time`, excluding `excludeId`. */

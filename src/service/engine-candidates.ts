@@ -1,0 +1,148 @@
+/**
+ * Candidate retrieval from the engine for one or many lookups.
+ *
+ * One lookup: one segment query (see candidates.ts). Many lookups (a bulk):
+ * the lookups are grouped, and each group becomes ONE query whose `terms`
+ * clauses hold the union of the group's segment values; the hits are then
+ * assigned to lookups in TypeScript by Hamming distance and time. Per-query
+ * overhead in the engine dwarfs the cost of a few more terms, so this is
+ * several times cheaper than one query per document (bench/service.ts). A
+ * group whose hits reach the page size falls back to one query per lookup,
+ * so no candidate is ever lost to the cap. Survivors' texts come from one `_mget`.
+ */
+import { NeardupError } from "../core/errors.js";
+import type { Analysis } from "../core/fingerprinter.js";
+import { hamming } from "../core/fingerprint.js";
+import type { Engine, SearchHit, SearchRequest, SearchResponse } from "../engine/types.js";
+import type { Candidate } from "./candidate.js";
+import { CANDIDATE_FIELDS, candidateQuery, segmentTerms } from "./candidates.js";
+import { candidateFromHit } from "./documents.js";
+
+export interface Lookup {
+  analysis: Analysis;
+  /** Document time, epoch ms: candidates must be within the window before it. */
+  time: number;
+  excludeId: string | undefined;
+  radius: number;
+}
+
+export interface CandidateSource {
+  index: string;
+  textField: string;
+  windowMs: number;
+  /** Most hits read per single lookup. */
+  maxCandidates: number;
+  /** Hits read per grouped query before falling back to single lookups. Default 10,000 (the engines' result window). */
+  groupPage?: number;
+}
+
+/** Terms per field in one grouped query (engines refuse more than 65,536 by default). */
+const MAX_GROUP_TERMS = 30_000;
+/** Lookups per grouped query. */
+const MAX_GROUP_LOOKUPS = 250;
+/** Hits read per grouped query; reaching it means "fall back to single lookups". */
+const GROUP_PAGE = 10_000;
+
+function hitsOf(r: SearchResponse<unknown> | Error): SearchHit<unknown>[] {
+  if (r instanceof Error) throw new NeardupError("ENGINE_ERROR", `candidate search failed: ${r.message}`);
+  return r.hits.hits;
+}
+
+/** Lookups in groups small enough for one query each. */
+function groupLookups(lookups: Lookup[]): number[][] {
+  const groups: number[][] = [];
+  let current: number[] = [];
+  let terms = 0;
+  lookups.forEach((l, i) => {
+    const perField = segmentTerms(l.analysis.simhash, l.radius)["neardup.seg0"]!.length;
+    if (current.length > 0 && (current.length >= MAX_GROUP_LOOKUPS || terms + perField > MAX_GROUP_TERMS)) {
+      groups.push(current);
+      current = [];
+      terms = 0;
+    }
+    current.push(i);
+    terms += perField;
+  });
+  if (current.length > 0) groups.push(current);
+  return groups;
+}
+
+function groupQuery(lookups: Lookup[], members: number[], windowMs: number, page: number): Record<string, unknown> {
+  const union = new Map<string, Set<string>>();
+  let since = Infinity;
+  for (const i of members) {
+    const l = lookups[i]!;
+    since = Math.min(since, l.time - windowMs);
+    for (const [field, values] of Object.entries(segmentTerms(l.analysis.simhash, l.radius))) {
+      let set = union.get(field);
+      if (!set) union.set(field, (set = new Set()));
+      for (const v of values) set.add(v);
+    }
+  }
+  const should = [...union].map(([field, values]) => ({ terms: { [field]: [...values] } }));
+  return {
+    size: page,
+    track_total_hits: false,
+    _source: false,
+    docvalue_fields: CANDIDATE_FIELDS,
+    query: { bool: { filter: [{ bool: { should, minimum_should_match: 1 } }, { range: { "neardup.timestamp": { gte: since, format: "epoch_millis" } } }] } },
+  };
+}
+
+function singleRequest(source: CandidateSource, l: Lookup): SearchRequest {
+  return {
+    index: source.index,
+    body: candidateQuery({ simhash: l.analysis.simhash, radius: l.radius, since: l.time - source.windowMs, excludeId: l.excludeId, size: source.maxCandidates }),
+  };
+}
+
+/** Keeps a lookup's candidates: within its radius, its window, and not itself. */
+function accept(l: Lookup, c: Candidate, windowMs: number): boolean {
+  return c.id !== l.excludeId && c.time >= l.time - windowMs && hamming(l.analysis.simhash, c.simhash) <= l.radius;
+}
+
+/**
+ * Candidates within each lookup's radius and window, with their texts.
+ * `onHits` receives the number of engine hits per query (for metrics).
+ */
+export async function fetchCandidates(engine: Engine, source: CandidateSource, lookups: Lookup[], onHits?: (hits: number) => void): Promise<Candidate[][]> {
+  const out: Candidate[][] = lookups.map(() => []);
+  if (lookups.length === 0) return out;
+  const singles: number[] = [];
+  if (lookups.length === 1) singles.push(0);
+  else {
+    const page = source.groupPage ?? GROUP_PAGE;
+    const groups = groupLookups(lookups);
+    const responses = await engine.msearch(groups.map((g) => ({ index: source.index, body: groupQuery(lookups, g, source.windowMs, page) })));
+    responses.forEach((r, gi) => {
+      const hits = hitsOf(r);
+      onHits?.(hits.length);
+      const members = groups[gi]!;
+      if (hits.length >= page) {
+        singles.push(...members); // too many to be sure we saw them all: ask per lookup
+        return;
+      }
+      const candidates = hits.flatMap((h) => candidateFromHit(h) ?? []);
+      for (const i of members) out[i] = candidates.filter((c) => accept(lookups[i]!, c, source.windowMs)).map((c) => ({ ...c }));
+    });
+  }
+  if (singles.length > 0) {
+    const requests = singles.map((i) => singleRequest(source, lookups[i]!));
+    const responses = singles.length === 1 ? [await engine.search(requests[0]!)] : await engine.msearch(requests);
+    responses.forEach((r, k) => {
+      const hits = hitsOf(r);
+      onHits?.(hits.length);
+      const l = lookups[singles[k]!]!;
+      out[singles[k]!] = hits.flatMap((h) => candidateFromHit(h) ?? []).filter((c) => accept(l, c, source.windowMs));
+    });
+  }
+  const ids = [...new Set(out.flat().map((c) => c.id))];
+  if (ids.length > 0) {
+    const texts = await engine.mget<Record<string, unknown>>(source.index, ids, [source.textField]);
+    for (const c of out.flat()) {
+      const text = texts.get(c.id)?.[source.textField];
+      if (typeof text === "string") c.text = text;
+    }
+  }
+  return out;
+}
