@@ -5,6 +5,12 @@
  *   npm run bench:quality            # build pairs, score, run Python peers, print the table
  *   npm run bench:quality -- --seed 7
  *
+ * neardup is reported twice: the pairwise verdict (`compare` on every pair),
+ * and end to end, where a pair counts as found only if the verdict says
+ * duplicate AND b (the incoming text) is within its bucket's searchRadius of a,
+ * i.e. the segment lookup of the index or engine would have returned a at all.
+ * The radius table shows what other radii would find and what they cost.
+ *
  * Writes bench/out/quality/{pairs.jsonl,peer-input.jsonl,peer-output.json,results.json}.
  * Python peers need bench/quality/.venv (see docs/quality.md); without it the
  * Python columns are left out and said so.
@@ -13,7 +19,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { createFingerprinter, editSimilarity, hamming } from "../../src/core/index.js";
+import { bucketFor, createFingerprinter, editSimilarity, hamming, segmentRadius } from "../../src/core/index.js";
 import type { Analysis, VerdictOptions } from "../../src/core/index.js";
 import { OUT_DIR, writeDataset } from "./build-dataset.js";
 import { BUCKETS } from "./dataset.js";
@@ -27,7 +33,11 @@ interface Row extends Measured {
   pair: Pair;
   plainDistance: number;
   verdict: boolean;
+  /** The rule that fired at the defaults (null: not a duplicate). */
+  rule: string | null;
+  /** Search radius for b, the incoming text, as the service looks it up: its own length's bucket. */
   radius: number;
+  compareMs: number;
 }
 
 function arg(name: string, fallback: string): string {
@@ -65,7 +75,8 @@ async function main(): Promise<void> {
     }
     const t1 = performance.now();
     const v = fp.compare(a, b);
-    compareMs += performance.now() - t1;
+    const pairMs = performance.now() - t1;
+    compareMs += pairMs;
     const pa = plain.analyze(pair.a);
     const pb = plain.analyze(pair.b);
     const minLength = Math.min(a.length, b.length);
@@ -78,7 +89,9 @@ async function main(): Promise<void> {
       edit: v.editSimilarity ?? editSimilarity(a.normalized, b.normalized),
       plainDistance: hamming(pa.simhash, pb.simhash),
       verdict: v.duplicate,
-      radius: fp.searchRadius(minLength),
+      rule: v.rule,
+      radius: fp.searchRadius(b.length),
+      compareMs: pairMs,
     });
     const words = (t: string): string[] => fp.tokenize(t).filter((w) => !fp.stopWords.has(w));
     peerLines.push(
@@ -103,7 +116,7 @@ async function main(): Promise<void> {
 
   const methods: Method[] = [
     { name: "neardup (defaults, pairwise verdict)", decide: (r) => r.verdict },
-    { name: "neardup (defaults, within search radius)", decide: (r) => r.verdict && r.distance <= r.radius },
+    { name: "neardup (defaults, end to end: found within the search radius)", decide: (r) => r.verdict && r.distance <= r.radius },
     { name: `TF-IDF cosine >= ${cosineBest.threshold} (oracle ceiling)`, decide: (r) => r.cosine >= cosineBest.threshold },
     { name: "plain simhash, distance <= 3", decide: (r) => r.plainDistance <= 3 },
   ];
@@ -160,11 +173,34 @@ async function main(): Promise<void> {
     }),
   );
 
+  const perBucketOf = (sel: typeof scored, decideRow: (r: Row) => boolean): Record<string, Scores> =>
+    Object.fromEntries(BUCKETS.map((bucket) => {
+      const inBucket = sel.filter(({ r }) => r.pair.bucket === bucket);
+      return [bucket, score(inBucket.map(({ r }) => decideRow(r)), inBucket.map(({ r }) => r.label))];
+    }));
+  const heldDefaultsPerBucket = perBucketOf(heldOut, (r) => r.verdict);
+  const heldEndToEndPerBucket = perBucketOf(heldOut, (r) => r.verdict && r.distance <= r.radius);
+  const heldEndToEnd = score(heldOut.map(({ r }) => r.verdict && r.distance <= r.radius), heldOut.map(({ r }) => r.label));
+  const defaultsVsTuned = tuned.map((t, k) => {
+    const lower = k === 0 ? 0 : (bounds[k - 1] as [string, number])[1];
+    const d = bucketFor(fp.verdictOptions, lower);
+    const keys = ["maxDistance", "minCosine", "minEditSimilarity"] as const;
+    const differs = keys.filter((key) => d[key] !== t.rules[key]).map((key) => `${key} ${d[key]} vs tuned ${t.rules[key]}`);
+    return { bucket: t.bucket, defaults: `${d.name}: distance ${d.maxDistance} cosine ${d.minCosine} edit ${d.minEditSimilarity}`, differs };
+  });
+  const radii = radiusTable(scored.map(({ r }) => r), fp.verdictOptions);
+
   const curves = curvesPerBucket(scored.map(({ r }) => r), peers, scored.map(({ i }) => i));
   const byEdit = recallByEdit(rows);
   const timing = {
     neardupAnalyzeMsPerDoc: analyzeMs / analyzed,
     neardupCompareMsPerPair: compareMs / rows.length,
+    neardupCompareMsPerPairByBucket: Object.fromEntries(
+      BUCKETS.map((bucket) => {
+        const sel = rows.filter((r) => r.pair.bucket === bucket);
+        return [bucket, sel.reduce((t, r) => t + r.compareMs, 0) / Math.max(1, sel.length)];
+      }),
+    ),
     peersSecondsPerDoc: peers?.seconds_per_doc ?? null,
   };
   const report = {
@@ -177,9 +213,19 @@ async function main(): Promise<void> {
     cosineBest,
     lshBest,
     tuned,
-    heldOut: { defaults: heldDefaults, tuned: heldTuned, tunedPerBucket: heldTunedPerBucket },
+    heldOut: {
+      defaults: heldDefaults,
+      defaultsPerBucket: heldDefaultsPerBucket,
+      endToEnd: heldEndToEnd,
+      endToEndPerBucket: heldEndToEndPerBucket,
+      tuned: heldTuned,
+      tunedPerBucket: heldTunedPerBucket,
+    },
+    defaultsVsTuned,
+    radii,
     curves,
     byEdit,
+    rulesFired: countBy(rows.filter((r) => r.rule !== null).map((r) => r.rule as string)),
     timing,
   };
   writeFileSync(join(OUT_DIR, "results.json"), JSON.stringify(report, null, 1));
@@ -238,16 +284,63 @@ function curvesPerBucket(rows: Row[], peers: PeerOutput | null, index: number[])
   return out;
 }
 
-function recallByEdit(rows: Row[]): Record<string, { n: number; recall: number }> {
-  const out: Record<string, { n: number; hit: number }> = {};
+function recallByEdit(rows: Row[]): Record<string, { n: number; recall: number; endToEnd: number }> {
+  const out: Record<string, { n: number; hit: number; found: number }> = {};
   for (const r of rows) {
     if (r.label !== 1) continue;
     const key = r.pair.tier === "natural" ? `natural ${r.pair.edit}` : r.pair.edit;
-    const e = (out[key] ??= { n: 0, hit: 0 });
+    const e = (out[key] ??= { n: 0, hit: 0, found: 0 });
     e.n++;
     if (r.verdict) e.hit++;
+    if (r.verdict && r.distance <= r.radius) e.found++;
   }
-  return Object.fromEntries(Object.entries(out).sort().map(([k, v]) => [k, { n: v.n, recall: v.hit / v.n }]));
+  return Object.fromEntries(Object.entries(out).sort().map(([k, v]) => [k, { n: v.n, recall: v.hit / v.n, endToEnd: v.found / v.n }]));
+}
+
+/** Segment values looked up per search at `radius`: four segments, each with every value within floor(radius / 4) bits. */
+function probedValues(radius: number): number {
+  const k = segmentRadius(radius);
+  let perSegment = 0;
+  let c = 1;
+  for (let i = 0; i <= k; i++) {
+    perSegment += c; // C(16, i)
+    c = (c * (16 - i)) / (i + 1);
+  }
+  return 4 * perSegment;
+}
+
+const RADII = [3, 7, 11, 15, 19] as const;
+
+/**
+ * Retrieval at other radii: per bucket (of b, the incoming text), the share of
+ * near-duplicates within each radius, the end-to-end F1 with the default
+ * verdict at that radius, and the lookup cost (segment values probed; expected
+ * segment hits per search per million stored uniform fingerprints).
+ */
+function radiusTable(rows: Row[], options: VerdictOptions): {
+  radius: number;
+  probes: number;
+  hitsPerMillion: number;
+  perBucket: Record<string, { default: number; withinRadius: number; endToEndF1: number }>;
+}[] {
+  return RADII.map((radius) => {
+    const perBucket: Record<string, { default: number; withinRadius: number; endToEndF1: number }> = {};
+    for (const bucket of BUCKETS) {
+      const sel = rows.filter((r) => r.pair.bucket === bucket);
+      const pos = sel.filter((r) => r.label === 1);
+      perBucket[bucket] = {
+        default: bucketFor(options, bucketLower(bucket)).searchRadius,
+        withinRadius: pos.filter((r) => r.distance <= radius).length / Math.max(1, pos.length),
+        endToEndF1: score(sel.map((r) => r.verdict && r.distance <= radius), sel.map((r) => r.label)).f1,
+      };
+    }
+    const probes = probedValues(radius);
+    return { radius, probes, hitsPerMillion: (1e6 * probes) / 65536, perBucket };
+  });
+}
+
+function bucketLower(bucket: Bucket): number {
+  return { "<50": 0, "50-200": 50, "200-1000": 200, ">1000": 1000 }[bucket];
 }
 
 function printReport(report: {
@@ -256,9 +349,24 @@ function printReport(report: {
   skipped: number;
   results: MethodResult[];
   tuned: { bucket: string; rules: Rules; tuneF1: number }[];
-  heldOut: { defaults: Scores; tuned: Scores; tunedPerBucket: Record<string, Scores> };
-  byEdit: Record<string, { n: number; recall: number }>;
-  timing: { neardupAnalyzeMsPerDoc: number; neardupCompareMsPerPair: number; peersSecondsPerDoc: Record<string, number> | null };
+  heldOut: {
+    defaults: Scores;
+    defaultsPerBucket: Record<string, Scores>;
+    endToEnd: Scores;
+    endToEndPerBucket: Record<string, Scores>;
+    tuned: Scores;
+    tunedPerBucket: Record<string, Scores>;
+  };
+  defaultsVsTuned: { bucket: string; defaults: string; differs: string[] }[];
+  radii: ReturnType<typeof radiusTable>;
+  byEdit: Record<string, { n: number; recall: number; endToEnd: number }>;
+  rulesFired: Record<string, number>;
+  timing: {
+    neardupAnalyzeMsPerDoc: number;
+    neardupCompareMsPerPair: number;
+    neardupCompareMsPerPairByBucket: Record<string, number>;
+    peersSecondsPerDoc: Record<string, number> | null;
+  };
 }): void {
   console.log(`\n${report.pairs} pairs (${report.scoredPairs} scored, heavy edits apart; ${report.skipped} skipped: empty after normalization)\n`);
   const head = ["method", ...BUCKETS.map((b) => `F1 ${b}`), "P", "R", "F1", "heavy R"];
@@ -268,20 +376,38 @@ function printReport(report: {
     const cells = [r.name, ...BUCKETS.map((b) => pct(r.perBucket[b].f1)), pct(r.overall.precision), pct(r.overall.recall), pct(r.overall.f1), pct(r.heavyRecall)];
     console.log(`| ${cells.join(" | ")} |`);
   }
-  console.log("\nneardup defaults, per bucket: P / R / F1");
+  console.log("\nneardup defaults, per bucket: P / R / F1, pairwise verdict | end to end (b found within its bucket's search radius of a)");
   const nd = report.results[0] as MethodResult;
-  for (const b of BUCKETS) console.log(`  ${b.padEnd(9)} ${pct(nd.perBucket[b].precision)} / ${pct(nd.perBucket[b].recall)} / ${pct(nd.perBucket[b].f1)}`);
+  const e2e = report.results[1] as MethodResult;
+  const prf = (s: Scores): string => `${pct(s.precision)} / ${pct(s.recall)} / ${pct(s.f1)}`;
+  for (const b of BUCKETS) console.log(`  ${b.padEnd(9)} ${prf(nd.perBucket[b])} | ${prf(e2e.perBucket[b])}`);
   console.log("\ncalibrated rules (tuned on even ids, by shorter normalized length):");
   for (const t of report.tuned) {
     console.log(`  ${t.bucket.padEnd(9)} maxDistance ${t.rules.maxDistance} minCosine ${t.rules.minCosine} minEdit ${t.rules.minEditSimilarity} (tune F1 ${pct(t.tuneF1)})`);
   }
   const h = report.heldOut;
-  console.log(`held-out (odd ids): defaults F1 ${pct(h.defaults.f1)}, calibrated F1 ${pct(h.tuned.f1)}`);
-  console.log(`  calibrated per bucket F1: ${Object.entries(h.tunedPerBucket).map(([b, s]) => `${b} ${pct(s.f1)}`).join(", ")}`);
-  console.log("\nneardup recall by edit (defaults):");
-  for (const [k, v] of Object.entries(report.byEdit)) console.log(`  ${k.padEnd(32)} n=${String(v.n).padStart(4)} recall ${pct(v.recall)}`);
+  for (const d of report.defaultsVsTuned) console.log(`  ${d.bucket.padEnd(9)} defaults ${d.defaults}${d.differs.length === 0 ? " (same)" : ` (differs: ${d.differs.join(", ")})`}`);
+  const f1s = (m: Record<string, Scores>): string => Object.entries(m).map(([b, s]) => `${b} ${pct(s.f1)}`).join(", ");
+  console.log(`held-out (odd ids): defaults F1 ${pct(h.defaults.f1)}, calibrated F1 ${pct(h.tuned.f1)}, defaults end to end F1 ${pct(h.endToEnd.f1)}`);
+  console.log(`  defaults per bucket F1:            ${f1s(h.defaultsPerBucket)}`);
+  console.log(`  defaults end to end per bucket F1: ${f1s(h.endToEndPerBucket)}`);
+  console.log(`  calibrated per bucket F1:          ${f1s(h.tunedPerBucket)}`);
+  console.log("\nretrieval by search radius (bucket of b): share of near-duplicates within it / end-to-end F1 at the default verdict");
+  console.log(`| radius | values probed | segment hits per search per 1M docs | ${BUCKETS.join(" | ")} |`);
+  console.log(`|---|---|---|${BUCKETS.map(() => "---").join("|")}|`);
+  for (const r of report.radii) {
+    const cells = BUCKETS.map((b) => {
+      const x = r.perBucket[b] as { default: number; withinRadius: number; endToEndF1: number };
+      return `${pct(x.withinRadius)} / ${pct(x.endToEndF1)}${x.default === r.radius ? " (default)" : ""}`;
+    });
+    console.log(`| ${r.radius} | ${r.probes} | ${Math.round(r.hitsPerMillion)} | ${cells.join(" | ")} |`);
+  }
+  console.log(`\nrules that fired at the defaults (all pairs): ${Object.entries(report.rulesFired).sort().map(([k, n]) => `${k} ${n}`).join(", ")}`);
+  console.log("\nneardup recall by edit (defaults): pairwise / end to end");
+  for (const [k, v] of Object.entries(report.byEdit)) console.log(`  ${k.padEnd(32)} n=${String(v.n).padStart(4)} recall ${pct(v.recall)} / ${pct(v.endToEnd)}`);
   const t = report.timing;
   console.log(`\ntime: neardup analyze ${t.neardupAnalyzeMsPerDoc.toFixed(3)} ms/doc, compare ${t.neardupCompareMsPerPair.toFixed(3)} ms/pair`);
+  console.log(`  compare ms/pair by bucket: ${Object.entries(t.neardupCompareMsPerPairByBucket).map(([b, ms]) => `${b} ${ms.toFixed(3)}`).join(", ")}`);
   if (t.peersSecondsPerDoc) {
     for (const [k, v] of Object.entries(t.peersSecondsPerDoc)) console.log(`  ${k.padEnd(24)} ${(v * 1000).toFixed(3)} ms/doc`);
   }

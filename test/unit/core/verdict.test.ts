@@ -1,7 +1,18 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { DEFAULT_VERDICT_OPTIONS, FINGERPRINT_VERSION } from "../../../src/core/index.js";
-import type { Fingerprinter } from "../../../src/core/index.js";
+import { bucketFor, DEFAULT_VERDICT_OPTIONS, FINGERPRINT_VERSION, segmentRadius, validateVerdictOptions } from "../../../src/core/index.js";
+import type { Fingerprinter, VerdictOptions } from "../../../src/core/index.js";
 import { defaultFingerprinter } from "./helpers.js";
+
+/** The defaults with one rule switched off in every bucket. */
+function without(rule: "maxDistance" | "minCosine" | "minEditSimilarity"): VerdictOptions {
+  return { buckets: DEFAULT_VERDICT_OPTIONS.buckets.map((b) => ({ ...b, [rule]: null })) };
+}
+
+const PARAGRAPH =
+  "自然语言处理是计算机科学领域与人工智能领域中的一个重要方向。它研究能实现人与计算机之间用自然语言进行有效通信的各种理论和方法。" +
+  "自然语言处理是一门融语言学、计算机科学、数学于一体的科学。因此，这一领域的研究将涉及自然语言，即人们日常使用的语言，" +
+  "所以它与语言学的研究有着密切的联系，但又有重要的区别。自然语言处理并不是一般地研究自然语言，而在于研制能有效地实现自然语言通信的计算机系统，" +
+  "特别是其中的软件系统。因而它是计算机科学的一部分。";
 
 describe("fingerprinter and verdict", () => {
   let fp: Fingerprinter;
@@ -20,30 +31,80 @@ describe("fingerprinter and verdict", () => {
     expect(a.vector.has(" 飞碟")).toBe(false);
   });
 
-  it("the original short pair is a duplicate by edit similarity", () => {
-    const v = fp.compare("你妈妈喊你回家吃饭哦，回家罗回家罗", "你妈妈叫你回家吃饭啦，回家罗回家罗");
-    expect(v).toMatchObject({ duplicate: true, rule: "short.edit", bucket: "short" });
+  it("the original 17-character pair is a duplicate: cosine decides first, edit similarity would too", async () => {
+    const a = "你妈妈喊你回家吃饭哦，回家罗回家罗";
+    const b = "你妈妈叫你回家吃饭啦，回家罗回家罗";
+    const v = fp.compare(a, b);
+    expect(v).toMatchObject({ duplicate: true, rule: "tiny.cosine", bucket: "tiny", distance: 8 });
+    expect(v.cosine).toBeGreaterThanOrEqual(0.7);
     expect(v.editSimilarity).toBeCloseTo(15 / 17, 12);
+    expect(v.editSimilarity!).toBeGreaterThanOrEqual(0.85);
+    // With the cosine rule off, the edit rule (0.88 >= 0.85) catches it on its own.
+    const { createFingerprinter } = await import("../../../src/core/index.js");
+    const editOnly = await createFingerprinter({ verdict: without("minCosine") });
+    expect(editOnly.compare(a, b)).toMatchObject({ duplicate: true, rule: "tiny.edit" });
   });
 
-  it("unrelated short texts are not duplicates", () => {
+  it("a tiny pair with a changed character in a word is a duplicate by edit similarity", () => {
+    // The changed character splits a word: cosine 0.41 < 0.7, edit similarity 15/16.
+    const v = fp.compare("十年身事各如萍，白首相逢淚滿纓。", "蹔年身事各如萍，白首相逢淚滿纓。");
+    expect(v).toMatchObject({ duplicate: true, rule: "tiny.edit", bucket: "tiny" });
+    expect(v.cosine).toBeLessThan(0.7);
+    expect(v.editSimilarity).toBeCloseTo(15 / 16, 12);
+  });
+
+  it("unrelated tiny texts are not duplicates", () => {
     const v = fp.compare("今天天气很好，我们去公园散步吧", "股市大跌，投资者纷纷抛售手中的股票");
-    expect(v.duplicate).toBe(false);
-    expect(v.rule).toBeNull();
+    expect(v).toMatchObject({ duplicate: false, rule: null, bucket: "tiny" });
+  });
+
+  it("a medium pair with four reworded phrases is a duplicate by edit similarity, not simhash", () => {
+    const b = PARAGRAPH.replace("重要方向", "关键方向")
+      .replace("各种理论和方法", "种种理论与方法")
+      .replace("密切的联系", "紧密的联系")
+      .replace("特别是", "尤其是");
+    const v = fp.compare(PARAGRAPH, b);
+    expect(v).toMatchObject({ duplicate: true, rule: "medium.edit", bucket: "medium" });
+    expect(v.distance).toBeGreaterThan(3);
+    expect(v.editSimilarity!).toBeGreaterThanOrEqual(0.75);
+  });
+
+  it("a medium pair with its sentences reversed is a duplicate by simhash although edit similarity is low", () => {
+    const v = fp.compare(PARAGRAPH, PARAGRAPH.split("。").reverse().join("。"));
+    expect(v).toMatchObject({ duplicate: true, rule: "medium.simhash", bucket: "medium" });
+    expect(v.editSimilarity!).toBeLessThan(0.75);
   });
 
   it("identical long texts are duplicates by simhash at distance 0", () => {
     const long = "自然语言处理是计算机科学领域与人工智能领域中的一个重要方向。".repeat(40);
     const v = fp.compare(long, long);
-    expect(v).toMatchObject({ duplicate: true, rule: "long.simhash", distance: 0 });
+    expect(v).toMatchObject({ duplicate: true, rule: "long.simhash", bucket: "long", distance: 0, editSimilarity: 1 });
     expect(v.cosine).toBeCloseTo(1, 12);
   });
 
-  it("search radius follows the bucket", () => {
-    expect(fp.searchRadius(10)).toBe(8);
-    expect(fp.searchRadius(500)).toBe(6);
-    expect(fp.searchRadius(5000)).toBe(3);
+  it("huge texts (5,000+ code points) are judged without edit distance", () => {
+    const huge = "自然语言处理是计算机科学领域与人工智能领域中的一个重要方向。".repeat(180);
+    const v = fp.compare(huge, huge);
+    expect(v).toMatchObject({ duplicate: true, rule: "huge.simhash", bucket: "huge", distance: 0, editSimilarity: null, charCosine: null });
+  });
+
+  it("buckets and search radii follow the shorter text's length", () => {
+    const at = (n: number) => [bucketFor(DEFAULT_VERDICT_OPTIONS, n).name, fp.searchRadius(n)];
+    expect([1, 49, 50, 199, 200, 999, 1000, 4999, 5000, 1e6].map(at)).toEqual([
+      ["tiny", 11], ["tiny", 11], ["short", 11], ["short", 11], ["medium", 7], ["medium", 7],
+      ["long", 3], ["long", 3], ["huge", 3], ["huge", 3],
+    ]);
+  });
+
+  it("the defaults are valid, edit distance stays below 5,000 code points, and each radius is the widest of its lookup cost", () => {
+    expect(() => validateVerdictOptions(DEFAULT_VERDICT_OPTIONS)).not.toThrow();
     expect(DEFAULT_VERDICT_OPTIONS.buckets.at(-1)!.maxLength).toBe(Infinity);
+    for (const b of DEFAULT_VERDICT_OPTIONS.buckets) {
+      if (b.minEditSimilarity !== null) expect(b.maxLength).toBeLessThanOrEqual(5000);
+      // radius + 1 would probe more segment values; radius itself probes no more than radius - (radius % 4).
+      expect(segmentRadius(b.searchRadius + 1)).toBeGreaterThan(segmentRadius(b.searchRadius));
+      expect(b.maxDistance ?? 0).toBeLessThanOrEqual(b.searchRadius);
+    }
   });
 
   it("128-bit simhash is available as an option", async () => {
