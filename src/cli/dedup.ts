@@ -28,7 +28,7 @@ export interface DedupRecord {
   duplicate_of: string | null;
   /** Hamming distance of the simhashes to `duplicate_of`. */
   distance: number | null;
-  /** Edit similarity (short texts) or TF-IDF cosine to `duplicate_of`, 4 decimals. */
+  /** The measure of the rule that fired: edit similarity for an `.edit` rule, else TF-IDF cosine; 4 decimals. */
   similarity: number | null;
   /** The verdict rule that fired, e.g. `long.simhash`, `short.edit`. */
   reason: string | null;
@@ -98,7 +98,9 @@ export class BatchDeduper {
       const prev = this.seen.get(matches[i]!.id)!;
       const v = decide(comparable, prev.comparable, fp.verdictOptions);
       if (!v.duplicate) continue;
-      const pick = { prev, distance: v.distance, similarity: v.editSimilarity ?? v.cosine, rule: v.rule! };
+      const rule = v.rule!;
+      const similarity = rule.endsWith(".edit") && v.editSimilarity !== null ? v.editSimilarity : v.cosine;
+      const pick = { prev, distance: v.distance, similarity, rule };
       // Prefer an original (nearest first); else the nearest duplicate, joining its cluster.
       if (prev.root === prev.ordinal) {
         chosen = pick;

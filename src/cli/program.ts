@@ -67,7 +67,7 @@ export function createProgram(env: CliEnv): Command {
     .option("--time-field <name>", "JSONL field with the time: ISO 8601 or epoch number (needed for --window)")
     .addOption(new Option("--time-unit <unit>", "unit of numeric times").choices(["ms", "s"]).default("ms"))
     .option("-o, --out <file>", "write verdicts here instead of stdout")
-    .option("--radius <bits>", "Hamming radius for candidates (default: by text length, 8 short / 6 medium / 3 long)", parseNonNegativeInt("--radius", 64))
+    .option("--radius <bits>", "Hamming radius for candidates (default: by text length, from the verdict buckets; >= 12 scans everything)", parseNonNegativeInt("--radius", 64))
     .option("--max-distance <bits>", "duplicate when simhash distance <= this (all length buckets)", parseNonNegativeInt("--max-distance", 64))
     .option("--min-cosine <x>", "duplicate when TF-IDF cosine >= this (all length buckets)", parseFraction("--min-cosine"))
     .option("--min-edit-similarity <x>", "duplicate when edit similarity >= this (all length buckets)", parseFraction("--min-edit-similarity"))

@@ -1,21 +1,26 @@
 /**
  * The segment tables over typed arrays: fingerprints addressed by handle.
  *
- * Layout. Every insert gets the next sequence number (seq, starting at 1; 0
- * means "none"). Entries live in chunks of 65,536 seqs, each chunk holding the
- * halves `hi`/`lo` (8 bytes an entry), four "next" links (one per segment
- * table, 16 bytes an entry) and a dead-bit (1 bit). The four tables are
- * `heads[t * 65536 + segment]` = the newest seq in that bucket; each entry's
- * `next[4 * i + t]` is the next older seq in the same bucket of table t. So a
- * bucket is a chain in decreasing seq order, and everything costs 24 bytes an
- * entry plus 1 MB of heads, with no per-entry objects.
+ * Entries. Every insert gets the next sequence number (seq, from 1; 0 means
+ * "none"). Fingerprints live in chunks of 65,536 seqs as interleaved
+ * `[hi, lo]` uint32 pairs (8 bytes an entry) plus a dead-bit; chunks are
+ * freed whole as they expire, so memory follows the live window.
+ *
+ * Tables. Table t is keyed by segment t (16 bits, seg0 = bits 63..48). Most
+ * entries sit in a *base*: per table, a CSR layout of `offsets` (65,537) and
+ * `perm` (the seqs, grouped by segment value, 4 bytes an entry per table), so a
+ * bucket is one contiguous run and the CPU can fetch its fingerprints in
+ * parallel. Recent inserts sit in a *delta*: per table, chains through
+ * `deltaHeads`/`deltaNext` (newest first). When the delta reaches 1/8 of the
+ * base (at least 65,536, at most 4M) the live entries are re-sorted into a new
+ * base (counting sort, O(live)); removed and expired entries drop out then.
+ * Total: 24 bytes an entry, plus at most 16 bytes per delta entry.
  *
  * Expiry. Seqs are handed out in time order (see {@link Timeline}), so the
- * expired entries are exactly the seqs below `tail`: expiring moves `tail`
- * up, visits only the expired seqs, and frees whole chunks. Chains are never
- * rewritten: a walk stops at the first seq below `tail`, since everything
- * after it in the chain is older still. Removal of a single entry sets its
- * dead bit; its slot is reclaimed when it expires or by rebuilding.
+ * expired entries are exactly the seqs below `tail`: expiring moves `tail` up,
+ * visits only the expired seqs and frees whole chunks. Tables are not touched:
+ * a probe skips seqs below `tail` (delta chains stop there, as everything
+ * after is older). Removing one entry sets its dead bit.
  */
 import { popcount32 } from "../core/fingerprint.js";
 import { segmentMasks, segmentSlack } from "./neighbours.js";
@@ -25,6 +30,9 @@ const CHUNK_BITS = 16;
 const CHUNK_SIZE = 1 << CHUNK_BITS;
 const CHUNK_MASK = CHUNK_SIZE - 1;
 const BUCKETS = 1 << 16;
+const OFFSETS = BUCKETS + 1;
+const MIN_DELTA = 65_536;
+const MAX_DELTA = 4_000_000;
 
 /** Largest seq handed out; a caller rebuilds the table (seqs restart at 1) before reaching it. */
 export const MAX_SEQ = 0xfffffff0;
@@ -33,22 +41,12 @@ export const MAX_SEQ = 0xfffffff0;
 const MAX_PROBE_SLACK = 2;
 
 interface Chunk {
-  readonly hi: Uint32Array;
-  readonly lo: Uint32Array;
-  readonly next: Uint32Array;
+  /** hi, lo of entry `off` at 2 * off, 2 * off + 1. */
+  readonly hl: Uint32Array;
   readonly dead: Uint8Array;
 }
 
-function newChunk(): Chunk {
-  return {
-    hi: new Uint32Array(CHUNK_SIZE),
-    lo: new Uint32Array(CHUNK_SIZE),
-    next: new Uint32Array(CHUNK_SIZE * 4),
-    dead: new Uint8Array(CHUNK_SIZE >>> 3),
-  };
-}
-
-const CHUNK_BYTES = CHUNK_SIZE * (4 + 4 + 16) + (CHUNK_SIZE >>> 3);
+const CHUNK_BYTES = CHUNK_SIZE * 8 + (CHUNK_SIZE >>> 3);
 
 /** Lookup results, reused between calls: `seqs[i]` at Hamming distance `distances[i]`, i < count. */
 export interface Hits {
@@ -58,7 +56,6 @@ export interface Hits {
 }
 
 export class FingerprintTable {
-  private readonly heads = new Uint32Array(BUCKETS * 4);
   private chunks: Chunk[] = [];
   /** Chunk number (seq >>> 16) of chunks[0]. */
   private chunkBase = 0;
@@ -66,6 +63,15 @@ export class FingerprintTable {
   private tailSeq = 1;
   private live = 0;
   private readonly timeline = new Timeline();
+
+  private baseOffsets = new Uint32Array(4 * OFFSETS);
+  private basePerm: Uint32Array[] = [new Uint32Array(0), new Uint32Array(0), new Uint32Array(0), new Uint32Array(0)];
+  private baseCount = 0;
+  /** Seqs from here on are in the delta. */
+  private deltaStart = 1;
+  private readonly deltaHeads = new Uint32Array(4 * BUCKETS);
+  private deltaNext = new Uint32Array(4 * 1024);
+
   readonly hits: Hits = { count: 0, seqs: new Uint32Array(64), distances: new Uint8Array(64) };
 
   /** Live entries. */
@@ -88,9 +94,23 @@ export class FingerprintTable {
     return this.tailSeq;
   }
 
-  /** Bytes held in typed arrays (chunks, heads, timeline). */
+  /** Entries in the delta (not yet merged into the base). */
+  get deltaSize(): number {
+    return this.nextSeq - this.deltaStart;
+  }
+
+  /** Bytes held in typed arrays. */
   get byteLength(): number {
-    return this.chunks.length * CHUNK_BYTES + this.heads.byteLength + this.timeline.byteLength;
+    let perms = 0;
+    for (const p of this.basePerm) perms += p.byteLength;
+    return (
+      this.chunks.length * CHUNK_BYTES +
+      perms +
+      this.baseOffsets.byteLength +
+      this.deltaHeads.byteLength +
+      this.deltaNext.byteLength +
+      this.timeline.byteLength
+    );
   }
 
   /** Appends a fingerprint; returns its seq. `hi`/`lo` are uint32; `time` a finite number. */
@@ -100,29 +120,38 @@ export class FingerprintTable {
     const ci = (seq >>> CHUNK_BITS) - this.chunkBase;
     let c = this.chunks[ci];
     if (c === undefined) {
-      c = newChunk();
+      c = { hl: new Uint32Array(CHUNK_SIZE * 2), dead: new Uint8Array(CHUNK_SIZE >>> 3) };
       this.chunks[ci] = c;
     }
     const off = seq & CHUNK_MASK;
-    c.hi[off] = hi;
-    c.lo[off] = lo;
-    const n = off * 4;
-    const heads = this.heads;
+    c.hl[2 * off] = hi;
+    c.hl[2 * off + 1] = lo;
+
+    const d = (seq - this.deltaStart) * 4;
+    if (d + 4 > this.deltaNext.length) {
+      const grown = new Uint32Array(this.deltaNext.length * 2);
+      grown.set(this.deltaNext);
+      this.deltaNext = grown;
+    }
+    const heads = this.deltaHeads;
+    const next = this.deltaNext;
     let b = hi >>> 16;
-    c.next[n] = heads[b]!;
+    next[d] = heads[b]!;
     heads[b] = seq;
     b = BUCKETS + (hi & 0xffff);
-    c.next[n + 1] = heads[b]!;
+    next[d + 1] = heads[b]!;
     heads[b] = seq;
     b = 2 * BUCKETS + (lo >>> 16);
-    c.next[n + 2] = heads[b]!;
+    next[d + 2] = heads[b]!;
     heads[b] = seq;
     b = 3 * BUCKETS + (lo & 0xffff);
-    c.next[n + 3] = heads[b]!;
+    next[d + 3] = heads[b]!;
     heads[b] = seq;
+
     this.timeline.push(seq, time);
     this.nextSeq = seq + 1;
     this.live++;
+    if (this.nextSeq - this.deltaStart >= Math.min(MAX_DELTA, Math.max(MIN_DELTA, this.baseCount >>> 3))) this.merge();
     return seq;
   }
 
@@ -144,11 +173,11 @@ export class FingerprintTable {
   }
 
   hiOf(seq: number): number {
-    return this.chunks[(seq >>> CHUNK_BITS) - this.chunkBase]!.hi[seq & CHUNK_MASK]!;
+    return this.chunks[(seq >>> CHUNK_BITS) - this.chunkBase]!.hl[2 * (seq & CHUNK_MASK)]!;
   }
 
   loOf(seq: number): number {
-    return this.chunks[(seq >>> CHUNK_BITS) - this.chunkBase]!.lo[seq & CHUNK_MASK]!;
+    return this.chunks[(seq >>> CHUNK_BITS) - this.chunkBase]!.hl[2 * (seq & CHUNK_MASK) + 1]!;
   }
 
   /** Effective insertion time of a live seq. */
@@ -172,13 +201,52 @@ export class FingerprintTable {
     }
     this.live -= expired;
     this.tailSeq = newTail;
-    // Free chunks whose last seq is below the tail.
     while (this.chunks.length > 0 && (this.chunkBase + 1) * CHUNK_SIZE <= newTail) {
       this.chunks.shift();
       this.chunkBase++;
     }
     if (this.chunks.length === 0) this.chunkBase = newTail >>> CHUNK_BITS;
     return expired;
+  }
+
+  /**
+   * Re-sorts every live entry into the base tables and empties the delta
+   * (counting sort by segment, O(live); old tables are freed first, so memory
+   * does not double). Called by insert as the delta grows.
+   */
+  merge(): void {
+    const counts = new Uint32Array(4 * OFFSETS);
+    let n = 0;
+    this.forEachLiveSeq((_s, hi, lo) => {
+      counts[(hi >>> 16) + 1]!++;
+      counts[OFFSETS + (hi & 0xffff) + 1]!++;
+      counts[2 * OFFSETS + (lo >>> 16) + 1]!++;
+      counts[3 * OFFSETS + (lo & 0xffff) + 1]!++;
+      n++;
+    });
+    for (let t = 0; t < 4; t++) {
+      const o = t * OFFSETS;
+      for (let v = 1; v < OFFSETS; v++) counts[o + v]! += counts[o + v - 1]!;
+    }
+    this.basePerm = [new Uint32Array(0), new Uint32Array(0), new Uint32Array(0), new Uint32Array(0)];
+    const p0 = new Uint32Array(n);
+    const p1 = new Uint32Array(n);
+    const p2 = new Uint32Array(n);
+    const p3 = new Uint32Array(n);
+    const fill = counts.slice();
+    this.forEachLiveSeq((s, hi, lo) => {
+      p0[fill[hi >>> 16]!++] = s;
+      p1[fill[OFFSETS + (hi & 0xffff)]!++] = s;
+      p2[fill[2 * OFFSETS + (lo >>> 16)]!++] = s;
+      p3[fill[3 * OFFSETS + (lo & 0xffff)]!++] = s;
+    });
+    this.basePerm = [p0, p1, p2, p3];
+    this.baseOffsets = counts;
+    this.baseCount = n;
+    this.deltaStart = this.nextSeq;
+    this.deltaHeads.fill(0);
+    const want = 4 * Math.min(MAX_DELTA, Math.max(MIN_DELTA, n >>> 3));
+    if (this.deltaNext.length > want) this.deltaNext = new Uint32Array(want);
   }
 
   /**
@@ -192,38 +260,41 @@ export class FingerprintTable {
     this.hits.count = 0;
     if (slack > MAX_PROBE_SLACK) return this.scan(hi, lo, radius);
     const masks = segmentMasks(slack);
-    const q0 = hi >>> 16;
-    const q1 = hi & 0xffff;
-    const q2 = lo >>> 16;
-    const q3 = lo & 0xffff;
-    const heads = this.heads;
+    const q = [hi >>> 16, hi & 0xffff, lo >>> 16, lo & 0xffff] as const;
     const chunks = this.chunks;
     const base = this.chunkBase;
     const tail = this.tailSeq;
+    const offsets = this.baseOffsets;
+    const deltaStart = this.deltaStart;
+    const heads = this.deltaHeads;
+    const next = this.deltaNext;
     for (let t = 0; t < 4; t++) {
-      const q = t === 0 ? q0 : t === 1 ? q1 : t === 2 ? q2 : q3;
+      const qt = q[t];
+      const perm = this.basePerm[t]!;
       for (let m = 0; m < masks.length; m++) {
-        let s = heads[t * BUCKETS + (q ^ masks[m]!)]!;
-        while (s >= tail) {
-          const c = chunks[(s >>> CHUNK_BITS) - base]!;
-          const off = s & CHUNK_MASK;
-          if ((c.dead[off >>> 3]! & (1 << (off & 7))) === 0) {
-            const eh = c.hi[off]!;
-            const el = c.lo[off]!;
-            const d = popcount32(eh ^ hi) + popcount32(el ^ lo);
-            // Report an entry from the first table whose probe reaches it, so
-            // hits are unique without a visited set: skip it here if an
-            // earlier table's segment is within the slack too.
-            if (
-              d <= radius &&
-              (t < 1 || popcount32((eh >>> 16) ^ q0) > slack) &&
-              (t < 2 || popcount32((eh & 0xffff) ^ q1) > slack) &&
-              (t < 3 || popcount32((el >>> 16) ^ q2) > slack)
-            ) {
-              this.push(s, d);
-            }
-          }
-          s = c.next[off * 4 + t]!;
+        const v = qt ^ masks[m]!;
+        // Base: one contiguous run of seqs.
+        const end = offsets[t * OFFSETS + v + 1]!;
+        for (let i = offsets[t * OFFSETS + v]!; i < end; i++) {
+          const s = perm[i]!;
+          if (s < tail) continue;
+          const hl = chunks[(s >>> CHUNK_BITS) - base]!.hl;
+          const k = 2 * (s & CHUNK_MASK);
+          const eh = hl[k]!;
+          const el = hl[k + 1]!;
+          const d = popcount32(eh ^ hi) + popcount32(el ^ lo);
+          if (d <= radius && this.firstProbe(eh, el, t, q, slack) && this.isLive(s)) this.push(s, d);
+        }
+        // Delta: a chain, newest first; stop at the base or the tail.
+        let s = heads[t * BUCKETS + v]!;
+        while (s >= deltaStart && s >= tail) {
+          const hl = chunks[(s >>> CHUNK_BITS) - base]!.hl;
+          const k = 2 * (s & CHUNK_MASK);
+          const eh = hl[k]!;
+          const el = hl[k + 1]!;
+          const d = popcount32(eh ^ hi) + popcount32(el ^ lo);
+          if (d <= radius && this.firstProbe(eh, el, t, q, slack) && this.isLive(s)) this.push(s, d);
+          s = next[(s - deltaStart) * 4 + t]!;
         }
       }
     }
@@ -235,13 +306,13 @@ export class FingerprintTable {
     this.hits.count = 0;
     for (let ci = 0; ci < this.chunks.length; ci++) {
       const c = this.chunks[ci]!;
+      const hl = c.hl;
       const first = Math.max(this.tailSeq, (this.chunkBase + ci) * CHUNK_SIZE);
       const end = Math.min(this.nextSeq, (this.chunkBase + ci + 1) * CHUNK_SIZE);
       for (let s = first; s < end; s++) {
         const off = s & CHUNK_MASK;
-        if ((c.dead[off >>> 3]! & (1 << (off & 7))) !== 0) continue;
-        const d = popcount32(c.hi[off]! ^ hi) + popcount32(c.lo[off]! ^ lo);
-        if (d <= radius) this.push(s, d);
+        const d = popcount32(hl[2 * off]! ^ hi) + popcount32(hl[2 * off + 1]! ^ lo);
+        if (d <= radius && (c.dead[off >>> 3]! & (1 << (off & 7))) === 0) this.push(s, d);
       }
     }
     return this.hits.count;
@@ -251,13 +322,34 @@ export class FingerprintTable {
   forEachLive(visit: (seq: number, hi: number, lo: number, time: number) => void): void {
     if (this.live === 0) return;
     let cursor = this.timeline.cursor(this.tailSeq);
-    for (let s = this.tailSeq; s < this.nextSeq; s++) {
-      if (!this.isLive(s)) continue;
+    this.forEachLiveSeq((s, hi, lo) => {
       cursor = this.timeline.advance(cursor, s);
-      const c = this.chunks[(s >>> CHUNK_BITS) - this.chunkBase]!;
-      const off = s & CHUNK_MASK;
-      visit(s, c.hi[off]!, c.lo[off]!, this.timeline.timeAt(cursor));
+      visit(s, hi, lo, this.timeline.timeAt(cursor));
+    });
+  }
+
+  private forEachLiveSeq(visit: (seq: number, hi: number, lo: number) => void): void {
+    for (let ci = 0; ci < this.chunks.length; ci++) {
+      const c = this.chunks[ci]!;
+      const first = Math.max(this.tailSeq, (this.chunkBase + ci) * CHUNK_SIZE);
+      const end = Math.min(this.nextSeq, (this.chunkBase + ci + 1) * CHUNK_SIZE);
+      for (let s = first; s < end; s++) {
+        const off = s & CHUNK_MASK;
+        if ((c.dead[off >>> 3]! & (1 << (off & 7))) === 0) visit(s, c.hl[2 * off]!, c.hl[2 * off + 1]!);
+      }
     }
+  }
+
+  /**
+   * An entry is reported from the first table whose probe reaches it, so hits
+   * are unique without a visited set: not from table t if an earlier table's
+   * segment is within the slack too.
+   */
+  private firstProbe(eh: number, el: number, t: number, q: readonly [number, number, number, number], slack: number): boolean {
+    if (t > 0 && popcount32((eh >>> 16) ^ q[0]) <= slack) return false;
+    if (t > 1 && popcount32((eh & 0xffff) ^ q[1]) <= slack) return false;
+    if (t > 2 && popcount32((el >>> 16) ^ q[2]) <= slack) return false;
+    return true;
   }
 
   private push(seq: number, distance: number): void {

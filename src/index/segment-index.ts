@@ -137,6 +137,14 @@ export class SegmentIndex {
     return out;
   }
 
+  /**
+   * Sorts every entry into the contiguous base tables now (inserts do this on
+   * their own as the recent-entries delta grows); call after a bulk load.
+   */
+  optimize(): void {
+    this.table.merge();
+  }
+
   /** Rebuilds the tables from the live entries, reclaiming removed and replaced slots. */
   compact(): void {
     this.rebuild();
@@ -154,6 +162,7 @@ export class SegmentIndex {
   static load(path: string): SegmentIndex {
     const index = new SegmentIndex();
     readIndexFile(path, (hi, lo, time, id) => index.insert(id, { hi, lo }, time));
+    index.optimize();
     return index;
   }
 
@@ -191,5 +200,6 @@ export class SegmentIndex {
       this.ids.set(s, id);
       this.idMap.set(id, s);
     });
+    this.table.merge();
   }
 }

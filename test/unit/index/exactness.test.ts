@@ -6,9 +6,13 @@ import type { Fingerprint } from "../../../src/core/fingerprint.js";
 import { bruteForce, flipBits, randomFingerprint, rng } from "./random.js";
 import type { ModelEntry } from "./random.js";
 
+/** Half the entries sorted into the base tables, half in the delta chains: both paths are checked. */
 function build(entries: readonly ModelEntry[]): SegmentIndex {
   const index = new SegmentIndex();
-  for (const e of entries) index.insert(e.id, e.fp, e.time);
+  entries.forEach((e, i) => {
+    index.insert(e.id, e.fp, e.time);
+    if (i === entries.length >> 1) index.optimize();
+  });
   return index;
 }
 
@@ -64,6 +68,12 @@ describe("SegmentIndex.lookup equals brute force", () => {
     }
   });
 
+  it("a delta-only index gives the same answers", () => {
+    const delta = new SegmentIndex();
+    for (const e of entries) delta.insert(e.id, e.fp, e.time);
+    for (const q of queries.slice(0, 100)) expect(delta.lookup(q, 6)).toEqual(index.lookup(q, 6));
+  });
+
   it("scan() agrees with lookup()", () => {
     for (const q of queries.slice(0, 50)) {
       expect(index.scan(q, 6)).toEqual(index.lookup(q, 6));
@@ -83,6 +93,7 @@ describe("SegmentIndex property: any operations, any query", () => {
     fc.record({ kind: fc.constant("insert" as const), id: fc.integer({ min: 0, max: 30 }), fp }),
     fc.record({ kind: fc.constant("remove" as const), id: fc.integer({ min: 0, max: 30 }) }),
     fc.record({ kind: fc.constant("expire" as const), back: fc.integer({ min: 0, max: 20 }) }),
+    fc.record({ kind: fc.constant("optimize" as const) }),
   );
 
   it("matches a list model after inserts (replacing ids), removes and expiries", () => {
@@ -103,6 +114,8 @@ describe("SegmentIndex property: any operations, any query", () => {
             const had = model.some((e) => e.id === id);
             model = model.filter((e) => e.id !== id);
             expect(index.remove(id)).toBe(had);
+          } else if (o.kind === "optimize") {
+            index.optimize();
           } else {
             const cutoff = now - o.back;
             const before = model.length;
