@@ -1,10 +1,11 @@
 /**
  * Levenshtein (edit) distance in code points, and its normalized similarity.
  *
- * Short patterns (<= 32 code units, no surrogates: the short-text case) use
- * the one-word Myers algorithm below; longer ones `fastest-levenshtein`
- * (the same algorithm in blocks, O(ceil(m/32) n)), which works on UTF-16 code units. Texts outside the BMP
- * would count a surrogate pair as two characters, so when either text has a
+ * A common prefix and suffix are skipped; when the shorter remaining middle
+ * has <= 32 code units and no surrogates (the short-text case) the one-word
+ * Myers algorithm below runs on it without copying; longer ones go to
+ * `fastest-levenshtein` (the same algorithm in blocks, O(ceil(m/32) n)),
+ * which works on UTF-16 code units. Texts outside the BMP would count a surrogate pair as two characters, so when either text has a
  * surrogate both are first re-coded: each distinct code point becomes one
  * code unit (its index in a shared alphabet), which keeps equality and length
  * per code point and so the distance.
@@ -51,59 +52,84 @@ function dynamicProgramming(a: string[], b: string[]): number {
   return prev[b.length]!;
 }
 
-/** Pattern bit masks per code unit for `myers32`, all zero between calls. */
-const peq = new Uint32Array(0x10000);
+/** Pattern bit masks per code unit for `myers32`, all zero between calls (Int32: bit 31 stays a plain int). */
+const peq = new Int32Array(0x10000);
+
+const isSurrogate = (c: number): boolean => (c & 0xf800) === 0xd800;
 
 /**
- * Myers' bit-parallel edit distance (Myers 1999, in Hyyrö's formulation) for a
- * pattern of 1..32 code units: one 32-bit word holds the vertical deltas of a
- * DP column. Returns -1 if either string has a surrogate (then code units are
- * not code points and the caller takes the general path).
+ * Myers' bit-parallel edit distance (Myers 1999, in Hyyrö's formulation)
+ * between the pattern a[as..ae) of 0..32 code units and the text b[bs..be):
+ * one 32-bit word holds the vertical deltas of a DP column, so a text
+ * character costs a dozen integer operations. Works on index ranges so the
+ * caller can strip a common prefix and suffix without copying. Returns -1 if
+ * either range has a surrogate (code units are then not code points; the
+ * caller takes the general path).
  */
-function myers32(a: string, b: string): number {
-  const n = a.length;
-  let i = 0;
-  for (; i < n; i++) {
-    const c = a.charCodeAt(i);
-    if (c >= 0xd800 && c <= 0xdfff) break;
-    peq[c]! |= 1 << i;
+function myers32(a: string, as: number, ae: number, b: string, bs: number, be: number): number {
+  const n = ae - as;
+  let score = n;
+  if (n === 0) {
+    for (let j = bs; j < be; j++) if (isSurrogate(b.charCodeAt(j))) return -1;
+    return be - bs;
   }
-  let score = i === n ? n : -1;
+  let i = as;
+  for (; i < ae; i++) {
+    const c = a.charCodeAt(i);
+    if (isSurrogate(c)) {
+      score = -1;
+      break;
+    }
+    peq[c] |= 1 << (i - as);
+  }
   if (score >= 0) {
     const last = 1 << (n - 1);
-    let pv = -1;
-    let mv = 0;
-    for (let j = 0; j < b.length; j++) {
+    let pv = -1; // vertical +1 deltas: column 0 is 0, 1, 2, ...
+    let mv = 0; // vertical -1 deltas
+    for (let j = bs; j < be; j++) {
       const c = b.charCodeAt(j);
-      if (c >= 0xd800 && c <= 0xdfff) {
+      if (isSurrogate(c)) {
         score = -1;
         break;
       }
       let eq = peq[c]!;
       const xv = eq | mv;
-      eq |= ((eq & pv) + pv) ^ pv;
+      // `| 0` keeps the carry-propagating add in int32 (the sum may pass 2^31).
+      eq |= (((eq & pv) + pv) | 0) ^ pv;
       mv |= ~(eq | pv);
       pv &= eq;
-      if (mv & last) score++;
-      if (pv & last) score--;
+      if ((mv & last) !== 0) score++;
+      if ((pv & last) !== 0) score--;
       mv = (mv << 1) | 1;
       pv = (pv << 1) | ~(xv | mv);
       mv &= xv;
     }
   }
-  for (let k = 0; k < i; k++) peq[a.charCodeAt(k)] = 0;
+  for (let k = as; k < i; k++) peq[a.charCodeAt(k)] = 0;
   return score;
 }
 
 /** Minimum number of code-point insertions, deletions and substitutions turning a into b. */
 export function levenshtein(a: string, b: string): number {
   if (a === b) return 0;
-  if (a.length > b.length) [a, b] = [b, a];
-  if (a.length === 0) return HAS_SURROGATE.test(b) ? Array.from(b).length : b.length;
-  if (a.length <= 32) {
-    const d = myers32(a, b);
+  // A common prefix and suffix never change the distance, so only the middles
+  // are compared. If a cut splits a surrogate pair, a lone half stays in a
+  // middle and myers32 declines; otherwise the cuts fall between code points.
+  let start = 0;
+  let ea = a.length;
+  let eb = b.length;
+  const min = Math.min(ea, eb);
+  while (start < min && a.charCodeAt(start) === b.charCodeAt(start)) start++;
+  while (ea > start && eb > start && a.charCodeAt(ea - 1) === b.charCodeAt(eb - 1)) {
+    ea--;
+    eb--;
+  }
+  if (Math.min(ea, eb) - start <= 32) {
+    const d = ea <= eb ? myers32(a, start, ea, b, start, eb) : myers32(b, start, eb, a, start, ea);
     if (d >= 0) return d;
   }
+  if (a.length > b.length) [a, b] = [b, a];
+  if (a.length === 0) return HAS_SURROGATE.test(b) ? Array.from(b).length : b.length;
   if (HAS_SURROGATE.test(a) || HAS_SURROGATE.test(b)) {
     const [x, y] = recode(a, b);
     return x === "" && y === "" ? dynamicProgramming(Array.from(a), Array.from(b)) : myersDistance(x, y);

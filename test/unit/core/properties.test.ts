@@ -6,6 +6,7 @@ import {
   createFeatureHasher,
   editSimilarity,
   hamming,
+  hammingDistances,
   joinSegments,
   levenshtein,
   segmentNeighbours,
@@ -61,6 +62,17 @@ const sparse = fc.dictionary(fc.constantFrom("a", "b", "c", "d", "e", "f"), fc.d
 describe("fingerprint properties", () => {
   it("hamming equals a bit-by-bit count", () => {
     fc.assert(fc.property(fingerprint, fingerprint, (a, b) => hamming(a, b) === hammingBitByBit(a, b)));
+  });
+
+  it("hammingDistances over an interleaved table equals a bit-by-bit count", () => {
+    fc.assert(
+      fc.property(fingerprint, fc.array(fingerprint, { maxLength: 50 }), (q, fps) => {
+        const table = Uint32Array.from(fps.flatMap((f) => [f.hi, f.lo]));
+        const out = new Uint8Array(fps.length);
+        hammingDistances(table, q.hi, q.lo, out);
+        expect([...out]).toEqual(fps.map((f) => hammingBitByBit(q, f)));
+      }),
+    );
   });
 
   it("segments join back to the fingerprint", () => {
@@ -124,6 +136,20 @@ describe("similarity properties", () => {
   it("levenshtein equals the textbook DP on long strings (multi-block path)", () => {
     const long = fc.string({ unit: fc.constantFrom("a", "b", "中", "😀"), minLength: 30, maxLength: 200 });
     fc.assert(fc.property(long, long, (a, b) => levenshtein(a, b) === textbookLevenshtein(a, b)), { numRuns: 100 });
+  });
+
+  it("levenshtein equals the textbook DP with a shared prefix and suffix (trimmed fast path, split surrogate pairs)", () => {
+    // Lone surrogate halves as affix ends make the trim cut inside a pair.
+    const affix = fc.string({ unit: fc.constantFrom("a", "中", "😀", "\uD83D", "\uDE00"), maxLength: 40 });
+    fc.assert(
+      fc.property(affix, text, text, affix, (p, a, b, s) => {
+        const x = p + a + s;
+        const y = p + b + s;
+        if (/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(x + "\n" + y)) return;
+        expect(levenshtein(x, y)).toBe(textbookLevenshtein(x, y));
+      }),
+      { numRuns: 1000 },
+    );
   });
 
   it("edit similarity is in [0, 1] and 1 only for equal strings", () => {
