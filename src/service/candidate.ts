@@ -12,19 +12,23 @@ export interface Candidate {
   status: Status;
   /** Root original when `status` is `duplicate`. */
   duplicateOf: string | undefined;
+  /** Its LSH band keys, when known. */
+  lsh?: readonly string[] | undefined;
   /** The text, when it came from the engine. */
   text?: string | undefined;
   /** The analysis, when it came from the recent-writes window (saves analysing the text again). */
   analysis?: Analysis | undefined;
 }
 
-/** The `neardup` object as stored on a document (data contract v1). */
+/** The `neardup` object as stored on a document (data contract v2). */
 export interface NeardupSource {
   simhash: string;
   seg0: string;
   seg1: string;
   seg2: string;
   seg3: string;
+  /** MinHash LSH band keys (contract v2). */
+  lsh?: string[];
   status: Status;
   duplicate_of?: string;
   distance?: number;

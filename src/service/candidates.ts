@@ -11,6 +11,8 @@ export interface CandidateQueryInput {
   simhash: Fingerprint;
   /** Hamming radius to cover. */
   radius: number;
+  /** LSH band keys: a document sharing one is a candidate too. */
+  lsh: readonly string[];
   /** Only documents with `neardup.timestamp` >= this (epoch ms). */
   since: number;
   /** Id to leave out (the document itself, on re-submission). */
@@ -26,6 +28,7 @@ export interface CandidateQueryInput {
  */
 export const CANDIDATE_FIELDS = [
   "neardup.simhash",
+  "neardup.lsh",
   "neardup.status",
   "neardup.duplicate_of",
   { field: "neardup.timestamp", format: "epoch_millis" },
@@ -46,9 +49,10 @@ export function segmentTerms(simhash: Fingerprint, radius: number): Record<strin
  * cost the engine more than the lookup (measured in bench/service.ts).
  */
 export function candidateQuery(input: CandidateQueryInput): Record<string, unknown> {
-  const should = Object.entries(segmentTerms(input.simhash, input.radius)).map(([field, values]) =>
+  const should: Record<string, unknown>[] = Object.entries(segmentTerms(input.simhash, input.radius)).map(([field, values]) =>
     values.length === 1 ? { term: { [field]: values[0] } } : { terms: { [field]: values } },
   );
+  if (input.lsh.length > 0) should.push({ terms: { "neardup.lsh": [...input.lsh] } });
   const bool: Record<string, unknown> = {
     filter: [{ bool: { should, minimum_should_match: 1 } }, { range: { "neardup.timestamp": { gte: input.since, format: "epoch_millis" } } }],
   };

@@ -21,6 +21,7 @@ import componentTemplate from "../../mappings/component-template.neardup.json" w
 import type { Candidate } from "./candidate.js";
 import { documentSource, type Decision } from "./documents.js";
 import { fetchCandidates, type Lookup } from "./engine-candidates.js";
+import { lshKeys, probeOf } from "./probe.js";
 import type { DocInput } from "./input.js";
 import type { DedupMetrics } from "./metrics.js";
 import type { DedupOptions, Policy } from "./options.js";
@@ -120,7 +121,7 @@ export class DedupService {
   /** Recent-window candidates in the dedup window of `time`, excluding `excludeId`. */
   private recentCandidates(analysis: Analysis, radius: number, time: number, excludeId: string | undefined): Candidate[] {
     const since = time - this.options.windowMs;
-    return this.recent.lookup(analysis.simhash, radius).filter((c) => c.id !== excludeId && c.time >= since);
+    return this.recent.lookup(probeOf(analysis, radius)).filter((c) => c.id !== excludeId && c.time >= since);
   }
 
   private matchesFor(analysis: Analysis, radius: number, time: number, excludeId: string | undefined, fromEngine: Candidate[]): { matches: Match[]; candidates: number } {
@@ -200,7 +201,7 @@ export class DedupService {
         this.metrics?.checks.inc({ operation: "index" });
         if (chosen) this.metrics?.duplicates.inc({ policy });
         if (!write) return;
-        this.recent.add({ id: doc.id, simhash: analysis.simhash, time: doc.time, status: decision.status, duplicateOf: decision.duplicateOf, analysis });
+        this.recent.add({ id: doc.id, simhash: analysis.simhash, lsh: lshKeys(analysis), time: doc.time, status: decision.status, duplicateOf: decision.duplicateOf, analysis });
         writes.push({ item, source: documentSource(this.options.textField, doc, analysis, decision) });
       });
     });

@@ -2,6 +2,7 @@ import type { Analysis } from "../core/fingerprinter.js";
 import { fromHex } from "../core/fingerprint.js";
 import type { SearchHit } from "../engine/types.js";
 import type { Candidate, NeardupSource, Status } from "./candidate.js";
+import { lshKeys } from "./probe.js";
 import type { DocInput } from "./input.js";
 
 export interface Decision {
@@ -12,7 +13,7 @@ export interface Decision {
   reason?: string | undefined;
 }
 
-/** The `neardup` object written on a document (data contract v1). */
+/** The `neardup` object written on a document (data contract v2, mappings/README.md). */
 export function neardupSource(analysis: Analysis, decision: Decision, time: number): NeardupSource {
   const [seg0, seg1, seg2, seg3] = analysis.segments;
   const source: NeardupSource = {
@@ -26,6 +27,8 @@ export function neardupSource(analysis: Analysis, decision: Decision, time: numb
     version: analysis.version,
     timestamp: new Date(time).toISOString(),
   };
+  const lsh = lshKeys(analysis);
+  if (lsh.length > 0) source.lsh = [...lsh];
   if (decision.status === "duplicate") {
     source.duplicate_of = decision.duplicateOf!;
     source.distance = decision.distance!;
@@ -58,7 +61,9 @@ export function candidateFromHit(hit: SearchHit<unknown>): Candidate | undefined
   }
   const time = Number(first(hit.fields, "neardup.timestamp"));
   const duplicateOf = first(hit.fields, "neardup.duplicate_of");
+  const lsh = hit.fields?.["neardup.lsh"];
   return {
+    lsh: Array.isArray(lsh) ? lsh.filter((k): k is string => typeof k === "string") : undefined,
     id: hit._id,
     simhash,
     time: Number.isFinite(time) ? time : 0,

@@ -12,11 +12,11 @@
  */
 import { NeardupError } from "../core/errors.js";
 import type { Analysis } from "../core/fingerprinter.js";
-import { hamming } from "../core/fingerprint.js";
 import type { Engine, SearchHit, SearchRequest, SearchResponse } from "../engine/types.js";
 import type { Candidate } from "./candidate.js";
 import { CANDIDATE_FIELDS, candidateQuery, segmentTerms } from "./candidates.js";
 import { candidateFromHit } from "./documents.js";
+import { lshKeys, reaches } from "./probe.js";
 
 export interface Lookup {
   analysis: Analysis;
@@ -70,9 +70,11 @@ function groupLookups(lookups: Lookup[]): number[][] {
 function groupQuery(lookups: Lookup[], members: number[], windowMs: number, page: number): Record<string, unknown> {
   const union = new Map<string, Set<string>>();
   let since = Infinity;
+  const keys = new Set<string>();
   for (const i of members) {
     const l = lookups[i]!;
     since = Math.min(since, l.time - windowMs);
+    for (const k of lshKeys(l.analysis)) keys.add(k);
     for (const [field, values] of Object.entries(segmentTerms(l.analysis.simhash, l.radius))) {
       let set = union.get(field);
       if (!set) union.set(field, (set = new Set()));
@@ -80,6 +82,7 @@ function groupQuery(lookups: Lookup[], members: number[], windowMs: number, page
     }
   }
   const should = [...union].map(([field, values]) => ({ terms: { [field]: [...values] } }));
+  if (keys.size > 0) should.push({ terms: { "neardup.lsh": [...keys] } });
   return {
     size: page,
     track_total_hits: false,
@@ -92,13 +95,20 @@ function groupQuery(lookups: Lookup[], members: number[], windowMs: number, page
 function singleRequest(source: CandidateSource, l: Lookup): SearchRequest {
   return {
     index: source.index,
-    body: candidateQuery({ simhash: l.analysis.simhash, radius: l.radius, since: l.time - source.windowMs, excludeId: l.excludeId, size: source.maxCandidates }),
+    body: candidateQuery({
+      simhash: l.analysis.simhash,
+      radius: l.radius,
+      lsh: lshKeys(l.analysis),
+      since: l.time - source.windowMs,
+      excludeId: l.excludeId,
+      size: source.maxCandidates,
+    }),
   };
 }
 
-/** Keeps a lookup's candidates: within its radius, its window, and not itself. */
+/** Keeps a lookup's candidates: reached (radius or LSH key), in its window, and not itself. */
 function accept(l: Lookup, c: Candidate, windowMs: number): boolean {
-  return c.id !== l.excludeId && c.time >= l.time - windowMs && hamming(l.analysis.simhash, c.simhash) <= l.radius;
+  return c.id !== l.excludeId && c.time >= l.time - windowMs && reaches({ simhash: l.analysis.simhash, radius: l.radius, lsh: lshKeys(l.analysis) }, c);
 }
 
 /**

@@ -4,9 +4,9 @@
  * character cosine for short texts) only for candidates within the radius.
  */
 import type { Analysis, Fingerprinter } from "../core/fingerprinter.js";
-import { hamming } from "../core/fingerprint.js";
 import type { Verdict } from "../core/verdict.js";
 import type { Candidate } from "./candidate.js";
+import { probeOf, reaches } from "./probe.js";
 
 export interface Match {
   candidate: Candidate;
@@ -25,17 +25,19 @@ export function byTimeThenId(a: Candidate, b: Candidate): number {
 }
 
 /**
- * Every candidate within `radius` bits, compared with the verdict rules.
+ * Every candidate the lookup reaches (within `radius` bits, or sharing an LSH
+ * band key), compared with the verdict rules.
  * Candidates are unique by id; the first seen wins (callers put recent-window
  * entries before engine hits, as they are newer information).
  */
 export function compareCandidates(fingerprinter: Fingerprinter, query: Analysis, candidates: Iterable<Candidate>, radius: number): Match[] {
   const seen = new Set<string>();
+  const probe = probeOf(query, radius);
   const matches: Match[] = [];
   for (const candidate of candidates) {
     if (seen.has(candidate.id)) continue;
     seen.add(candidate.id);
-    if (hamming(query.simhash, candidate.simhash) > radius) continue;
+    if (!reaches(probe, candidate)) continue;
     const other = candidate.analysis ?? (candidate.text === undefined ? undefined : safeAnalyze(fingerprinter, candidate.text));
     if (!other) continue;
     const verdict = fingerprinter.compare(query, other);

@@ -1,6 +1,6 @@
-import type { Fingerprint } from "../core/fingerprint.js";
 import { SegmentIndex } from "../index/index.js";
 import type { Candidate } from "./candidate.js";
+import type { Probe } from "./probe.js";
 
 /**
  * The recent-writes window: documents decided by this sidecar that the engine
@@ -12,6 +12,8 @@ import type { Candidate } from "./candidate.js";
 export class RecentWrites {
   private readonly index = new SegmentIndex();
   private readonly docs = new Map<string, { candidate: Candidate; addedAt: number }>();
+  /** LSH band key -> ids holding it. */
+  private readonly byKey = new Map<string, Set<string>>();
   /** Insertion order for expiry: cost proportional to what expires. */
   private readonly queue: { id: string; addedAt: number }[] = [];
   private head = 0;
@@ -28,24 +30,39 @@ export class RecentWrites {
   add(candidate: Candidate): void {
     this.expire();
     const addedAt = this.clock();
+    if (this.docs.has(candidate.id)) this.remove(candidate.id);
     this.index.insert(candidate.id, candidate.simhash, addedAt);
     this.docs.set(candidate.id, { candidate, addedAt });
+    for (const k of candidate.lsh ?? []) {
+      let ids = this.byKey.get(k);
+      if (!ids) this.byKey.set(k, (ids = new Set()));
+      ids.add(candidate.id);
+    }
     this.queue.push({ id: candidate.id, addedAt });
   }
 
   remove(id: string): void {
+    const entry = this.docs.get(id);
+    if (!entry) return;
     this.index.remove(id);
     this.docs.delete(id);
+    for (const k of entry.candidate.lsh ?? []) {
+      const ids = this.byKey.get(k);
+      ids?.delete(id);
+      if (ids?.size === 0) this.byKey.delete(k);
+    }
   }
 
   get(id: string): Candidate | undefined {
     return this.docs.get(id)?.candidate;
   }
 
-  /** Every recent document within `radius` of the fingerprint. */
-  lookup(simhash: Fingerprint, radius: number): Candidate[] {
+  /** Every recent document the probe reaches: within its radius, or sharing an LSH key. */
+  lookup(probe: Probe): Candidate[] {
     this.expire();
-    return this.index.lookup(simhash, radius).map((m) => this.docs.get(m.id)!.candidate);
+    const ids = new Set(this.index.lookup(probe.simhash, probe.radius).map((m) => m.id));
+    for (const k of probe.lsh) for (const id of this.byKey.get(k) ?? []) ids.add(id);
+    return [...ids].map((id) => this.docs.get(id)!.candidate);
   }
 
   private expire(): void {

@@ -43,12 +43,12 @@ describe("segmentTerms", () => {
 
 describe("candidateQuery", () => {
   it("filters to the window, leaves out the document itself and reads only doc values", () => {
-    const body = candidateQuery({ simhash: fromHex("0123456789abcdef"), radius: 3, since: 1000, excludeId: "me", size: 50 });
+    const body = candidateQuery({ simhash: fromHex("0123456789abcdef"), radius: 3, lsh: [], since: 1000, excludeId: "me", size: 50 });
     expect(body).toEqual({
       size: 50,
       track_total_hits: false,
       _source: false,
-      docvalue_fields: ["neardup.simhash", "neardup.status", "neardup.duplicate_of", { field: "neardup.timestamp", format: "epoch_millis" }],
+      docvalue_fields: ["neardup.simhash", "neardup.lsh", "neardup.status", "neardup.duplicate_of", { field: "neardup.timestamp", format: "epoch_millis" }],
       query: {
         bool: {
           filter: [
@@ -71,8 +71,17 @@ describe("candidateQuery", () => {
     });
   });
 
+  it("adds the LSH band keys as one more way to match", () => {
+    const body = candidateQuery({ simhash: fromHex("0123456789abcdef"), radius: 0, lsh: ["00:0000abcd", "01:ffff0000"], since: 0, size: 10 }) as {
+      query: { bool: { filter: [{ bool: { should: Record<string, unknown>[] } }] } };
+    };
+    const should = body.query.bool.filter[0].bool.should;
+    expect(should).toHaveLength(5);
+    expect(should[4]).toEqual({ terms: { "neardup.lsh": ["00:0000abcd", "01:ffff0000"] } });
+  });
+
   it("uses terms clauses beyond radius 3", () => {
-    const body = candidateQuery({ simhash: fromHex("0123456789abcdef"), radius: 4, since: 0, size: 10 }) as {
+    const body = candidateQuery({ simhash: fromHex("0123456789abcdef"), radius: 4, lsh: [], since: 0, size: 10 }) as {
       query: { bool: { filter: [{ bool: { should: { terms?: Record<string, string[]> }[] } }]; must_not?: unknown } };
     };
     const should = body.query.bool.filter[0].bool.should;

@@ -1,0 +1,35 @@
+/**
+ * What one lookup reaches: every stored document within `radius` bits of the
+ * simhash (found through the segment fields), or sharing at least one MinHash
+ * LSH band key (found through `neardup.lsh`). The engine query, the
+ * recent-writes window and the re-rank all use this one rule.
+ */
+import type { Analysis } from "../core/fingerprinter.js";
+import { hamming, type Fingerprint } from "../core/fingerprint.js";
+
+export interface Probe {
+  simhash: Fingerprint;
+  radius: number;
+  /** LSH band keys (`BB:XXXXXXXX`); empty when the text has none. */
+  lsh: readonly string[];
+}
+
+/** The LSH band keys of an analysis (none for fingerprints made without them). */
+export function lshKeys(analysis: Analysis): readonly string[] {
+  return (analysis as { lsh?: readonly string[] }).lsh ?? [];
+}
+
+export function probeOf(analysis: Analysis, radius: number): Probe {
+  return { simhash: analysis.simhash, radius, lsh: lshKeys(analysis) };
+}
+
+/** True when the two key lists share a key (lists are short: bands ≤ 64). */
+export function sharesKey(a: readonly string[], b: readonly string[] | undefined): boolean {
+  if (!b || a.length === 0 || b.length === 0) return false;
+  for (const k of a) if (b.includes(k)) return true;
+  return false;
+}
+
+export function reaches(probe: Probe, target: { simhash: Fingerprint; lsh?: readonly string[] | undefined }): boolean {
+  return hamming(probe.simhash, target.simhash) <= probe.radius || sharesKey(probe.lsh, target.lsh);
+}
