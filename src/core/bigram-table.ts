@@ -44,6 +44,8 @@ export function createBigramTable(hasher: FeatureHasher, bits = DEFAULT_BITS): B
   let counts = new Int32Array(0); // per-document count, 0 outside addBigrams
   let order = new Int32Array(0); // slots in order of first occurrence in the document
   let used = 0;
+  // The table is the cache for bigram keys: keep them out of the hasher's word cache.
+  const hash = hasher.hashUncached ?? ((f: string) => hasher.hash(f, 0));
 
   /** The slot of key c1 c2, inserting it (and hashing its feature key) when new. */
   const slotOf = (table: Uint32Array, c1: number, c2: number): number => {
@@ -57,7 +59,7 @@ export function createBigramTable(hasher: FeatureHasher, bits = DEFAULT_BITS): B
       h = (h + 1) & mask;
     }
     table[h] = key;
-    const fp = hasher.hash(BIGRAM_PREFIX + String.fromCharCode(c1, c2), 0);
+    const fp = hash(BIGRAM_PREFIX + String.fromCharCode(c1, c2));
     his[h] = fp.hi;
     los[h] = fp.lo;
     used++;

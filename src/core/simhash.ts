@@ -41,28 +41,34 @@ export function toHex128(fp: Fingerprint128): string {
 export interface FeatureHasher {
   /** XXH64 of the feature's UTF-8 bytes with the given seed (0 or 1), as halves. */
   hash(feature: string, seed?: 0 | 1): Fingerprint;
+  /** The same hash with seed 0, not memoized: for callers that keep their own cache (the bigram table). */
+  hashUncached?(feature: string): Fingerprint;
 }
 
 /**
  * Bound on memoized feature hashes per seed; the cache is cleared when it
  * fills. Terms repeat heavily across documents, so a hit saves the WebAssembly
- * call and the hex parsing; 2^18 entries keep the memory near 30 MB.
+ * call and the hex parsing.
  */
-const CACHE_LIMIT = 1 << 18;
+const CACHE_LIMIT = 1 << 20;
 
 /** Loads the XXH64 WebAssembly module once and returns a sync, memoizing hasher. */
 export async function createFeatureHasher(): Promise<FeatureHasher> {
   const api = await xxhash();
   const caches = [new Map<string, Fingerprint>(), new Map<string, Fingerprint>()] as const;
   const seeds = [0n, 1n] as const;
+  const compute = (feature: string, seed: 0 | 1): Fingerprint => {
+    // h64ToString gives 16 hex chars, zero-padded; parsing halves avoids BigInt.
+    const hex = api.h64ToString(feature, seeds[seed]).padStart(16, "0");
+    return { hi: parseInt(hex.slice(0, 8), 16) >>> 0, lo: parseInt(hex.slice(8), 16) >>> 0 };
+  };
   return {
+    hashUncached: (feature) => compute(feature, 0),
     hash(feature: string, seed: 0 | 1 = 0): Fingerprint {
       const cache = caches[seed];
       let fp = cache.get(feature);
       if (fp === undefined) {
-        // h64ToString gives 16 hex chars, zero-padded; parsing halves avoids BigInt.
-        const hex = api.h64ToString(feature, seeds[seed]).padStart(16, "0");
-        fp = { hi: parseInt(hex.slice(0, 8), 16) >>> 0, lo: parseInt(hex.slice(8), 16) >>> 0 };
+        fp = compute(feature, seed);
         if (cache.size >= CACHE_LIMIT) cache.clear();
         cache.set(feature, fp);
       }
