@@ -26,18 +26,25 @@ export function createProgress(stream: Writable, totalBytes: number | undefined)
   const started = performance.now();
   bar.start(known ? totalBytes : 0, 0, { docs: 0, rate: 0 });
   let last = 0;
+  let latest = { documents: 0, bytes: 0 };
+  const draw = (now: number): void => {
+    const rate = Math.round(latest.documents / Math.max(0.001, (now - started) / 1000));
+    bar.update(known ? Math.min(latest.bytes, totalBytes) : latest.documents, { docs: latest.documents, rate });
+  };
   return {
     update(documents, bytes) {
+      latest = { documents, bytes };
       const now = performance.now();
       if (now - last < 100) return;
       last = now;
-      const rate = Math.round(documents / ((now - started) / 1000));
-      bar.update(known ? bytes : documents, { docs: documents, rate });
+      draw(now);
     },
     clear() {
       stream.write("\r\x1b[K");
     },
     stop() {
+      // Show the final count, not the last throttled one.
+      draw(performance.now());
       bar.stop();
     },
   };
