@@ -59,6 +59,12 @@ export class ElasticsearchEngine implements Engine {
     });
   }
 
+  putMapping(index: string, mappings: Record<string, unknown>): Promise<void> {
+    return this.guard(`put mapping ${index}`, async () => {
+      await this.client.indices.putMapping({ index, ...mappings } as never);
+    });
+  }
+
   indexExists(name: string): Promise<boolean> {
     return this.guard(`index exists ${name}`, () => this.client.indices.exists({ index: name }));
   }

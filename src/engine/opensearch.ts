@@ -64,6 +64,12 @@ export class OpenSearchEngine implements Engine {
     });
   }
 
+  putMapping(index: string, mappings: Record<string, unknown>): Promise<void> {
+    return this.guard(`put mapping ${index}`, async () => {
+      await this.client.indices.putMapping({ index, body: mappings } as never);
+    });
+  }
+
   indexExists(name: string): Promise<boolean> {
     return this.guard(`index exists ${name}`, async () => Boolean((await this.client.indices.exists({ index: name })).body));
   }

@@ -84,6 +84,8 @@ export interface Engine {
   /** Creates the index; resolves `false` when it already exists. */
   createIndex(name: string, body?: Record<string, unknown>): Promise<boolean>;
   deleteIndex(name: string): Promise<void>;
+  /** Adds fields to an existing index's mapping (a conflicting change is refused by the engine). */
+  putMapping(index: string, mappings: Record<string, unknown>): Promise<void>;
   indexExists(name: string): Promise<boolean>;
   /** Bulk operations in the engine's NDJSON order (action line, then source line). */
   bulk(operations: Record<string, unknown>[], options?: { refresh?: boolean | "wait_for" }): Promise<BulkResult>;

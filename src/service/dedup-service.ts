@@ -97,10 +97,18 @@ export class DedupService {
     this.recent = new RecentWrites(options.recentWindowMs);
   }
 
-  /** Creates the index (neardup mapping plus a text field) when it does not exist. */
+  /**
+   * Creates the index (neardup mapping plus a text field) when it does not
+   * exist; on an existing index, adds any neardup field it lacks (an index made
+   * under contract v1 gets `neardup.lsh`) and leaves the user's fields alone. A
+   * conflicting neardup mapping is refused by the engine with an error naming the field.
+   */
   async ensureIndex(): Promise<void> {
-    if (await this.engine.indexExists(this.options.index)) return;
     const mappings = structuredClone(componentTemplate.template.mappings) as { properties: Record<string, unknown> };
+    if (await this.engine.indexExists(this.options.index)) {
+      await this.engine.putMapping(this.options.index, mappings); // the user's own fields are left alone
+      return;
+    }
     mappings.properties[this.options.textField] = { type: "text" };
     await this.engine.createIndex(this.options.index, { mappings });
   }

@@ -1,7 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { NeardupError } from "../../src/core/errors.js";
 import { fromHex, segments } from "../../src/core/fingerprint.js";
-import { installTemplates, totalHits, type Engine } from "../../src/engine/index.js";
+import { installTemplates, templates, totalHits, type Engine } from "../../src/engine/index.js";
+import { DedupService } from "../../src/service/dedup-service.js";
+import { resolveDedupOptions } from "../../src/service/options.js";
+import { sharedFingerprinter } from "../helpers/api.js";
 import { connectTarget, engineTargets, uniqueIndex } from "../helpers/engines.js";
 
 /** Fixed fingerprints: a and b differ in 2 bits (they share seg0 and seg2); c is far from both. */
@@ -155,5 +158,38 @@ describe.each(engineTargets())("$kind $version ($source)", (target) => {
 
   it("answers cluster health", async () => {
     expect(["green", "yellow"]).toContain(await engine.health());
+  });
+});
+
+describe.each(engineTargets())("index set-up on $kind $version ($source)", (target) => {
+  it("upgrades an index made under contract v1 (no neardup.lsh) in place, and reports a conflicting mapping by field", async () => {
+    const engine = await connectTarget(target);
+    const index = uniqueIndex("neardup-it-upgrade");
+    const conflict = uniqueIndex("neardup-it-conflict");
+    try {
+      const v1 = structuredClone(templates().component.template as { mappings: { properties: { neardup: { properties: Record<string, unknown> } } } }).mappings;
+      delete v1.properties.neardup.properties.lsh;
+      await engine.createIndex(index, { mappings: v1 });
+      const doc = { text: "x", neardup: { ...neardupFields(FPS.a, "original"), lsh: ["00:12345678"] } };
+      const before = await engine.bulk(bulkLines(index, { x: doc }));
+      expect(before.items[0]?.error?.type).toBe("strict_dynamic_mapping_exception");
+
+      const service = new DedupService(engine, await sharedFingerprinter(), resolveDedupOptions({ index }));
+      await service.ensureIndex();
+      await service.ensureIndex(); // idempotent
+      const after = await engine.bulk(bulkLines(index, { x: doc }), { refresh: true });
+      expect(after.errors).toBe(false);
+      const found = await engine.search({ index, body: { query: { term: { "neardup.lsh": "00:12345678" } } } });
+      expect(found.hits.hits.map((h) => h._id)).toEqual(["x"]);
+
+      await engine.createIndex(conflict, { mappings: { properties: { neardup: { properties: { lsh: { type: "long" } } } } } });
+      const err = await new DedupService(engine, await sharedFingerprinter(), resolveDedupOptions({ index: conflict })).ensureIndex().catch((e: unknown) => e);
+      expect((err as NeardupError).code).toBe("ENGINE_ERROR");
+      expect((err as NeardupError).message).toMatch(/illegal_argument_exception: .*lsh/);
+    } finally {
+      await engine.deleteIndex(index);
+      await engine.deleteIndex(conflict);
+      await engine.close();
+    }
   });
 });
