@@ -23,6 +23,8 @@ import type { HanSegmenter, Tokenizer } from "./tokenize.js";
 import { bucketFor, decide, DEFAULT_VERDICT_OPTIONS, validateVerdictOptions } from "./verdict.js";
 import type { Verdict, VerdictOptions } from "./verdict.js";
 import { DEFAULT_MAX_TEXT_LENGTH, validateText } from "./validate.js";
+import { createLshKeyer, DEFAULT_LSH_OPTIONS, validateLshOptions } from "./lsh.js";
+import type { LshOptions } from "./lsh.js";
 
 /** Version of the fingerprint algorithm (docs/fingerprint-spec.md); stored with every fingerprint. */
 export const FINGERPRINT_VERSION = "nd1";
@@ -52,6 +54,11 @@ export interface FingerprinterOptions {
   bigramIdf?: number;
   /** Also compute the 128-bit simhash (`simhash128`). Default false. */
   simhash128?: boolean;
+  /**
+   * MinHash LSH band keys (`Analysis.lsh`, spec §9): `bands` keys from
+   * `bands * rows` permutations, or false for none. Default `{ bands: 16, rows: 3 }`.
+   */
+  lsh?: LshOptions | false;
   /** Verdict buckets and thresholds. Default `DEFAULT_VERDICT_OPTIONS`. */
   verdict?: VerdictOptions;
   /** Tokenizer replacing the default jieba + word-boundary one. */
@@ -61,7 +68,7 @@ export interface FingerprinterOptions {
 }
 
 const OPTION_KEYS: readonly (keyof FingerprinterOptions)[] = [
-  "maxTextLength", "shortTextLength", "stopWords", "bundledStopWords", "idf", "bigramIdf", "simhash128", "verdict", "tokenizer", "resources",
+  "maxTextLength", "shortTextLength", "stopWords", "bundledStopWords", "idf", "bigramIdf", "simhash128", "lsh", "verdict", "tokenizer", "resources",
 ];
 
 /** Everything computed for one text. */
@@ -90,6 +97,8 @@ export interface Analysis {
   /** 128-bit simhash (32 hex chars) when the `simhash128` option is on. */
   simhash128?: Fingerprint128;
   hex128?: string;
+  /** MinHash LSH band keys `BB:XXXXXXXX` (spec §9), one per band; [] when the `lsh` option is false. */
+  lsh: string[];
 }
 
 export interface Fingerprinter {
@@ -128,6 +137,7 @@ export function validateFingerprinterOptions(options: FingerprinterOptions): voi
     throw new NeardupError("INVALID_CONFIG", `bigramIdf must be a positive number, got ${JSON.stringify(options.bigramIdf)}`, { field: "bigramIdf" });
   }
   if (options.verdict !== undefined) validateVerdictOptions(options.verdict);
+  if (options.lsh !== undefined && options.lsh !== false) validateLshOptions(options.lsh);
 }
 
 /** Builds a fingerprinter from loaded resources and a hasher (sync; for callers that already have both). */
@@ -143,6 +153,7 @@ export function buildFingerprinter(options: FingerprinterOptions, resources: Cor
   const stopWords = createStopWords(bundled ? parseStopWordList(resources.stopWordsText) : [], bundled ? ENGLISH_STOP_WORDS : [], options.stopWords ?? []);
   const tokenizer = options.tokenizer ?? createMixedTokenizer(resources.segmentHan);
   const with128 = options.simhash128 ?? false;
+  const lsh = options.lsh === false ? null : createLshKeyer(options.lsh ?? DEFAULT_LSH_OPTIONS);
 
   const acc = new SimhashAccumulator();
   const bigramTable = createBigramTable(hasher);
@@ -197,6 +208,7 @@ export function buildFingerprinter(options: FingerprinterOptions, resources: Cor
       simhash,
       hex: toHex(simhash),
       segments: toSegments(simhash),
+      lsh: lsh === null ? [] : lsh.keys(normalized),
     };
     if (with128) {
       analysis.simhash128 = simhash128(analysis.features, hasher);

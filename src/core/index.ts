@@ -27,3 +27,18 @@ export {
   FINGERPRINT_VERSION,
 } from "./fingerprinter.js";
 export type { Fingerprinter, FingerprinterOptions, Analysis, CoreResources } from "./fingerprinter.js";
+export {
+  LSH_VERSION,
+  LSH_SHINGLE_LENGTH,
+  DEFAULT_LSH_OPTIONS,
+  createLshKeyer,
+  validateLshOptions,
+  shingleHashes,
+  minhashSignature,
+  permutationSeeds,
+  bandKeys,
+  estimateJaccard,
+  murmur3,
+  fmix32,
+} from "./lsh.js";
+export type { LshOptions, LshKeyer } from "./lsh.js";
