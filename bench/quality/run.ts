@@ -5,11 +5,14 @@
  *   npm run bench:quality            # build pairs, score, run Python peers, print the table
  *   npm run bench:quality -- --seed 7
  *
- * neardup is reported twice: the pairwise verdict (`compare` on every pair),
- * and end to end, where a pair counts as found only if the verdict says
- * duplicate AND b (the incoming text) is within its bucket's searchRadius of a,
- * i.e. the segment lookup of the index or engine would have returned a at all.
- * The radius table shows what other radii would find and what they cost.
+ * neardup is reported as the pairwise verdict (`compare` on every pair), and
+ * end to end, where a pair counts as found only if the verdict says duplicate
+ * AND the candidate lookup would have returned a for b (the incoming text):
+ * b is within its bucket's searchRadius of a (segment lookup), OR the two share
+ * at least one MinHash LSH band key (`Analysis.lsh`, lsh1). Rows for simhash
+ * alone (the radii before lsh1) and for other LSH shingles/bandings are beside
+ * it; the radius table shows what other radii would find and what they cost,
+ * and the LSH table the key count and the candidate rate of each banding.
  *
  * Writes bench/out/quality/{pairs.jsonl,peer-input.jsonl,peer-output.json,results.json}.
  * Python peers need bench/quality/.venv (see docs/quality.md); without it the
@@ -19,7 +22,17 @@ import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { bucketFor, createFingerprinter, editSimilarity, hamming, segmentRadius } from "../../src/core/index.js";
+import {
+  bandKeys,
+  bucketFor,
+  createFingerprinter,
+  editSimilarity,
+  hamming,
+  minhashSignature,
+  permutationSeeds,
+  segmentRadius,
+  shingleHashes,
+} from "../../src/core/index.js";
 import type { Analysis, VerdictOptions } from "../../src/core/index.js";
 import { OUT_DIR, writeDataset } from "./build-dataset.js";
 import { BUCKETS } from "./dataset.js";
@@ -37,6 +50,10 @@ interface Row extends Measured {
   rule: string | null;
   /** Search radius for b, the incoming text, as the service looks it up: its own length's bucket. */
   radius: number;
+  /** The radius of b's bucket before lsh1 (11 / 11 / 7 / 3 / 3): the simhash-only baseline. */
+  oldRadius: number;
+  /** Per LSH_VARIANTS entry: a and b share at least one band key. */
+  lsh: boolean[];
   compareMs: number;
 }
 
@@ -47,6 +64,59 @@ function arg(name: string, fallback: string): string {
 
 const pct = (x: number): string => x.toFixed(3);
 
+/** Simhash-only search radii by the length of b before lsh1 (bucket bounds 50 / 200 / 1,000 / 5,000). */
+function oldRadius(length: number): number {
+  return length < 200 ? 11 : length < 1000 ? 7 : 3;
+}
+
+interface LshVariant {
+  name: string;
+  /** Character shingle length. */
+  k: number;
+  bands: number;
+  rows: number;
+}
+
+/** LSH choices measured; the first is lsh1's default (checked against `Analysis.lsh`). */
+const LSH_VARIANTS: LshVariant[] = [
+  { name: "char4 16x3", k: 4, bands: 16, rows: 3 },
+  { name: "char3 16x4", k: 3, bands: 16, rows: 4 },
+  { name: "char4 24x3", k: 4, bands: 24, rows: 3 },
+  { name: "char5 24x3", k: 5, bands: 24, rows: 3 },
+  { name: "char4 16x2", k: 4, bands: 16, rows: 2 },
+];
+
+function lshKeys(normalized: string, v: LshVariant): string[] {
+  const hashes = shingleHashes(normalized, v.k);
+  if (hashes.length === 0) return [];
+  return bandKeys(minhashSignature(hashes, permutationSeeds(v.bands * v.rows)), v.bands, v.rows);
+}
+
+/**
+ * LSH candidate rate: over every (b_i, a_j) with i != j among the scored
+ * pairs, the share that have a band key in common, as engine hits per lookup
+ * per million stored documents. The pair set is dense in same-template texts
+ * (same poet, same mailing list), so this errs high for a general corpus.
+ */
+function lshHitsPerMillion(keysA: string[][], keysB: string[][]): number {
+  const index = new Map<string, number[]>();
+  keysA.forEach((keys, j) => {
+    for (const k of keys) {
+      const list = index.get(k);
+      if (list) list.push(j);
+      else index.set(k, [j]);
+    }
+  });
+  let hits = 0;
+  keysB.forEach((keys, i) => {
+    const found = new Set<number>();
+    for (const k of keys) for (const j of index.get(k) ?? []) if (j !== i) found.add(j);
+    hits += found.size;
+  });
+  const n = keysA.length;
+  return (1e6 * hits) / Math.max(1, n * (n - 1));
+}
+
 async function main(): Promise<void> {
   const seed = Number(arg("seed", "20260601"));
   const { pairs } = writeDataset(seed);
@@ -55,6 +125,8 @@ async function main(): Promise<void> {
   const plain = await createFingerprinter({ shortTextLength: 0 });
 
   const rows: Row[] = [];
+  const lshKeysA: string[][][] = LSH_VARIANTS.map(() => []);
+  const lshKeysB: string[][][] = LSH_VARIANTS.map(() => []);
   const peerLines: string[] = [];
   let analyzeMs = 0;
   let analyzed = 0;
@@ -80,6 +152,16 @@ async function main(): Promise<void> {
     const pa = plain.analyze(pair.a);
     const pb = plain.analyze(pair.b);
     const minLength = Math.min(a.length, b.length);
+    const lsh = LSH_VARIANTS.map((variant, k) => {
+      const ka = k === 0 ? a.lsh : lshKeys(a.normalized, variant);
+      const kb = k === 0 ? b.lsh : lshKeys(b.normalized, variant);
+      if (k === 0 && ka.join() !== lshKeys(a.normalized, variant).join()) throw new Error("LSH_VARIANTS[0] is not the default of Analysis.lsh");
+      if (pair.tier !== "heavy") {
+        lshKeysA[k]!.push(ka);
+        lshKeysB[k]!.push(kb);
+      }
+      return ka.some((x) => kb.includes(x));
+    });
     rows.push({
       pair,
       label: pair.label,
@@ -91,6 +173,8 @@ async function main(): Promise<void> {
       verdict: v.duplicate,
       rule: v.rule,
       radius: fp.searchRadius(b.length),
+      oldRadius: oldRadius(b.length),
+      lsh,
       compareMs: pairMs,
     });
     const words = (t: string): string[] => fp.tokenize(t).filter((w) => !fp.stopWords.has(w));
@@ -116,7 +200,13 @@ async function main(): Promise<void> {
 
   const methods: Method[] = [
     { name: "neardup (defaults, pairwise verdict)", decide: (r) => r.verdict },
-    { name: "neardup (defaults, end to end: found within the search radius)", decide: (r) => r.verdict && r.distance <= r.radius },
+    { name: "neardup (defaults, end to end: within the search radius or sharing an LSH key)", decide: found },
+    { name: "neardup end to end, simhash only at the radii before lsh1 (11/11/7/3)", decide: (r) => r.verdict && r.distance <= r.oldRadius },
+    { name: "neardup end to end, LSH char4 16x3 + radii 11/11/7/3", decide: (r) => r.verdict && (r.distance <= r.oldRadius || r.lsh[0]!) },
+    ...LSH_VARIANTS.slice(1).map((v, k) => ({
+      name: `neardup end to end, LSH ${v.name} + radius 3`,
+      decide: (r: Row) => r.verdict && (r.distance <= 3 || r.lsh[k + 1]!),
+    })),
     { name: `TF-IDF cosine >= ${cosineBest.threshold} (oracle ceiling)`, decide: (r) => r.cosine >= cosineBest.threshold },
     { name: "plain simhash, distance <= 3", decide: (r) => r.plainDistance <= 3 },
   ];
@@ -179,8 +269,21 @@ async function main(): Promise<void> {
       return [bucket, score(inBucket.map(({ r }) => decideRow(r)), inBucket.map(({ r }) => r.label))];
     }));
   const heldDefaultsPerBucket = perBucketOf(heldOut, (r) => r.verdict);
-  const heldEndToEndPerBucket = perBucketOf(heldOut, (r) => r.verdict && r.distance <= r.radius);
-  const heldEndToEnd = score(heldOut.map(({ r }) => r.verdict && r.distance <= r.radius), heldOut.map(({ r }) => r.label));
+  const heldEndToEndPerBucket = perBucketOf(heldOut, found);
+  const heldEndToEnd = score(heldOut.map(({ r }) => found(r)), heldOut.map(({ r }) => r.label));
+  const tuneHalf = scored.filter(({ r }) => r.pair.id % 2 === 0);
+  const lshTable = LSH_VARIANTS.map((v, k) => {
+    const decideRow = (r: Row): boolean => r.verdict && (r.distance <= 3 || r.lsh[k]!);
+    return {
+      name: v.name,
+      keysPerDoc: v.bands,
+      permutations: v.bands * v.rows,
+      hitsPerMillion: lshHitsPerMillion(lshKeysA[k]!, lshKeysB[k]!),
+      tunePerBucket: perBucketOf(tuneHalf, decideRow),
+      heldOutPerBucket: perBucketOf(heldOut, decideRow),
+      heldOut: score(heldOut.map(({ r }) => decideRow(r)), heldOut.map(({ r }) => r.label)),
+    };
+  });
   const defaultsVsTuned = tuned.map((t, k) => {
     const lower = k === 0 ? 0 : (bounds[k - 1] as [string, number])[1];
     const d = bucketFor(fp.verdictOptions, lower);
@@ -223,6 +326,7 @@ async function main(): Promise<void> {
     },
     defaultsVsTuned,
     radii,
+    lshTable,
     curves,
     byEdit,
     rulesFired: countBy(rows.filter((r) => r.rule !== null).map((r) => r.rule as string)),
@@ -251,6 +355,11 @@ interface MethodResult {
   overall: Scores;
   perBucket: Record<Bucket, Scores>;
   heavyRecall: number;
+}
+
+/** End to end as the service finds candidates: within b's search radius, or sharing an lsh1 band key. */
+function found(r: Row): boolean {
+  return r.verdict && (r.distance <= r.radius || r.lsh[0]!);
 }
 
 function bucketRules(o: VerdictOptions, length: number): Rules {
@@ -292,7 +401,7 @@ function recallByEdit(rows: Row[]): Record<string, { n: number; recall: number; 
     const e = (out[key] ??= { n: 0, hit: 0, found: 0 });
     e.n++;
     if (r.verdict) e.hit++;
-    if (r.verdict && r.distance <= r.radius) e.found++;
+    if (found(r)) e.found++;
   }
   return Object.fromEntries(Object.entries(out).sort().map(([k, v]) => [k, { n: v.n, recall: v.hit / v.n, endToEnd: v.found / v.n }]));
 }
@@ -321,10 +430,10 @@ function radiusTable(rows: Row[], options: VerdictOptions): {
   radius: number;
   probes: number;
   hitsPerMillion: number;
-  perBucket: Record<string, { default: number; withinRadius: number; endToEndF1: number }>;
+  perBucket: Record<string, { default: number; withinRadius: number; endToEndF1: number; withLshF1: number }>;
 }[] {
   return RADII.map((radius) => {
-    const perBucket: Record<string, { default: number; withinRadius: number; endToEndF1: number }> = {};
+    const perBucket: Record<string, { default: number; withinRadius: number; endToEndF1: number; withLshF1: number }> = {};
     for (const bucket of BUCKETS) {
       const sel = rows.filter((r) => r.pair.bucket === bucket);
       const pos = sel.filter((r) => r.label === 1);
@@ -332,6 +441,7 @@ function radiusTable(rows: Row[], options: VerdictOptions): {
         default: bucketFor(options, bucketLower(bucket)).searchRadius,
         withinRadius: pos.filter((r) => r.distance <= radius).length / Math.max(1, pos.length),
         endToEndF1: score(sel.map((r) => r.verdict && r.distance <= radius), sel.map((r) => r.label)).f1,
+        withLshF1: score(sel.map((r) => r.verdict && (r.distance <= radius || r.lsh[0]!)), sel.map((r) => r.label)).f1,
       };
     }
     const probes = probedValues(radius);
@@ -359,6 +469,15 @@ function printReport(report: {
   };
   defaultsVsTuned: { bucket: string; defaults: string; differs: string[] }[];
   radii: ReturnType<typeof radiusTable>;
+  lshTable: {
+    name: string;
+    keysPerDoc: number;
+    permutations: number;
+    hitsPerMillion: number;
+    tunePerBucket: Record<string, Scores>;
+    heldOutPerBucket: Record<string, Scores>;
+    heldOut: Scores;
+  }[];
   byEdit: Record<string, { n: number; recall: number; endToEnd: number }>;
   rulesFired: Record<string, number>;
   timing: {
@@ -376,7 +495,7 @@ function printReport(report: {
     const cells = [r.name, ...BUCKETS.map((b) => pct(r.perBucket[b].f1)), pct(r.overall.precision), pct(r.overall.recall), pct(r.overall.f1), pct(r.heavyRecall)];
     console.log(`| ${cells.join(" | ")} |`);
   }
-  console.log("\nneardup defaults, per bucket: P / R / F1, pairwise verdict | end to end (b found within its bucket's search radius of a)");
+  console.log("\nneardup defaults, per bucket: P / R / F1, pairwise verdict | end to end (b within its bucket's search radius of a, or sharing an LSH key)");
   const nd = report.results[0] as MethodResult;
   const e2e = report.results[1] as MethodResult;
   const prf = (s: Scores): string => `${pct(s.precision)} / ${pct(s.recall)} / ${pct(s.f1)}`;
@@ -392,15 +511,22 @@ function printReport(report: {
   console.log(`  defaults per bucket F1:            ${f1s(h.defaultsPerBucket)}`);
   console.log(`  defaults end to end per bucket F1: ${f1s(h.endToEndPerBucket)}`);
   console.log(`  calibrated per bucket F1:          ${f1s(h.tunedPerBucket)}`);
-  console.log("\nretrieval by search radius (bucket of b): share of near-duplicates within it / end-to-end F1 at the default verdict");
+  console.log("\nretrieval by search radius (bucket of b): share of near-duplicates within it / end-to-end F1 at the default verdict, simhash only / with LSH keys");
   console.log(`| radius | values probed | segment hits per search per 1M docs | ${BUCKETS.join(" | ")} |`);
   console.log(`|---|---|---|${BUCKETS.map(() => "---").join("|")}|`);
   for (const r of report.radii) {
     const cells = BUCKETS.map((b) => {
-      const x = r.perBucket[b] as { default: number; withinRadius: number; endToEndF1: number };
-      return `${pct(x.withinRadius)} / ${pct(x.endToEndF1)}${x.default === r.radius ? " (default)" : ""}`;
+      const x = r.perBucket[b] as { default: number; withinRadius: number; endToEndF1: number; withLshF1: number };
+      return `${pct(x.withinRadius)} / ${pct(x.endToEndF1)} / ${pct(x.withLshF1)}${x.default === r.radius ? " (default)" : ""}`;
     });
     console.log(`| ${r.radius} | ${r.probes} | ${Math.round(r.hitsPerMillion)} | ${cells.join(" | ")} |`);
+  }
+  console.log("\nLSH keys (char k-grams, bands x rows) with search radius 3: F1 on the tuning half (even ids) | held out (odd ids), per bucket");
+  console.log(`| shingles, bands x rows | keys/doc | permutations | LSH hits/lookup/1M docs | tune ${BUCKETS.join(" / ")} | held out ${BUCKETS.join(" / ")} | held out all |`);
+  console.log("|---|---|---|---|---|---|---|");
+  for (const l of report.lshTable) {
+    const f1Of = (m: Record<string, Scores>): string => BUCKETS.map((b) => pct((m[b] as Scores).f1)).join(" / ");
+    console.log(`| ${l.name} | ${l.keysPerDoc} | ${l.permutations} | ${Math.round(l.hitsPerMillion)} | ${f1Of(l.tunePerBucket)} | ${f1Of(l.heldOutPerBucket)} | ${pct(l.heldOut.f1)} |`);
   }
   console.log(`\nrules that fired at the defaults (all pairs): ${Object.entries(report.rulesFired).sort().map(([k, n]) => `${k} ${n}`).join(", ")}`);
   console.log("\nneardup recall by edit (defaults): pairwise / end to end");
