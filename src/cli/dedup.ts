@@ -7,7 +7,8 @@ import { NeardupError } from "../core/errors.js";
 import { decide } from "../core/verdict.js";
 import type { Comparable } from "../core/verdict.js";
 import type { Fingerprinter } from "../core/fingerprinter.js";
-import { SegmentIndex } from "../index/index.js";
+import { hamming } from "../core/fingerprint.js";
+import { LshTable, SegmentIndex } from "../index/index.js";
 import type { InputDoc } from "./input.js";
 
 export interface DedupOptions {
@@ -61,6 +62,8 @@ interface Seen {
 
 export class BatchDeduper {
   private readonly index = new SegmentIndex();
+  /** LSH band keys of the documents in the window: the second way to find candidates. */
+  private readonly lsh = new LshTable();
   /** Earlier documents still in the window, in arrival order, keyed by ordinal (the index id). */
   private readonly seen = new Map<string, Seen>();
   private readonly clusterSizes = new Map<number, { id: string; size: number }>();
@@ -91,7 +94,7 @@ export class BatchDeduper {
 
     const comparable: Comparable = { normalized: a.normalized, length: a.length, vector: a.vector, simhash: a.simhash };
     const radius = this.options.radius ?? fp.searchRadius(a.length);
-    const matches = this.index.lookup(a.simhash, radius);
+    const matches = this.candidates(a.simhash, a.lsh, radius);
     let chosen: { prev: Seen; distance: number; similarity: number; rule: string } | undefined;
     let fallback: typeof chosen;
     for (let i = 0; i < matches.length && i < this.maxCandidates; i++) {
@@ -113,6 +116,7 @@ export class BatchDeduper {
     const root = chosen === undefined ? ordinal : chosen.prev.root;
     const key = String(ordinal);
     this.index.insert(key, a.simhash, time);
+    this.lsh.add(key, a.lsh);
     this.seen.set(key, { ordinal, id: doc.id, root, comparable, time });
     if (chosen === undefined) {
       return { id: doc.id, status: "original", duplicate_of: null, distance: null, similarity: null, reason: null };
@@ -129,6 +133,19 @@ export class BatchDeduper {
       similarity: Math.round(chosen.similarity * 10_000) / 10_000,
       reason: chosen.rule,
     };
+  }
+
+  /**
+   * Documents within `radius` bits or sharing an LSH band key, nearest first,
+   * ties oldest first (ids are arrival ordinals).
+   */
+  private candidates(simhash: Comparable["simhash"], keys: readonly string[], radius: number): { id: string; distance: number }[] {
+    const found: { id: string; distance: number }[] = this.index.lookup(simhash, radius);
+    const byIndex = new Set(found.map((m) => m.id));
+    for (const id of this.lsh.lookup(keys)) {
+      if (!byIndex.has(id)) found.push({ id, distance: hamming(simhash, this.seen.get(id)!.comparable.simhash) });
+    }
+    return found.sort((x, y) => x.distance - y.distance || Number(x.id) - Number(y.id));
   }
 
   summary(top = 5): DedupSummary {
@@ -154,6 +171,7 @@ export class BatchDeduper {
     for (const [key, s] of this.seen) {
       if (s.time >= cutoff) break;
       this.seen.delete(key);
+      this.lsh.remove(key);
     }
   }
 }

@@ -50,18 +50,20 @@ export interface VerdictOptions {
  *   quadratic (about 8 ms for a pair of 5,000 characters, 30 ms at 10,000,
  *   seconds at 100,000), so texts this long are judged on the linear measures.
  *
- * Search radii 11 / 11 / 7 / 3 / 3: the largest radius of each segment-lookup
- * cost class (floor(radius / 4) = 2, 2, 1, 0, 0 bits per segment: 137, 137, 17,
- * 1, 1 values per segment): no more segment lookups than radii 8 / 8 / 4 / 0 / 0,
- * only more of the fetched candidates pass the Hamming filter and are compared.
+ * Search radius 3 in every bucket: the four exact segments (pigeonhole), one
+ * value per segment field. Candidates also come from the MinHash LSH band keys
+ * (`Analysis.lsh`, spec §9), which find the near-duplicates a small radius
+ * misses: end to end on the quality benchmark, radius 3 + LSH scores F1 0.968,
+ * the same as radii 11/11/7/3 + LSH, for 4 segment values per lookup instead of
+ * up to 548 (docs/quality.md). With `lsh: false`, radii 11/11/7/3 are the better choice.
  * The distance <= 3 rules come first because they are the cheapest test; on the
  * benchmark they change no F1 but name exact and near-exact copies `*.simhash`.
  */
 export const DEFAULT_VERDICT_OPTIONS: VerdictOptions = Object.freeze({
   buckets: [
-    { name: "tiny", maxLength: 50, searchRadius: 11, maxDistance: null, minCosine: 0.7, minEditSimilarity: 0.85 },
-    { name: "short", maxLength: 200, searchRadius: 11, maxDistance: null, minCosine: 0.95, minEditSimilarity: 0.8 },
-    { name: "medium", maxLength: 1000, searchRadius: 7, maxDistance: 3, minCosine: null, minEditSimilarity: 0.75 },
+    { name: "tiny", maxLength: 50, searchRadius: 3, maxDistance: null, minCosine: 0.7, minEditSimilarity: 0.85 },
+    { name: "short", maxLength: 200, searchRadius: 3, maxDistance: null, minCosine: 0.95, minEditSimilarity: 0.8 },
+    { name: "medium", maxLength: 1000, searchRadius: 3, maxDistance: 3, minCosine: null, minEditSimilarity: 0.75 },
     { name: "long", maxLength: 5000, searchRadius: 3, maxDistance: 3, minCosine: null, minEditSimilarity: 0.75 },
     { name: "huge", maxLength: Infinity, searchRadius: 3, maxDistance: 3, minCosine: 0.8, minEditSimilarity: null },
   ],

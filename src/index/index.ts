@@ -5,3 +5,4 @@ export { FingerprintTable, MAX_SEQ } from "./fingerprint-table.js";
 export type { Hits } from "./fingerprint-table.js";
 export { INDEX_FORMAT_VERSION } from "./persist.js";
 export { segmentMasks, segmentSlack } from "./neighbours.js";
+export { LshTable } from "./lsh-table.js";

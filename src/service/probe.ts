@@ -14,9 +14,9 @@ export interface Probe {
   lsh: readonly string[];
 }
 
-/** The LSH band keys of an analysis (none for fingerprints made without them). */
+/** The LSH band keys of an analysis (empty when the fingerprinter runs with `lsh: false`). */
 export function lshKeys(analysis: Analysis): readonly string[] {
-  return (analysis as { lsh?: readonly string[] }).lsh ?? [];
+  return analysis.lsh;
 }
 
 export function probeOf(analysis: Analysis, radius: number): Probe {

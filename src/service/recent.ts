@@ -1,4 +1,4 @@
-import { SegmentIndex } from "../index/index.js";
+import { LshTable, SegmentIndex } from "../index/index.js";
 import type { Candidate } from "./candidate.js";
 import type { Probe } from "./probe.js";
 
@@ -12,8 +12,7 @@ import type { Probe } from "./probe.js";
 export class RecentWrites {
   private readonly index = new SegmentIndex();
   private readonly docs = new Map<string, { candidate: Candidate; addedAt: number }>();
-  /** LSH band key -> ids holding it. */
-  private readonly byKey = new Map<string, Set<string>>();
+  private readonly lsh = new LshTable();
   /** Insertion order for expiry: cost proportional to what expires. */
   private readonly queue: { id: string; addedAt: number }[] = [];
   private head = 0;
@@ -33,11 +32,7 @@ export class RecentWrites {
     if (this.docs.has(candidate.id)) this.remove(candidate.id);
     this.index.insert(candidate.id, candidate.simhash, addedAt);
     this.docs.set(candidate.id, { candidate, addedAt });
-    for (const k of candidate.lsh ?? []) {
-      let ids = this.byKey.get(k);
-      if (!ids) this.byKey.set(k, (ids = new Set()));
-      ids.add(candidate.id);
-    }
+    this.lsh.add(candidate.id, candidate.lsh ?? []);
     this.queue.push({ id: candidate.id, addedAt });
   }
 
@@ -46,11 +41,7 @@ export class RecentWrites {
     if (!entry) return;
     this.index.remove(id);
     this.docs.delete(id);
-    for (const k of entry.candidate.lsh ?? []) {
-      const ids = this.byKey.get(k);
-      ids?.delete(id);
-      if (ids?.size === 0) this.byKey.delete(k);
-    }
+    this.lsh.remove(id);
   }
 
   get(id: string): Candidate | undefined {
@@ -60,8 +51,8 @@ export class RecentWrites {
   /** Every recent document the probe reaches: within its radius, or sharing an LSH key. */
   lookup(probe: Probe): Candidate[] {
     this.expire();
-    const ids = new Set(this.index.lookup(probe.simhash, probe.radius).map((m) => m.id));
-    for (const k of probe.lsh) for (const id of this.byKey.get(k) ?? []) ids.add(id);
+    const ids = this.lsh.lookup(probe.lsh);
+    for (const m of this.index.lookup(probe.simhash, probe.radius)) ids.add(m.id);
     return [...ids].map((id) => this.docs.get(id)!.candidate);
   }
 

@@ -1,8 +1,8 @@
 /**
  * Candidate retrieval from the engine is exact: for single and grouped
  * lookups (and the grouped query's fallback when its page fills up), every
- * stored fingerprint within the radius and the window is returned, and
- * nothing else; compared with a brute-force scan.
+ * stored document within the radius or sharing an LSH band key, and within
+ * the window, is returned, and nothing else; compared with a brute-force scan.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Analysis } from "../../src/core/fingerprinter.js";
@@ -30,7 +30,8 @@ describe.each(engineTargets())("candidate retrieval on $kind $version ($source)"
   const rng = createRng(7);
   const randomFp = (): Fingerprint => ({ hi: Math.floor(rng.next() * 2 ** 32) >>> 0, lo: Math.floor(rng.next() * 2 ** 32) >>> 0 });
   const centres = Array.from({ length: 6 }, randomFp);
-  const stored: { id: string; fp: Fingerprint; time: number }[] = [];
+  const stored: { id: string; fp: Fingerprint; time: number; lsh: string[] }[] = [];
+  const key = () => `0${rng.int(2)}:${Math.floor(rng.next() * 2 ** 32).toString(16).padStart(8, "0")}`;
 
   beforeAll(async () => {
     engine = await connectTarget(target);
@@ -41,12 +42,12 @@ describe.each(engineTargets())("candidate retrieval on $kind $version ($source)"
     for (const c of centres) {
       for (let d = 0; d <= 12; d++) {
         const bits = rng.shuffle(Array.from({ length: 64 }, (_, b) => b)).slice(0, d);
-        stored.push({ id: `s${n++}`, fp: flip(c, bits), time: Date.UTC(2026, 0, 1 + rng.int(10)) });
+        stored.push({ id: `s${n++}`, fp: flip(c, bits), time: Date.UTC(2026, 0, 1 + rng.int(10)), lsh: [key(), key()] });
       }
     }
     const ops = stored.flatMap((s) => {
       const [seg0, seg1, seg2, seg3] = segments(s.fp);
-      return [{ index: { _index: index, _id: s.id } }, { text: `text of ${s.id}`, neardup: { simhash: toHex(s.fp), seg0, seg1, seg2, seg3, status: "original", length: 10, version: "test", timestamp: new Date(s.time).toISOString() } }];
+      return [{ index: { _index: index, _id: s.id } }, { text: `text of ${s.id}`, neardup: { simhash: toHex(s.fp), seg0, seg1, seg2, seg3, lsh: s.lsh, status: "original", length: 10, version: "test", timestamp: new Date(s.time).toISOString() } }];
     });
     expect((await engine.bulk(ops, { refresh: true })).errors).toBe(false);
   });
@@ -56,11 +57,15 @@ describe.each(engineTargets())("candidate retrieval on $kind $version ($source)"
   });
 
   const windowMs = 3 * 24 * 3600 * 1000;
+  // Each lookup carries one LSH key of a few stored documents of other centres (far in Hamming terms) and one unknown key.
   const lookupsFor = (radius: number): Lookup[] =>
-    centres.map((c, i) => ({ analysis: { simhash: c } as Analysis, time: Date.UTC(2026, 0, 5 + i), excludeId: i === 0 ? "s0" : undefined, radius }));
+    centres.map((c, i) => {
+      const lsh = [stored[(i * 31 + 20) % stored.length]!.lsh[0]!, stored[(i * 17 + 45) % stored.length]!.lsh[1]!, "0f:00000000"];
+      return { analysis: { simhash: c, lsh } as unknown as Analysis, time: Date.UTC(2026, 0, 5 + i), excludeId: i === 0 ? "s0" : undefined, radius };
+    });
   const brute = (l: Lookup) =>
     stored
-      .filter((s) => s.id !== l.excludeId && s.time >= l.time - windowMs && hamming(s.fp, l.analysis.simhash) <= l.radius)
+      .filter((s) => s.id !== l.excludeId && s.time >= l.time - windowMs && (hamming(s.fp, l.analysis.simhash) <= l.radius || s.lsh.some((k) => l.analysis.lsh.includes(k))))
       .map((s) => s.id)
       .sort();
 
@@ -78,5 +83,7 @@ describe.each(engineTargets())("candidate retrieval on $kind $version ($source)"
       for (const c of grouped[i]!) expect(c.text).toBe(`text of ${c.id}`);
     });
     expect(lookups.some((l) => brute(l).length > 0)).toBe(true);
+    // Some lookups reach documents only through an LSH key.
+    expect(lookups.some((l) => brute(l).some((id) => hamming(stored.find((s) => s.id === id)!.fp, l.analysis.simhash) > l.radius))).toBe(true);
   });
 });

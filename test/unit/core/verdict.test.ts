@@ -91,7 +91,7 @@ describe("fingerprinter and verdict", () => {
   it("buckets and search radii follow the shorter text's length", () => {
     const at = (n: number) => [bucketFor(DEFAULT_VERDICT_OPTIONS, n).name, fp.searchRadius(n)];
     expect([1, 49, 50, 199, 200, 999, 1000, 4999, 5000, 1e6].map(at)).toEqual([
-      ["tiny", 11], ["tiny", 11], ["short", 11], ["short", 11], ["medium", 7], ["medium", 7],
+      ["tiny", 3], ["tiny", 3], ["short", 3], ["short", 3], ["medium", 3], ["medium", 3],
       ["long", 3], ["long", 3], ["huge", 3], ["huge", 3],
     ]);
   });
