@@ -135,8 +135,9 @@ export class DedupService {
   private matchesFor(analysis: Analysis, radius: number, time: number, excludeId: string | undefined, fromEngine: Candidate[]): { matches: Match[]; candidates: number } {
     const fromRecent = this.recentCandidates(analysis, radius, time, excludeId);
     const all = [...fromRecent, ...fromEngine.filter((c) => c.id !== excludeId)];
-    this.metrics?.candidates.observe(all.length);
-    return { matches: compareCandidates(this.fingerprinter, analysis, all, radius), candidates: all.length };
+    const distinct = new Set(all.map((c) => c.id)).size;
+    this.metrics?.candidates.observe(distinct);
+    return { matches: compareCandidates(this.fingerprinter, analysis, all, radius), candidates: distinct };
   }
 
   /** "What is this text a near-duplicate of?" Nothing is written. */

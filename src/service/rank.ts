@@ -11,11 +11,18 @@ import { probeOf, reaches } from "./probe.js";
 export interface Match {
   candidate: Candidate;
   verdict: Verdict;
-  /** The headline similarity: edit similarity where the bucket uses it, else TF-IDF cosine. */
+  /** The headline similarity: the measure of the rule that fired (see {@link headlineSimilarity}). */
   similarity: number;
 }
 
+/**
+ * The similarity reported for a match: edit similarity when the edit rule
+ * fired, TF-IDF cosine when the cosine or simhash rule fired; for a
+ * non-duplicate, edit similarity where the bucket computes it, else cosine.
+ */
 export function headlineSimilarity(verdict: Verdict): number {
+  if (verdict.rule?.endsWith(".edit") && verdict.editSimilarity !== null) return verdict.editSimilarity;
+  if (verdict.rule !== null) return verdict.cosine;
   return verdict.editSimilarity ?? verdict.cosine;
 }
 
