@@ -1,5 +1,5 @@
 import { Client, type ClientOptions } from "@elastic/elasticsearch";
-import { createGuard, isAlreadyExists, isNotFound } from "./guard.js";
+import { createGuard, createIfAbsent, orUndefinedIfMissing } from "./guard.js";
 import { msearchLines, toBulkResult, toMsearchResults, toSourceMap } from "./responses.js";
 import type { BulkResult, Engine, EngineConnection, EngineInfo, SearchRequest, SearchResponse } from "./types.js";
 
@@ -42,15 +42,7 @@ export class ElasticsearchEngine implements Engine {
   }
 
   createIndex(name: string, body: Record<string, unknown> = {}): Promise<boolean> {
-    return this.guard(`create index ${name}`, async () => {
-      try {
-        await this.client.indices.create({ index: name, ...body } as never);
-        return true;
-      } catch (err) {
-        if (isAlreadyExists(err)) return false;
-        throw err;
-      }
-    });
+    return this.guard(`create index ${name}`, () => createIfAbsent(() => this.client.indices.create({ index: name, ...body } as never)));
   }
 
   deleteIndex(name: string): Promise<void> {
@@ -99,12 +91,8 @@ export class ElasticsearchEngine implements Engine {
 
   get<T>(index: string, id: string): Promise<T | undefined> {
     return this.guard(`get ${index}/${id}`, async () => {
-      try {
-        return (await this.client.get<T>({ index, id }))._source;
-      } catch (err) {
-        if (isNotFound(err)) return undefined;
-        throw err;
-      }
+      const found = await orUndefinedIfMissing(() => this.client.get<T>({ index, id }));
+      return found?._source;
     });
   }
 

@@ -14,13 +14,32 @@ export function createGuard(kind: EngineKind, baseUrl: string): Guard {
   };
 }
 
-/** True when a client error is the engine's "index already exists". */
-export function isAlreadyExists(err: unknown): boolean {
+function isAlreadyExists(err: unknown): boolean {
   const body = (err as { meta?: { body?: { error?: { type?: string } } } })?.meta?.body;
   return body?.error?.type === "resource_already_exists_exception";
 }
 
-/** True when a client error is a 404 answer. */
-export function isNotFound(err: unknown): boolean {
+function isNotFound(err: unknown): boolean {
   return (err as { meta?: { statusCode?: number } })?.meta?.statusCode === 404;
+}
+
+/** Runs an index creation: true when created, false when the index already existed. */
+export async function createIfAbsent(create: () => Promise<unknown>): Promise<boolean> {
+  try {
+    await create();
+    return true;
+  } catch (err) {
+    if (isAlreadyExists(err)) return false;
+    throw err;
+  }
+}
+
+/** Runs a read: its value, or `undefined` when the engine answers 404. */
+export async function orUndefinedIfMissing<T>(read: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await read();
+  } catch (err) {
+    if (isNotFound(err)) return undefined;
+    throw err;
+  }
 }

@@ -1,5 +1,5 @@
 import { Client, type ClientOptions } from "@opensearch-project/opensearch";
-import { createGuard, isAlreadyExists, isNotFound } from "./guard.js";
+import { createGuard, createIfAbsent, orUndefinedIfMissing } from "./guard.js";
 import { msearchLines, toBulkResult, toMsearchResults, toSourceMap } from "./responses.js";
 import type { BulkResult, Engine, EngineConnection, EngineInfo, SearchRequest, SearchResponse } from "./types.js";
 
@@ -47,15 +47,7 @@ export class OpenSearchEngine implements Engine {
   }
 
   createIndex(name: string, body: Record<string, unknown> = {}): Promise<boolean> {
-    return this.guard(`create index ${name}`, async () => {
-      try {
-        await this.client.indices.create({ index: name, body } as never);
-        return true;
-      } catch (err) {
-        if (isAlreadyExists(err)) return false;
-        throw err;
-      }
-    });
+    return this.guard(`create index ${name}`, () => createIfAbsent(() => this.client.indices.create({ index: name, body } as never)));
   }
 
   deleteIndex(name: string): Promise<void> {
@@ -106,13 +98,8 @@ export class OpenSearchEngine implements Engine {
 
   get<T>(index: string, id: string): Promise<T | undefined> {
     return this.guard(`get ${index}/${id}`, async () => {
-      try {
-        const response = await this.client.get({ index, id });
-        return (response.body as { _source?: T })._source;
-      } catch (err) {
-        if (isNotFound(err)) return undefined;
-        throw err;
-      }
+      const response = await orUndefinedIfMissing(() => this.client.get({ index, id }));
+      return (response?.body as { _source?: T } | undefined)?._source;
     });
   }
 

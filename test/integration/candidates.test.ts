@@ -12,17 +12,10 @@ import { fetchCandidates, type Lookup } from "../../src/service/engine-candidate
 import { DedupService } from "../../src/service/dedup-service.js";
 import { resolveDedupOptions } from "../../src/service/options.js";
 import { createRng } from "../../bench/quality/rng.js";
+import { flip } from "../helpers/bits.js";
 import { sharedFingerprinter } from "../helpers/api.js";
 import { connectTarget, engineTargets, uniqueIndex } from "../helpers/engines.js";
 
-function flip(fp: Fingerprint, bits: number[]): Fingerprint {
-  let { hi, lo } = fp;
-  for (const b of bits) {
-    if (b >= 32) hi = (hi ^ (1 << (b - 32))) >>> 0;
-    else lo = (lo ^ (1 << b)) >>> 0;
-  }
-  return { hi, lo };
-}
 
 describe.each(engineTargets())("candidate retrieval on $kind $version ($source)", (target) => {
   let engine: Engine;

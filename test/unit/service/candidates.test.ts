@@ -1,19 +1,11 @@
 import fc from "fast-check";
+import { flip } from "../../helpers/bits.js";
 import { describe, expect, it } from "vitest";
-import { fromHex, hamming, segments, type Fingerprint } from "../../../src/core/fingerprint.js";
+import { fromHex, hamming, segments } from "../../../src/core/fingerprint.js";
 import { candidateQuery, segmentTerms } from "../../../src/service/candidates.js";
 
 const fpArb = fc.record({ hi: fc.integer({ min: 0, max: 0xffffffff }), lo: fc.integer({ min: 0, max: 0xffffffff }) });
 
-/** Flips `count` distinct random bits of a fingerprint. */
-function flip(fp: Fingerprint, bits: number[]): Fingerprint {
-  let { hi, lo } = fp;
-  for (const b of bits) {
-    if (b >= 32) hi = (hi ^ (1 << (b - 32))) >>> 0;
-    else lo = (lo ^ (1 << b)) >>> 0;
-  }
-  return { hi, lo };
-}
 
 describe("segmentTerms", () => {
   it("is the four exact segments for radius <= 3", () => {
