@@ -44,24 +44,25 @@ export function segmentTerms(simhash: Fingerprint, radius: number): Record<strin
 }
 
 /**
- * The search body for one candidate lookup. Everything is in filter context
- * (no scoring) and unsorted: the re-rank orders candidates itself, and both
- * cost the engine more than the lookup (measured in bench/service.ts).
+ * A candidate search body: any of the segment terms or LSH keys, at or after
+ * `since`, not `excludeId`. Everything is in filter context (no scoring) and
+ * unsorted: the re-rank orders candidates itself, and both cost the engine more
+ * than the lookup (measured in bench/service.ts). Used for one lookup and, with
+ * the union of a group's terms, for a grouped bulk lookup (engine-candidates.ts).
  */
-export function candidateQuery(input: CandidateQueryInput): Record<string, unknown> {
-  const should: Record<string, unknown>[] = Object.entries(segmentTerms(input.simhash, input.radius)).map(([field, values]) =>
-    values.length === 1 ? { term: { [field]: values[0] } } : { terms: { [field]: values } },
+export function candidateSearchBody(terms: Record<string, readonly string[]>, lsh: readonly string[], since: number, size: number, excludeId?: string): Record<string, unknown> {
+  const should: Record<string, unknown>[] = Object.entries(terms).map(([field, values]) =>
+    values.length === 1 ? { term: { [field]: values[0] } } : { terms: { [field]: [...values] } },
   );
-  if (input.lsh.length > 0) should.push({ terms: { "neardup.lsh": [...input.lsh] } });
+  if (lsh.length > 0) should.push({ terms: { "neardup.lsh": [...lsh] } });
   const bool: Record<string, unknown> = {
-    filter: [{ bool: { should, minimum_should_match: 1 } }, { range: { "neardup.timestamp": { gte: input.since, format: "epoch_millis" } } }],
+    filter: [{ bool: { should, minimum_should_match: 1 } }, { range: { "neardup.timestamp": { gte: since, format: "epoch_millis" } } }],
   };
-  if (input.excludeId !== undefined) bool.must_not = [{ ids: { values: [input.excludeId] } }];
-  return {
-    size: input.size,
-    track_total_hits: false,
-    _source: false,
-    docvalue_fields: CANDIDATE_FIELDS,
-    query: { bool },
-  };
+  if (excludeId !== undefined) bool.must_not = [{ ids: { values: [excludeId] } }];
+  return { size, track_total_hits: false, _source: false, docvalue_fields: CANDIDATE_FIELDS, query: { bool } };
+}
+
+/** The search body for one candidate lookup. */
+export function candidateQuery(input: CandidateQueryInput): Record<string, unknown> {
+  return candidateSearchBody(segmentTerms(input.simhash, input.radius), input.lsh, input.since, input.size, input.excludeId);
 }

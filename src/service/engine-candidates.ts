@@ -14,7 +14,7 @@ import { NeardupError } from "../core/errors.js";
 import type { Analysis } from "../core/fingerprinter.js";
 import type { Engine, SearchHit, SearchRequest, SearchResponse } from "../engine/types.js";
 import type { Candidate } from "./candidate.js";
-import { CANDIDATE_FIELDS, candidateQuery, segmentTerms } from "./candidates.js";
+import { candidateQuery, candidateSearchBody, segmentTerms } from "./candidates.js";
 import { candidateFromHit } from "./documents.js";
 import { lshKeys, reaches } from "./probe.js";
 
@@ -81,15 +81,8 @@ function groupQuery(lookups: Lookup[], members: number[], windowMs: number, page
       for (const v of values) set.add(v);
     }
   }
-  const should = [...union].map(([field, values]) => ({ terms: { [field]: [...values] } }));
-  if (keys.size > 0) should.push({ terms: { "neardup.lsh": [...keys] } });
-  return {
-    size: page,
-    track_total_hits: false,
-    _source: false,
-    docvalue_fields: CANDIDATE_FIELDS,
-    query: { bool: { filter: [{ bool: { should, minimum_should_match: 1 } }, { range: { "neardup.timestamp": { gte: since, format: "epoch_millis" } } }] } },
-  };
+  const terms = Object.fromEntries([...union].map(([field, values]) => [field, [...values]]));
+  return candidateSearchBody(terms, [...keys], since, page);
 }
 
 function singleRequest(source: CandidateSource, l: Lookup): SearchRequest {
