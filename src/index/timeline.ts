@@ -38,14 +38,7 @@ export class Timeline {
 
   /** Effective time of a live seq (binary search over checkpoints). */
   timeOf(seq: number): number {
-    let lo = this.head;
-    let hi = this.len - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >>> 1;
-      if (this.seqs[mid]! <= seq) lo = mid;
-      else hi = mid - 1;
-    }
-    return this.times[lo]!;
+    return this.times[this.cursor(seq)]!;
   }
 
   /** Index of the checkpoint covering `seq`, for walking entries in order with {@link timeAt}. */
