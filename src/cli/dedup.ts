@@ -4,7 +4,7 @@
  * the core's verdict rules for the decision. No I/O here: see run-dedup.ts.
  */
 import { NeardupError } from "../core/errors.js";
-import { decide } from "../core/verdict.js";
+import { decide, reportedSimilarity } from "../core/verdict.js";
 import type { Comparable } from "../core/verdict.js";
 import type { Fingerprinter } from "../core/fingerprinter.js";
 import { hamming } from "../core/fingerprint.js";
@@ -102,7 +102,7 @@ export class BatchDeduper {
       const v = decide(comparable, prev.comparable, fp.verdictOptions);
       if (!v.duplicate) continue;
       const rule = v.rule!;
-      const similarity = rule.endsWith(".edit") && v.editSimilarity !== null ? v.editSimilarity : v.cosine;
+      const similarity = reportedSimilarity(v);
       const pick = { prev, distance: v.distance, similarity, rule };
       // Prefer an original (nearest first); else the nearest duplicate, joining its cluster.
       if (prev.root === prev.ordinal) {

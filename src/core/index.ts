@@ -18,7 +18,7 @@ export type { FeatureHasher, Fingerprint128 } from "./simhash.js";
 export { segmentRadius, segmentNeighbours, neighboursForRadius } from "./neighbours.js";
 export * from "./similarity/index.js";
 export { charBigramCounts, addBigramFeatures, DEFAULT_SHORT_TEXT_LENGTH, BIGRAM_PREFIX } from "./short-text.js";
-export { decide, bucketFor, validateVerdictOptions, DEFAULT_VERDICT_OPTIONS } from "./verdict.js";
+export { decide, bucketFor, reportedSimilarity, validateVerdictOptions, DEFAULT_VERDICT_OPTIONS } from "./verdict.js";
 export type { Verdict, VerdictBucket, VerdictOptions, Comparable } from "./verdict.js";
 export {
   createFingerprinter,

@@ -151,3 +151,14 @@ export function decide(a: Comparable, b: Comparable, options: VerdictOptions = D
   else if (edit !== null && edit >= bucket.minEditSimilarity!) rule = `${bucket.name}.edit`;
   return { duplicate: rule !== null, rule, bucket: bucket.name, distance, cosine: cos, editSimilarity: edit, charCosine: charCos };
 }
+
+/**
+ * The similarity reported for a verdict: edit similarity when the edit rule
+ * fired, TF-IDF cosine when the cosine or simhash rule fired; for a
+ * non-duplicate, edit similarity where the bucket computes it, else cosine.
+ */
+export function reportedSimilarity(verdict: Verdict): number {
+  if (verdict.rule?.endsWith(".edit") && verdict.editSimilarity !== null) return verdict.editSimilarity;
+  if (verdict.rule !== null) return verdict.cosine;
+  return verdict.editSimilarity ?? verdict.cosine;
+}

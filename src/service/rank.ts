@@ -4,26 +4,15 @@
  * character cosine for short texts) only for candidates within the radius.
  */
 import type { Analysis, Fingerprinter } from "../core/fingerprinter.js";
-import type { Verdict } from "../core/verdict.js";
+import { reportedSimilarity, type Verdict } from "../core/verdict.js";
 import type { Candidate } from "./candidate.js";
 import { probeOf, reaches } from "./probe.js";
 
 export interface Match {
   candidate: Candidate;
   verdict: Verdict;
-  /** The headline similarity: the measure of the rule that fired (see {@link headlineSimilarity}). */
+  /** The headline similarity: the measure of the rule that fired (core `reportedSimilarity`). */
   similarity: number;
-}
-
-/**
- * The similarity reported for a match: edit similarity when the edit rule
- * fired, TF-IDF cosine when the cosine or simhash rule fired; for a
- * non-duplicate, edit similarity where the bucket computes it, else cosine.
- */
-export function headlineSimilarity(verdict: Verdict): number {
-  if (verdict.rule?.endsWith(".edit") && verdict.editSimilarity !== null) return verdict.editSimilarity;
-  if (verdict.rule !== null) return verdict.cosine;
-  return verdict.editSimilarity ?? verdict.cosine;
 }
 
 /** Oldest first, ties by id: the order in which the original is chosen. */
@@ -48,7 +37,7 @@ export function compareCandidates(fingerprinter: Fingerprinter, query: Analysis,
     const other = candidate.analysis ?? (candidate.text === undefined ? undefined : safeAnalyze(fingerprinter, candidate.text));
     if (!other) continue;
     const verdict = fingerprinter.compare(query, other);
-    matches.push({ candidate, verdict, similarity: headlineSimilarity(verdict) });
+    matches.push({ candidate, verdict, similarity: reportedSimilarity(verdict) });
   }
   return matches;
 }

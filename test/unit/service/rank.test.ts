@@ -1,7 +1,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { createFingerprinter, type Fingerprinter } from "../../../src/core/fingerprinter.js";
 import type { Candidate } from "../../../src/service/candidate.js";
-import { byTimeThenId, chooseOriginal, compareCandidates, headlineSimilarity, rankMatches } from "../../../src/service/rank.js";
+import { reportedSimilarity } from "../../../src/core/verdict.js";
+import { byTimeThenId, chooseOriginal, compareCandidates, rankMatches } from "../../../src/service/rank.js";
 import { MOM_A, MOM_B, NEWS_EN } from "../../fixtures/texts/near-duplicates.js";
 
 let fp: Fingerprinter;
@@ -47,13 +48,13 @@ describe("re-rank", () => {
   });
 });
 
-describe("headlineSimilarity", () => {
+describe("reportedSimilarity", () => {
   const v = (rule: string | null, cosine: number, edit: number | null) => ({ duplicate: rule !== null, rule, bucket: "b", distance: 1, cosine, editSimilarity: edit, charCosine: null });
   it("reports the measure of the rule that fired", () => {
-    expect(headlineSimilarity(v("tiny.edit", 0.5, 0.9))).toBe(0.9);
-    expect(headlineSimilarity(v("tiny.cosine", 0.95, 0.8))).toBe(0.95);
-    expect(headlineSimilarity(v("long.simhash", 0.97, null))).toBe(0.97);
-    expect(headlineSimilarity(v(null, 0.2, 0.3))).toBe(0.3);
-    expect(headlineSimilarity(v(null, 0.2, null))).toBe(0.2);
+    expect(reportedSimilarity(v("tiny.edit", 0.5, 0.9))).toBe(0.9);
+    expect(reportedSimilarity(v("tiny.cosine", 0.95, 0.8))).toBe(0.95);
+    expect(reportedSimilarity(v("long.simhash", 0.97, null))).toBe(0.97);
+    expect(reportedSimilarity(v(null, 0.2, 0.3))).toBe(0.3);
+    expect(reportedSimilarity(v(null, 0.2, null))).toBe(0.2);
   });
 });
