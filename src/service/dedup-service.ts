@@ -21,7 +21,7 @@ import componentTemplate from "../../mappings/component-template.neardup.json" w
 import type { Candidate } from "./candidate.js";
 import { documentSource, type Decision } from "./documents.js";
 import { fetchCandidates, type Lookup } from "./engine-candidates.js";
-import { lshKeys, probeOf } from "./probe.js";
+import { probeOf } from "./probe.js";
 import type { DocInput } from "./input.js";
 import type { DedupMetrics } from "./metrics.js";
 import type { DedupOptions, Policy } from "./options.js";
@@ -210,7 +210,7 @@ export class DedupService {
         this.metrics?.checks.inc({ operation: "index" });
         if (chosen) this.metrics?.duplicates.inc({ policy });
         if (!write) return;
-        this.recent.add({ id: doc.id, simhash: analysis.simhash, lsh: lshKeys(analysis), time: doc.time, status: decision.status, duplicateOf: decision.duplicateOf, analysis });
+        this.recent.add({ id: doc.id, simhash: analysis.simhash, lsh: analysis.lsh, time: doc.time, status: decision.status, duplicateOf: decision.duplicateOf, analysis });
         writes.push({ item, source: documentSource(this.options.textField, doc, analysis, decision) });
       });
     });

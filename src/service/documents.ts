@@ -2,7 +2,6 @@ import type { Analysis } from "../core/fingerprinter.js";
 import { fromHex } from "../core/fingerprint.js";
 import type { SearchHit } from "../engine/types.js";
 import type { Candidate, NeardupSource, Status } from "./candidate.js";
-import { lshKeys } from "./probe.js";
 import type { DocInput } from "./input.js";
 
 export interface Decision {
@@ -27,7 +26,7 @@ export function neardupSource(analysis: Analysis, decision: Decision, time: numb
     version: analysis.version,
     timestamp: new Date(time).toISOString(),
   };
-  const lsh = lshKeys(analysis);
+  const lsh = analysis.lsh;
   if (lsh.length > 0) source.lsh = [...lsh];
   if (decision.status === "duplicate") {
     source.duplicate_of = decision.duplicateOf!;

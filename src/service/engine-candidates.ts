@@ -16,7 +16,7 @@ import type { Engine, SearchHit, SearchRequest, SearchResponse } from "../engine
 import type { Candidate } from "./candidate.js";
 import { candidateQuery, candidateSearchBody, segmentTerms } from "./candidates.js";
 import { candidateFromHit } from "./documents.js";
-import { lshKeys, reaches } from "./probe.js";
+import { probeOf, reaches, type Probe } from "./probe.js";
 
 export interface Lookup {
   analysis: Analysis;
@@ -74,7 +74,7 @@ function groupQuery(lookups: Lookup[], members: number[], windowMs: number, page
   for (const i of members) {
     const l = lookups[i]!;
     since = Math.min(since, l.time - windowMs);
-    for (const k of lshKeys(l.analysis)) keys.add(k);
+    for (const k of l.analysis.lsh) keys.add(k);
     for (const [field, values] of Object.entries(segmentTerms(l.analysis.simhash, l.radius))) {
       let set = union.get(field);
       if (!set) union.set(field, (set = new Set()));
@@ -91,7 +91,7 @@ function singleRequest(source: CandidateSource, l: Lookup): SearchRequest {
     body: candidateQuery({
       simhash: l.analysis.simhash,
       radius: l.radius,
-      lsh: lshKeys(l.analysis),
+      lsh: l.analysis.lsh,
       since: l.time - source.windowMs,
       excludeId: l.excludeId,
       size: source.maxCandidates,
@@ -100,8 +100,10 @@ function singleRequest(source: CandidateSource, l: Lookup): SearchRequest {
 }
 
 /** Keeps a lookup's candidates: reached (radius or LSH key), in its window, and not itself. */
-function accept(l: Lookup, c: Candidate, windowMs: number): boolean {
-  return c.id !== l.excludeId && c.time >= l.time - windowMs && reaches({ simhash: l.analysis.simhash, radius: l.radius, lsh: lshKeys(l.analysis) }, c);
+function acceptor(l: Lookup, windowMs: number): (c: Candidate) => boolean {
+  const probe: Probe = probeOf(l.analysis, l.radius);
+  const since = l.time - windowMs;
+  return (c) => c.id !== l.excludeId && c.time >= since && reaches(probe, c);
 }
 
 /**
@@ -126,7 +128,7 @@ export async function fetchCandidates(engine: Engine, source: CandidateSource, l
         return;
       }
       const candidates = hits.flatMap((h) => candidateFromHit(h) ?? []);
-      for (const i of members) out[i] = candidates.filter((c) => accept(lookups[i]!, c, source.windowMs)).map((c) => ({ ...c }));
+      for (const i of members) out[i] = candidates.filter(acceptor(lookups[i]!, source.windowMs)).map((c) => ({ ...c }));
     });
   }
   if (singles.length > 0) {
@@ -136,7 +138,7 @@ export async function fetchCandidates(engine: Engine, source: CandidateSource, l
       const hits = hitsOf(r);
       onHits?.(hits.length);
       const l = lookups[singles[k]!]!;
-      out[singles[k]!] = hits.flatMap((h) => candidateFromHit(h) ?? []).filter((c) => accept(l, c, source.windowMs));
+      out[singles[k]!] = hits.flatMap((h) => candidateFromHit(h) ?? []).filter(acceptor(l, source.windowMs));
     });
   }
   const ids = [...new Set(out.flat().map((c) => c.id))];

@@ -14,13 +14,8 @@ export interface Probe {
   lsh: readonly string[];
 }
 
-/** The LSH band keys of an analysis (empty when the fingerprinter runs with `lsh: false`). */
-export function lshKeys(analysis: Analysis): readonly string[] {
-  return analysis.lsh;
-}
-
 export function probeOf(analysis: Analysis, radius: number): Probe {
-  return { simhash: analysis.simhash, radius, lsh: lshKeys(analysis) };
+  return { simhash: analysis.simhash, radius, lsh: analysis.lsh };
 }
 
 /** True when the two key lists share a key (lists are short: bands ≤ 64). */
