@@ -22,6 +22,8 @@ export const ERROR_CODES = {
   ENGINE_ERROR: 502,
   /** The search engine is unreachable, overloaded or not ready. */
   ENGINE_UNAVAILABLE: 503,
+  /** Not done now, nothing acknowledged; the same request may succeed when sent again (a failed dependency, a writer handover). */
+  RETRY: 503,
   /** A local tool (Java, Maven) needed to start the embedded engine is missing or failed. */
   ENVIRONMENT: 500,
 } as const;

@@ -1,7 +1,7 @@
 import { Client, type ClientOptions } from "@elastic/elasticsearch";
 import { createGuard, createIfAbsent, orUndefinedIfMissing } from "./guard.js";
-import { msearchLines, toBulkResult, toMsearchResults, toSourceMap } from "./responses.js";
-import type { BulkResult, Engine, EngineConnection, EngineInfo, SearchRequest, SearchResponse } from "./types.js";
+import { msearchLines, refreshIntervalFrom, toBulkResult, toMsearchResults, toSourceMap, toVersioned } from "./responses.js";
+import type { BulkResult, Engine, EngineConnection, EngineInfo, PutOptions, SearchRequest, SearchResponse, Versioned } from "./types.js";
 
 /** Elasticsearch 8.x through `@elastic/elasticsearch` (client major = server major). */
 export class ElasticsearchEngine implements Engine {
@@ -99,6 +99,31 @@ export class ElasticsearchEngine implements Engine {
   refresh(index: string): Promise<void> {
     return this.guard(`refresh ${index}`, async () => {
       await this.client.indices.refresh({ index });
+    });
+  }
+
+  refreshIntervalMs(index: string): Promise<number> {
+    return this.guard(`get settings ${index}`, async () => {
+      const body = await this.client.indices.getSettings({ index, include_defaults: true, name: "index.refresh_interval" });
+      return refreshIntervalFrom(body as never);
+    });
+  }
+
+  getVersioned<T>(index: string, id: string): Promise<Versioned<T> | undefined> {
+    return this.guard(`get ${index}/${id}`, async () => toVersioned<T>((await orUndefinedIfMissing(() => this.client.get<T>({ index, id }))) as never));
+  }
+
+  putDocument(index: string, id: string, source: Record<string, unknown>, options: PutOptions = {}): Promise<{ seqNo: number; primaryTerm: number }> {
+    return this.guard(`put ${index}/${id}`, async () => {
+      const body = await this.client.index({
+        index,
+        id,
+        document: source,
+        ...(options.create ? { op_type: "create" as const } : {}),
+        ...(options.ifSeqNo === undefined ? {} : { if_seq_no: options.ifSeqNo, if_primary_term: options.ifPrimaryTerm! }),
+        ...(options.refresh === undefined ? {} : { refresh: options.refresh }),
+      });
+      return { seqNo: body._seq_no!, primaryTerm: body._primary_term! };
     });
   }
 

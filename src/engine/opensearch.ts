@@ -1,7 +1,7 @@
 import { Client, type ClientOptions } from "@opensearch-project/opensearch";
 import { createGuard, createIfAbsent, orUndefinedIfMissing } from "./guard.js";
-import { msearchLines, toBulkResult, toMsearchResults, toSourceMap } from "./responses.js";
-import type { BulkResult, Engine, EngineConnection, EngineInfo, SearchRequest, SearchResponse } from "./types.js";
+import { msearchLines, refreshIntervalFrom, toBulkResult, toMsearchResults, toSourceMap, toVersioned } from "./responses.js";
+import type { BulkResult, Engine, EngineConnection, EngineInfo, PutOptions, SearchRequest, SearchResponse, Versioned } from "./types.js";
 
 /** Builds the OpenSearch client options; also used to probe an unknown engine's root endpoint. */
 export function openSearchClientOptions(connection: EngineConnection): ClientOptions {
@@ -106,6 +106,35 @@ export class OpenSearchEngine implements Engine {
   refresh(index: string): Promise<void> {
     return this.guard(`refresh ${index}`, async () => {
       await this.client.indices.refresh({ index });
+    });
+  }
+
+  refreshIntervalMs(index: string): Promise<number> {
+    return this.guard(`get settings ${index}`, async () => {
+      const response = await this.client.indices.getSettings({ index, include_defaults: true, name: "index.refresh_interval" } as never);
+      return refreshIntervalFrom(response.body as never);
+    });
+  }
+
+  getVersioned<T>(index: string, id: string): Promise<Versioned<T> | undefined> {
+    return this.guard(`get ${index}/${id}`, async () => {
+      const response = await orUndefinedIfMissing(() => this.client.get({ index, id }));
+      return toVersioned<T>(response?.body as never);
+    });
+  }
+
+  putDocument(index: string, id: string, source: Record<string, unknown>, options: PutOptions = {}): Promise<{ seqNo: number; primaryTerm: number }> {
+    return this.guard(`put ${index}/${id}`, async () => {
+      const params = {
+        index,
+        id,
+        body: source,
+        ...(options.create ? { op_type: "create" } : {}),
+        ...(options.ifSeqNo === undefined ? {} : { if_seq_no: options.ifSeqNo, if_primary_term: options.ifPrimaryTerm }),
+        ...(options.refresh === undefined ? {} : { refresh: options.refresh }),
+      };
+      const body = (await this.client.index(params as never)).body as { _seq_no: number; _primary_term: number };
+      return { seqNo: body._seq_no, primaryTerm: body._primary_term };
     });
   }
 

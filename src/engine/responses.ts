@@ -1,4 +1,4 @@
-import type { BulkItemResult, BulkResult, SearchResponse } from "./types.js";
+import type { BulkItemResult, BulkResult, SearchResponse, Versioned } from "./types.js";
 import { describeEngineError } from "./errors.js";
 
 interface RawBulkItem {
@@ -45,4 +45,37 @@ export function toSourceMap<T>(docs: { _id: string; found?: boolean; _source?: T
   const out = new Map<string, T>();
   for (const d of docs) if (d.found && d._source !== undefined) out.set(d._id, d._source);
   return out;
+}
+
+const UNITS: Record<string, number> = { nanos: 1e-6, micros: 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** An engine time value (`1s`, `500ms`, `-1`) in milliseconds; `-1` stays -1 (disabled). */
+export function parseTimeValue(value: string): number {
+  if (value.trim() === "-1") return -1;
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(nanos|micros|ms|s|m|h|d)\s*$/.exec(value);
+  if (!m) throw new Error(`not a time value: ${JSON.stringify(value)}`);
+  return Number(m[1]) * UNITS[m[2]!]!;
+}
+
+type SettingsBody = Record<string, { settings?: { index?: { refresh_interval?: string } }; defaults?: { index?: { refresh_interval?: string } } }>;
+
+/**
+ * The refresh interval of the indices in a get-settings response (with defaults), in ms:
+ * the longest of them, or -1 when any has refresh disabled.
+ */
+export function refreshIntervalFrom(body: SettingsBody): number {
+  let longest = 0;
+  for (const entry of Object.values(body)) {
+    const raw = entry.settings?.index?.refresh_interval ?? entry.defaults?.index?.refresh_interval ?? "1s";
+    const ms = parseTimeValue(raw);
+    if (ms < 0) return -1;
+    longest = Math.max(longest, ms);
+  }
+  return longest;
+}
+
+/** A versioned GET response (`_source`, `_seq_no`, `_primary_term`), or undefined when not found. */
+export function toVersioned<T>(body: { found?: boolean; _source?: T; _seq_no?: number; _primary_term?: number } | undefined): Versioned<T> | undefined {
+  if (!body || body.found === false || body._source === undefined) return undefined;
+  return { source: body._source, seqNo: body._seq_no ?? 0, primaryTerm: body._primary_term ?? 0 };
 }

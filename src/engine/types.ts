@@ -73,6 +73,20 @@ export interface SearchRequest {
   body: Record<string, unknown>;
 }
 
+export interface Versioned<TSource> {
+  source: TSource;
+  seqNo: number;
+  primaryTerm: number;
+}
+
+export interface PutOptions {
+  /** Only create: CONFLICT when the id exists. */
+  create?: boolean;
+  ifSeqNo?: number;
+  ifPrimaryTerm?: number;
+  refresh?: boolean | "wait_for";
+}
+
 /** What the rest of neardup needs from a search engine. */
 export interface Engine {
   readonly kind: EngineKind;
@@ -97,5 +111,17 @@ export interface Engine {
   /** The document's source, or `undefined` when it does not exist. */
   get<TSource>(index: string, id: string): Promise<TSource | undefined>;
   refresh(index: string): Promise<void>;
+  /**
+   * The index's refresh interval in milliseconds (its setting, else the engine default of 1 s);
+   * `-1` when refresh is disabled. With several indices (an alias), the longest.
+   */
+  refreshIntervalMs(index: string): Promise<number>;
+  /** A realtime read of one document with its version (sequence number and primary term), or `undefined`. */
+  getVersioned<TSource>(index: string, id: string): Promise<Versioned<TSource> | undefined>;
+  /**
+   * Writes one document: `create` fails with CONFLICT when the id exists; `ifSeqNo` + `ifPrimaryTerm`
+   * fail with CONFLICT unless the stored version is exactly that one (optimistic concurrency).
+   */
+  putDocument(index: string, id: string, source: Record<string, unknown>, options?: PutOptions): Promise<{ seqNo: number; primaryTerm: number }>;
   close(): Promise<void>;
 }

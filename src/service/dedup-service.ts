@@ -2,17 +2,21 @@
  * The dedup service: fingerprint -> candidates (engine + recent-writes window)
  * -> re-rank -> verdict -> write.
  *
- * First one wins: candidates are fetched from the engine outside any lock (one
- * `_msearch` per request), then every decision is taken inside one mutex, in
- * arrival order (within a bulk: by time, then id), against the engine's hits
- * plus the recent-writes window. A decided document enters the window before
- * the mutex is released, so a near-duplicate arriving a moment later (in
- * another request, or later in the same bulk) sees it even though the engine
- * cannot show it yet. Writes run after the mutex; a failed write is taken out
- * of the window again, and a document is acknowledged only once the engine
- * has accepted it.
+ * First one wins (docs/dedup.md has the whole argument):
+ * - Arrival order. A write request takes a ticket from the sequencer when it
+ *   arrives. Analysis and the engine lookup run at once, in parallel with other
+ *   requests; the decisions run in ticket order (within a bulk: by time, then
+ *   id), each completed against the recent-writes window, which holds every
+ *   decision the engine's search may not have shown to that lookup.
+ * - Nothing acknowledged without its dependency. A duplicate whose original is
+ *   still being written waits for that write; if it fails, the duplicate is not
+ *   written and gets a retryable error. Originals are written first.
+ * - Writes of one id are ordered: a write waits for the previous write of its id.
+ * - Re-submission is an update: a document never matches itself or its own
+ *   duplicates, and an original that has duplicates stays their original.
+ * - Several sidecars: one holds the writer lease and decides; the others
+ *   forward their writes to it (see writer-lease.ts).
  */
-import { Mutex } from "async-mutex";
 import { NeardupError } from "../core/errors.js";
 import type { Analysis, Fingerprinter } from "../core/fingerprinter.js";
 import { bucketFor } from "../core/verdict.js";
@@ -26,7 +30,8 @@ import type { DocInput } from "./input.js";
 import type { DedupMetrics } from "./metrics.js";
 import type { DedupOptions, Policy } from "./options.js";
 import { chooseOriginal, compareCandidates, rankMatches, type Match } from "./rank.js";
-import { RecentWrites } from "./recent.js";
+import { RecentWrites, type RecentEntry } from "./recent.js";
+import { Sequencer } from "./sequencer.js";
 
 /** Why a match was made, as the API reports it. */
 export interface MatchReport {
@@ -65,6 +70,27 @@ export interface IndexResult {
 
 type Item = { doc: DocInput; analysis: Analysis; position: number };
 
+/** One decided document on its way to the engine. */
+interface Decided {
+  item: Item;
+  result: IndexResult;
+  /** Set when it was not stored (engine refusal, failed dependency): the answer for it. */
+  error?: NeardupError;
+  /** Its recent-writes entry, when it is written. */
+  entry?: RecentEntry;
+  source?: Record<string, unknown>;
+  /** The pending write of its original, when that original is still in flight. */
+  dependsOn?: Promise<boolean>;
+}
+
+/** Routes writes to the sidecar holding the writer lease, when it is not this one. */
+export interface WriteRouter {
+  /** `undefined` when this sidecar may decide; else the forwarded answer. */
+  forward(docs: DocInput[], policy: Policy, labels?: string[]): Promise<(IndexResult | NeardupError)[]> | undefined;
+  /** Throws a retryable error when this sidecar no longer holds the lease. */
+  assertDeciding(): void;
+}
+
 function report(m: Match): MatchReport {
   return {
     id: m.candidate.id,
@@ -80,13 +106,22 @@ function report(m: Match): MatchReport {
   };
 }
 
+/** `c` is the document `self` (a re-submission) or one of its duplicates. */
+function isSelf(c: Candidate, self: string | undefined): boolean {
+  return self !== undefined && (c.id === self || c.duplicateOf === self);
+}
+
 function round(x: number): number {
   return Math.round(x * 1e6) / 1e6;
 }
 
 export class DedupService {
   private readonly recent: RecentWrites;
-  private readonly mutex = new Mutex();
+  private readonly sequencer = new Sequencer();
+  /** The last write of each id in flight (writes of one id are ordered). */
+  private readonly inflight = new Map<string, Promise<unknown>>();
+  /** Set by the writer lease when several sidecars share the index. */
+  router: WriteRouter | undefined;
 
   constructor(
     private readonly engine: Engine,
@@ -94,7 +129,7 @@ export class DedupService {
     readonly options: DedupOptions,
     private readonly metrics?: DedupMetrics,
   ) {
-    this.recent = new RecentWrites(options.recentWindowMs);
+    this.recent = new RecentWrites({ holdMs: options.recentWindowMs });
   }
 
   /**
@@ -107,10 +142,34 @@ export class DedupService {
     const mappings = structuredClone(componentTemplate.template.mappings) as { properties: Record<string, unknown> };
     if (await this.engine.indexExists(this.options.index)) {
       await this.engine.putMapping(this.options.index, mappings); // the user's own fields are left alone
-      return;
+    } else {
+      mappings.properties[this.options.textField] = { type: "text" };
+      await this.engine.createIndex(this.options.index, { mappings });
     }
-    mappings.properties[this.options.textField] = { type: "text" };
-    await this.engine.createIndex(this.options.index, { mappings });
+    await this.learnRefreshInterval();
+  }
+
+  /**
+   * Reads the index's refresh interval: a written document is searchable at
+   * the latest that long after the engine acknowledged it, so recent-writes
+   * entries live that long past the acknowledgement. A window shorter than
+   * the interval, or an index with refresh disabled, is refused.
+   */
+  async learnRefreshInterval(): Promise<number> {
+    const refreshMs = await this.engine.refreshIntervalMs(this.options.index);
+    if (refreshMs < 0) {
+      throw new NeardupError("INVALID_CONFIG", `index ${this.options.index} has refresh disabled (refresh_interval -1): near-duplicates written by others would never become visible; set a refresh interval`, { field: "index" });
+    }
+    if (this.options.recentWindowMs <= refreshMs) {
+      throw new NeardupError("INVALID_CONFIG", `recentWindowMs (${this.options.recentWindowMs} ms) must be longer than the refresh interval of ${this.options.index} (${refreshMs} ms)`, { field: "recentWindowMs" });
+    }
+    this.recent.refreshMs = refreshMs;
+    return refreshMs;
+  }
+
+  /** The recent-writes window's size (entries and rough bytes), for metrics and tests. */
+  get recentWindow(): { entries: number; bytes: number } {
+    return { entries: this.recent.size, bytes: this.recent.bytes };
   }
 
   /** The Hamming radius searched for a text of this length (its verdict bucket's). */
@@ -126,18 +185,25 @@ export class DedupService {
     return fetchCandidates(this.engine, this.options, lookups, (hits) => this.metrics?.engineHits.observe(hits));
   }
 
-  /** Recent-window candidates in the dedup window of `time`, excluding `excludeId`. */
-  private recentCandidates(analysis: Analysis, radius: number, time: number, excludeId: string | undefined): Candidate[] {
+  /**
+   * Recent-window candidates in the dedup window of `time` that a lookup started
+   * at `startedAt` may not have seen in the engine, excluding `self` and its duplicates.
+   */
+  private recentCandidates(analysis: Analysis, radius: number, time: number, self: string | undefined, startedAt: number): Candidate[] {
     const since = time - this.options.windowMs;
-    return this.recent.lookup(probeOf(analysis, radius)).filter((c) => c.id !== excludeId && c.time >= since);
+    return this.recent
+      .lookup(probeOf(analysis, radius), startedAt)
+      .map((e) => e.candidate)
+      .filter((c) => !isSelf(c, self) && c.time >= since);
   }
 
-  private matchesFor(analysis: Analysis, radius: number, time: number, excludeId: string | undefined, fromEngine: Candidate[]): { matches: Match[]; candidates: number } {
-    const fromRecent = this.recentCandidates(analysis, radius, time, excludeId);
-    const all = [...fromRecent, ...fromEngine.filter((c) => c.id !== excludeId)];
-    const distinct = new Set(all.map((c) => c.id)).size;
-    this.metrics?.candidates.observe(distinct);
-    return { matches: compareCandidates(this.fingerprinter, analysis, all, radius), candidates: distinct };
+  private matchesFor(analysis: Analysis, radius: number, time: number, self: string | undefined, fromEngine: Candidate[], startedAt: number): { matches: Match[]; candidates: number } {
+    const fromRecent = this.recentCandidates(analysis, radius, time, self, startedAt);
+    // A recent entry of an id replaces its engine hit (it is the newer version).
+    const recentIds = new Set(fromRecent.map((c) => c.id));
+    const all = [...fromRecent, ...fromEngine.filter((c) => !isSelf(c, self) && !recentIds.has(c.id))];
+    this.metrics?.candidates.observe(all.length);
+    return { matches: compareCandidates(this.fingerprinter, analysis, all, radius), candidates: all.length };
   }
 
   /** "What is this text a near-duplicate of?" Nothing is written. */
@@ -146,8 +212,9 @@ export class DedupService {
     const analysis = this.analyze(text, "text");
     const time = options.time ?? Date.now();
     const radius = this.radiusFor(analysis);
+    const startedAt = Date.now();
     const [fromEngine] = await this.engineCandidates([{ analysis, time, excludeId: options.id, radius }]);
-    const { matches, candidates } = this.matchesFor(analysis, radius, time, options.id, fromEngine!);
+    const { matches, candidates } = this.matchesFor(analysis, radius, time, options.id, fromEngine!, startedAt);
     const chosen = chooseOriginal(matches);
     this.metrics?.checks.inc({ operation: "check" });
     if (chosen) this.metrics?.duplicates.inc({ policy: "check" });
@@ -166,77 +233,168 @@ export class DedupService {
   /**
    * Indexes documents with dedup, applying `policy` to duplicates. Results are
    * in input order. Throws ENGINE_UNAVAILABLE (nothing acknowledged) when the
-   * engine cannot be reached; per-document engine refusals are returned as errors.
+   * engine cannot be reached before anything was decided; per-document engine
+   * refusals and failed dependencies are returned as errors for those documents.
    */
   async index(docs: DocInput[], policy: Policy, labels?: string[]): Promise<(IndexResult | NeardupError)[]> {
+    const forwarded = this.router?.forward(docs, policy, labels);
+    if (forwarded) return forwarded;
+    const ticket = this.sequencer.take(); // arrival order: taken before any await
     const label = (position: number, field: string) => (labels?.[position] ? `${labels[position]}.${field}` : field);
     const end = this.metrics?.checkDuration.startTimer({ operation: "index" });
     const results: (IndexResult | NeardupError)[] = new Array(docs.length);
-    const items: Item[] = [];
-    docs.forEach((doc, position) => {
-      try {
-        items.push({ doc, analysis: this.analyze(doc.text, label(position, "text")), position });
-      } catch (err) {
-        results[position] = err as NeardupError;
-      }
-    });
-    // Within one request, the earliest by time is decided first (ties: by id).
-    items.sort((a, b) => a.doc.time - b.doc.time || (a.doc.id < b.doc.id ? -1 : a.doc.id > b.doc.id ? 1 : a.position - b.position));
-    const radii = items.map((it) => this.radiusFor(it.analysis));
-    const fromEngine = await this.engineCandidates(
-      items.map((it, i) => ({ analysis: it.analysis, time: it.doc.time, excludeId: it.doc.idGiven ? it.doc.id : undefined, radius: radii[i]! })),
-    );
-
-    const writes: { item: Item; source: Record<string, unknown> }[] = [];
-    await this.mutex.runExclusive(() => {
-      items.forEach((item, i) => {
-        const { doc, analysis } = item;
-        if (doc.idGiven) this.recent.remove(doc.id); // a re-submission replaces itself, never matches itself
-        const { matches } = this.matchesFor(analysis, radii[i]!, doc.time, doc.id, fromEngine[i]!);
-        const chosen = chooseOriginal(matches);
-        const decision: Decision = chosen
-          ? { status: "duplicate", duplicateOf: chosen.originalId, distance: chosen.match.verdict.distance, similarity: round(chosen.match.similarity), reason: chosen.match.verdict.rule ?? undefined }
-          : { status: "original" };
-        const write = !chosen || policy === "mark";
-        results[item.position] = {
-          id: doc.id,
-          status: decision.status,
-          action: write ? "indexed" : policy === "skip" ? "skipped" : "rejected",
-          duplicate_of: decision.duplicateOf ?? null,
-          distance: decision.distance ?? null,
-          similarity: decision.similarity ?? null,
-          reason: decision.reason ?? null,
-        };
-        this.metrics?.checks.inc({ operation: "index" });
-        if (chosen) this.metrics?.duplicates.inc({ policy });
-        if (!write) return;
-        this.recent.add({ id: doc.id, simhash: analysis.simhash, lsh: analysis.lsh, time: doc.time, status: decision.status, duplicateOf: decision.duplicateOf, analysis });
-        writes.push({ item, source: documentSource(this.options.textField, doc, analysis, decision) });
-      });
-    });
-
-    if (writes.length > 0) {
-      let bulk;
-      try {
-        bulk = await this.engine.bulk(writes.flatMap((w) => [{ index: { _index: this.options.index, _id: w.item.doc.id } }, w.source]));
-      } catch (err) {
-        for (const w of writes) this.recent.remove(w.item.doc.id);
-        end?.();
-        throw err;
-      }
-      bulk.items.forEach((engineItem, i) => {
-        const w = writes[i]!;
-        if (engineItem.error) {
-          this.recent.remove(w.item.doc.id);
-          const code = engineItem.status === 429 || engineItem.status >= 500 ? "ENGINE_UNAVAILABLE" : "ENGINE_ERROR";
-          results[w.item.position] = new NeardupError(code, `the engine refused document ${JSON.stringify(w.item.doc.id)}: ${engineItem.error.type}: ${engineItem.error.reason}`, {
-            field: labels?.[w.item.position] ?? "body",
-          });
+    let decided: Decided[];
+    try {
+      const items: Item[] = [];
+      docs.forEach((doc, position) => {
+        try {
+          items.push({ doc, analysis: this.analyze(doc.text, label(position, "text")), position });
+        } catch (err) {
+          results[position] = err as NeardupError;
         }
       });
+      // Within one request, the earliest by time is decided first (ties: by id).
+      items.sort((a, b) => a.doc.time - b.doc.time || (a.doc.id < b.doc.id ? -1 : a.doc.id > b.doc.id ? 1 : a.position - b.position));
+      const radii = items.map((it) => this.radiusFor(it.analysis));
+      const lookups = items.map((it, i) => ({ analysis: it.analysis, time: it.doc.time, excludeId: it.doc.idGiven ? it.doc.id : undefined, radius: radii[i]! }));
+      let startedAt = Date.now();
+      let [fromEngine, roots] = await Promise.all([this.engineCandidates(lookups), this.rootsAmong(items)]);
+      await ticket.turn();
+      this.router?.assertDeciding();
+      if (!this.recent.covers(startedAt)) {
+        // The lookup waited so long that window entries it needed may have expired: look again.
+        startedAt = Date.now();
+        [fromEngine, roots] = await Promise.all([this.engineCandidates(lookups), this.rootsAmong(items)]);
+      }
+      decided = items.map((item, i) => this.decide(item, radii[i]!, fromEngine[i]!, roots, startedAt, policy));
+    } finally {
+      ticket.done();
     }
-    end?.();
+    try {
+      await this.write(decided, labels);
+    } finally {
+      for (const d of decided) if (d.entry?.visibleAt === undefined && d.entry) this.recent.settle(d.entry, false);
+      end?.();
+    }
+    for (const d of decided) results[d.item.position] = d.error ?? d.result;
     return results;
+  }
+
+  /** Given ids that are the original of at least one stored or recent duplicate (engine aggregation + window). */
+  private async rootsAmong(items: Item[]): Promise<Set<string>> {
+    const ids = [...new Set(items.filter((it) => it.doc.idGiven).map((it) => it.doc.id))];
+    const roots = new Set<string>(ids.filter((id) => this.recent.hasDuplicates(id)));
+    if (ids.length === 0) return roots;
+    const response = await this.engine.search<unknown>({
+      index: this.options.index,
+      body: {
+        size: 0,
+        track_total_hits: false,
+        query: { bool: { filter: [{ terms: { "neardup.duplicate_of": ids } }] } },
+        aggs: { roots: { terms: { field: "neardup.duplicate_of", size: ids.length } } },
+      },
+    });
+    const buckets = (response.aggregations?.roots as { buckets?: { key: string }[] } | undefined)?.buckets ?? [];
+    for (const b of buckets) roots.add(b.key);
+    return roots;
+  }
+
+  /** One document's verdict, taken in its turn; a written document enters the window at once. */
+  private decide(item: Item, radius: number, fromEngine: Candidate[], roots: Set<string>, startedAt: number, policy: Policy): Decided {
+    const { doc, analysis } = item;
+    const self = doc.idGiven ? doc.id : undefined;
+    const { matches } = this.matchesFor(analysis, radius, doc.time, self, fromEngine, startedAt);
+    // An update of an original that has duplicates keeps the cluster: it stays their original.
+    const chosen = self !== undefined && roots.has(self) ? undefined : chooseOriginal(matches);
+    const decision: Decision = chosen
+      ? { status: "duplicate", duplicateOf: chosen.originalId, distance: chosen.match.verdict.distance, similarity: round(chosen.match.similarity), reason: chosen.match.verdict.rule ?? undefined }
+      : { status: "original" };
+    const write = !chosen || policy === "mark";
+    this.metrics?.checks.inc({ operation: "index" });
+    if (chosen) this.metrics?.duplicates.inc({ policy });
+    const out: Decided = {
+      item,
+      result: {
+        id: doc.id,
+        status: decision.status,
+        action: write ? "indexed" : policy === "skip" ? "skipped" : "rejected",
+        duplicate_of: decision.duplicateOf ?? null,
+        distance: decision.distance ?? null,
+        similarity: decision.similarity ?? null,
+        reason: decision.reason ?? null,
+      },
+    };
+    if (chosen) {
+      const original = this.recent.get(chosen.originalId);
+      if (original && original.visibleAt === undefined) out.dependsOn = original.stored;
+    }
+    if (write) {
+      out.entry = this.recent.add({ id: doc.id, simhash: analysis.simhash, lsh: analysis.lsh, time: doc.time, status: decision.status, duplicateOf: decision.duplicateOf, analysis });
+      out.source = documentSource(this.options.textField, doc, analysis, decision);
+    }
+    return out;
+  }
+
+  /**
+   * Writes decided documents in two waves: first those that depend on no
+   * pending write (originals, duplicates of stored originals), then the
+   * duplicates whose originals have now been stored. A duplicate whose
+   * original failed is neither written nor acknowledged: it gets a retryable
+   * error (sent again, it is decided again).
+   */
+  private async write(decided: Decided[], labels: string[] | undefined): Promise<void> {
+    const field = (d: Decided) => labels?.[d.item.position] ?? "body";
+    await this.bulkWrite(decided.filter((d) => d.entry && !d.dependsOn), field);
+    const waiting = decided.filter((d) => d.dependsOn);
+    const ok = await Promise.all(waiting.map((d) => d.dependsOn!));
+    const second: Decided[] = [];
+    waiting.forEach((d, i) => {
+      if (ok[i]) {
+        if (d.entry) second.push(d);
+        return;
+      }
+      if (d.entry) this.recent.settle(d.entry, false);
+      d.error = new NeardupError("RETRY", `document ${JSON.stringify(d.item.doc.id)} was not stored: its original ${JSON.stringify(d.result.duplicate_of)} could not be written; send it again`, {
+        field: field(d),
+      });
+    });
+    await this.bulkWrite(second, field);
+  }
+
+  /** One `_bulk` for these documents, after the writes of the same ids already in flight. */
+  private async bulkWrite(batch: Decided[], field: (d: Decided) => string): Promise<void> {
+    if (batch.length === 0) return;
+    const earlier = [...new Set(batch.flatMap((d) => this.inflight.get(d.item.doc.id) ?? []))];
+    const run = (async () => {
+      await Promise.all(earlier.map((p) => p.catch(() => undefined)));
+      return this.engine.bulk(batch.flatMap((d) => [{ index: { _index: this.options.index, _id: d.item.doc.id } }, d.source!]));
+    })();
+    const settled = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    for (const d of batch) this.inflight.set(d.item.doc.id, settled);
+    try {
+      const bulk = await run.catch((err: unknown) => {
+        const error = err instanceof NeardupError ? err : new NeardupError("ENGINE_UNAVAILABLE", `bulk write failed: ${String(err)}`);
+        for (const d of batch) d.error = error;
+        return undefined;
+      });
+      batch.forEach((d, i) => {
+        const engineItem = bulk?.items[i];
+        if (!engineItem || engineItem.error) {
+          this.recent.settle(d.entry!, false);
+          if (engineItem?.error) {
+            const code = engineItem.status === 429 || engineItem.status >= 500 ? "ENGINE_UNAVAILABLE" : "ENGINE_ERROR";
+            d.error = new NeardupError(code, `the engine refused document ${JSON.stringify(d.item.doc.id)}: ${engineItem.error.type}: ${engineItem.error.reason}`, { field: field(d) });
+          }
+          return;
+        }
+        this.recent.settle(d.entry!, true);
+      });
+    } finally {
+      for (const d of batch) if (this.inflight.get(d.item.doc.id) === settled) this.inflight.delete(d.item.doc.id);
+    }
   }
 
   /** Near-duplicates of a text or of a stored document, ranked, each with why. */
@@ -255,7 +413,7 @@ export class DedupService {
     const radius = query.radius ?? this.radiusFor(analysis);
     const time = Date.now();
     const [fromEngine] = await this.engineCandidates([{ analysis, time, excludeId: query.id, radius }]);
-    const { matches, candidates } = this.matchesFor(analysis, radius, time, query.id, fromEngine!);
+    const { matches, candidates } = this.matchesFor(analysis, radius, time, query.id, fromEngine!, time);
     const kept = matches.filter((m) => (query.minSimilarity === undefined ? m.verdict.duplicate : m.similarity >= query.minSimilarity));
     this.metrics?.checks.inc({ operation: "search" });
     end?.();

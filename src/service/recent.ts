@@ -3,69 +3,167 @@ import type { Candidate } from "./candidate.js";
 import type { Probe } from "./probe.js";
 
 /**
- * The recent-writes window: documents decided by this sidecar that the engine
- * may not show to search yet (written but not refreshed, or still being
- * written). Held in the embedded segment index, keyed by the time they were
- * added here (a local clock, so expiry is in insertion order), and dropped
- * after `retentionMs`, which must outlast the engine's refresh interval.
+ * One document decided by this sidecar, as the recent-writes window holds it.
+ * `visibleAt` is undefined while its write is in flight; once the engine has
+ * acknowledged the write it is the time from which the engine's search is
+ * sure to show it (acknowledgement + the index's refresh interval).
+ */
+export interface RecentEntry {
+  readonly candidate: Candidate;
+  /** Resolves `true` once the engine stored the write, `false` when it failed. */
+  readonly stored: Promise<boolean>;
+  visibleAt: number | undefined;
+  /** Rough memory held by the entry, in bytes (for the window's byte budget). */
+  readonly bytes: number;
+}
+
+interface Slot {
+  entry: RecentEntry;
+}
+
+export interface RecentWritesOptions {
+  /**
+   * How long an entry stays after it became visible in the engine, in ms. A
+   * decision whose engine lookup started longer ago than this must look up
+   * again (see {@link RecentWrites.covers}).
+   */
+  holdMs: number;
+  /** The index's refresh interval in ms (learned from the engine; default 1 s). */
+  refreshMs?: number;
+  clock?: () => number;
+}
+
+/** Rough bytes held by one candidate (its analysis dominates). */
+function estimateBytes(c: Candidate): number {
+  const a = c.analysis;
+  if (!a) return 256 + c.id.length * 2;
+  return 512 + c.id.length * 2 + a.normalized.length * 2 + a.termCounts.size * 96 + a.lsh.length * 48;
+}
+
+/**
+ * The recent-writes window: documents this sidecar decided that the engine's
+ * search may not show yet. An entry is added when its document is decided,
+ * stays for as long as its write is in flight, and after the engine
+ * acknowledged it for the refresh interval plus `holdMs`. A failed write takes
+ * its own entry out (never a newer entry of the same id). A lookup that
+ * started at time t reads every entry that was not yet visible in the engine
+ * at t, so lookup + window together see every decision taken before.
  */
 export class RecentWrites {
   private readonly index = new SegmentIndex();
-  private readonly docs = new Map<string, { candidate: Candidate; addedAt: number }>();
+  private readonly current = new Map<string, Slot>();
   private readonly lsh = new LshTable();
-  /** Insertion order for expiry: cost proportional to what expires. */
-  private readonly queue: { id: string; addedAt: number }[] = [];
+  /** Settled entries in the order they became visible: expiry costs what expires. */
+  private readonly settled: Slot[] = [];
   private head = 0;
+  private bytesHeld = 0;
+  /** How many entries point at each original (status duplicate, duplicateOf). */
+  private readonly duplicatesOf = new Map<string, number>();
+  /** Each entry's promise resolver, whether or not a newer entry of its id replaced it. */
+  private readonly resolvers = new WeakMap<RecentEntry, (ok: boolean) => void>();
+  private readonly clock: () => number;
+  refreshMs: number;
+  readonly holdMs: number;
 
-  constructor(
-    private readonly retentionMs: number,
-    private readonly clock: () => number = Date.now,
-  ) {}
+  constructor(options: RecentWritesOptions) {
+    this.holdMs = options.holdMs;
+    this.refreshMs = options.refreshMs ?? 1000;
+    this.clock = options.clock ?? Date.now;
+  }
 
   get size(): number {
-    return this.docs.size;
+    return this.current.size;
   }
 
-  add(candidate: Candidate): void {
+  /** Rough bytes held by the entries in the window. */
+  get bytes(): number {
+    return this.bytesHeld;
+  }
+
+  /** Adds a decided document whose write is about to start; it replaces an older entry of the same id. */
+  add(candidate: Candidate): RecentEntry {
     this.expire();
-    const addedAt = this.clock();
-    if (this.docs.has(candidate.id)) this.remove(candidate.id);
-    this.index.insert(candidate.id, candidate.simhash, addedAt);
-    this.docs.set(candidate.id, { candidate, addedAt });
+    let resolve!: (ok: boolean) => void;
+    const stored = new Promise<boolean>((r) => (resolve = r));
+    const entry: RecentEntry = { candidate, stored, visibleAt: undefined, bytes: estimateBytes(candidate) };
+    this.unlink(candidate.id);
+    this.index.insert(candidate.id, candidate.simhash, this.clock());
     this.lsh.add(candidate.id, candidate.lsh ?? []);
-    this.queue.push({ id: candidate.id, addedAt });
+    this.current.set(candidate.id, { entry });
+    if (candidate.duplicateOf !== undefined) this.duplicatesOf.set(candidate.duplicateOf, (this.duplicatesOf.get(candidate.duplicateOf) ?? 0) + 1);
+    this.resolvers.set(entry, resolve);
+    this.bytesHeld += entry.bytes;
+    return entry;
   }
 
-  remove(id: string): void {
-    const entry = this.docs.get(id);
-    if (!entry) return;
-    this.index.remove(id);
-    this.docs.delete(id);
-    this.lsh.remove(id);
+  /** The write of `entry` ended: stored (`ok`) or failed. */
+  settle(entry: RecentEntry, ok: boolean): void {
+    const slot = this.current.get(entry.candidate.id);
+    const mine = slot?.entry === entry ? slot : undefined;
+    if (ok) {
+      entry.visibleAt = this.clock() + this.refreshMs;
+      if (mine) this.settled.push(mine);
+    } else if (mine) {
+      this.unlink(entry.candidate.id);
+    }
+    this.resolvers.get(entry)?.(ok);
+    this.resolvers.delete(entry);
   }
 
-  get(id: string): Candidate | undefined {
-    return this.docs.get(id)?.candidate;
+  /** True when an entry in the window is a duplicate of `id`. */
+  hasDuplicates(id: string): boolean {
+    return this.duplicatesOf.has(id);
   }
 
-  /** Every recent document the probe reaches: within its radius, or sharing an LSH key. */
-  lookup(probe: Probe): Candidate[] {
+  get(id: string): RecentEntry | undefined {
+    return this.current.get(id)?.entry;
+  }
+
+  /** True when a lookup that started at `startedAt` can still be completed from this window. */
+  covers(startedAt: number): boolean {
+    return this.clock() - startedAt < this.holdMs;
+  }
+
+  /**
+   * Every entry the probe reaches (within its radius, or sharing an LSH key)
+   * that the engine's search may not have shown to a lookup started at `startedAt`.
+   */
+  lookup(probe: Probe, startedAt: number): RecentEntry[] {
     this.expire();
     const ids = this.lsh.lookup(probe.lsh);
     for (const m of this.index.lookup(probe.simhash, probe.radius)) ids.add(m.id);
-    return [...ids].map((id) => this.docs.get(id)!.candidate);
+    const out: RecentEntry[] = [];
+    for (const id of ids) {
+      const entry = this.current.get(id)!.entry;
+      if (entry.visibleAt === undefined || entry.visibleAt > startedAt) out.push(entry);
+    }
+    return out;
+  }
+
+  private unlink(id: string): void {
+    const slot = this.current.get(id);
+    if (!slot) return;
+    this.index.remove(id);
+    this.lsh.remove(id);
+    this.current.delete(id);
+    this.bytesHeld -= slot.entry.bytes;
+    const root = slot.entry.candidate.duplicateOf;
+    if (root !== undefined) {
+      const n = (this.duplicatesOf.get(root) ?? 1) - 1;
+      if (n > 0) this.duplicatesOf.set(root, n);
+      else this.duplicatesOf.delete(root);
+    }
   }
 
   private expire(): void {
-    const cutoff = this.clock() - this.retentionMs;
-    while (this.head < this.queue.length && this.queue[this.head]!.addedAt < cutoff) {
-      const { id, addedAt } = this.queue[this.head]!;
+    const cutoff = this.clock() - this.holdMs;
+    while (this.head < this.settled.length && this.settled[this.head]!.entry.visibleAt! < cutoff) {
+      const slot = this.settled[this.head]!;
       this.head += 1;
-      // Skip entries of an id that was added again (replaced) later.
-      if (this.docs.get(id)?.addedAt === addedAt) this.remove(id);
+      if (this.current.get(slot.entry.candidate.id) === slot) this.unlink(slot.entry.candidate.id);
     }
-    if (this.head > 1024 && this.head * 2 > this.queue.length) {
-      this.queue.splice(0, this.head);
+    if (this.head > 1024 && this.head * 2 > this.settled.length) {
+      this.settled.splice(0, this.head);
       this.head = 0;
     }
   }

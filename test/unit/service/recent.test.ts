@@ -3,48 +3,89 @@ import { fromHex } from "../../../src/core/fingerprint.js";
 import type { Candidate } from "../../../src/service/candidate.js";
 import { RecentWrites } from "../../../src/service/recent.js";
 
-const cand = (id: string, hex: string, lsh: string[] = []): Candidate => ({ id, simhash: fromHex(hex), lsh, time: 0, status: "original", duplicateOf: undefined });
+const cand = (id: string, hex: string, lsh: string[] = [], duplicateOf?: string): Candidate => ({
+  id,
+  simhash: fromHex(hex),
+  lsh,
+  time: 0,
+  status: duplicateOf ? "duplicate" : "original",
+  duplicateOf,
+});
 const probe = (hex: string, radius: number, lsh: string[] = []) => ({ simhash: fromHex(hex), radius, lsh });
+const ids = (entries: { candidate: Candidate }[]) => entries.map((e) => e.candidate.id).sort();
 
 describe("RecentWrites", () => {
-  it("finds entries within the radius until they expire", () => {
+  it("keeps an entry while its write is in flight, however long, then for refresh + hold after the acknowledgement", () => {
     let now = 1000;
-    const recent = new RecentWrites(100, () => now);
-    recent.add(cand("a", "0000000000000000"));
-    now = 1050;
-    recent.add(cand("b", "0000000000000007"));
-    expect(recent.lookup(probe("0000000000000001", 3)).map((c) => c.id).sort()).toEqual(["a", "b"]);
-    expect(recent.lookup(probe("0000000000000001", 1)).map((c) => c.id)).toEqual(["a"]);
-    now = 1101; // a is older than 100 ms
-    expect(recent.lookup(probe("0000000000000001", 3)).map((c) => c.id)).toEqual(["b"]);
+    const recent = new RecentWrites({ holdMs: 100, refreshMs: 50, clock: () => now });
+    const a = recent.add(cand("a", "0000000000000000"));
+    now = 100_000; // the write is slow: still pending, still seen
+    expect(ids(recent.lookup(probe("0000000000000001", 3), 0))).toEqual(["a"]);
+    recent.settle(a, true); // acknowledged at 100,000: visible in the engine from 100,050
+    expect(a.visibleAt).toBe(100_050);
+    expect(ids(recent.lookup(probe("0000000000000001", 3), 100_049))).toEqual(["a"]); // a lookup started before it was visible
+    expect(recent.lookup(probe("0000000000000001", 3), 100_050)).toEqual([]); // the engine showed it to that lookup
+    now = 100_149;
     expect(recent.size).toBe(1);
-    now = 1200;
-    expect(recent.lookup(probe("0000000000000001", 3))).toEqual([]);
+    now = 100_151; // visible + hold passed
+    recent.lookup(probe("0000000000000001", 3), 0);
     expect(recent.size).toBe(0);
   });
 
-  it("also finds entries sharing an LSH key however far their simhash is, and forgets the keys on removal", () => {
-    const recent = new RecentWrites(1000, () => 0);
-    recent.add(cand("far", "ffffffffffffffff", ["00:00000001", "01:00000002"]));
-    expect(recent.lookup(probe("0000000000000000", 3, ["05:aaaaaaaa"]))).toEqual([]);
-    expect(recent.lookup(probe("0000000000000000", 3, ["01:00000002"])).map((c) => c.id)).toEqual(["far"]);
-    recent.add(cand("far", "ffffffffffffffff", ["02:00000003"])); // replaced: the old keys go
-    expect(recent.lookup(probe("0000000000000000", 3, ["01:00000002"]))).toEqual([]);
-    expect(recent.lookup(probe("0000000000000000", 3, ["02:00000003"])).map((c) => c.id)).toEqual(["far"]);
-    recent.remove("far");
-    expect(recent.lookup(probe("0000000000000000", 3, ["02:00000003"]))).toEqual([]);
+  it("a failed write takes its own entry out and resolves its promise false; a success resolves true", async () => {
+    const recent = new RecentWrites({ holdMs: 1000, clock: () => 0 });
+    const a = recent.add(cand("a", "0000000000000000"));
+    const b = recent.add(cand("b", "0000000000000003"));
+    recent.settle(a, false);
+    recent.settle(b, true);
+    expect(await a.stored).toBe(false);
+    expect(await b.stored).toBe(true);
+    expect(ids(recent.lookup(probe("0000000000000000", 3), -1))).toEqual(["b"]);
   });
 
-  it("replaces an id added again, and its first expiry does not remove the newer entry", () => {
+  it("a failed older write of an id never removes the newer entry of that id", async () => {
+    const recent = new RecentWrites({ holdMs: 1000, clock: () => 0 });
+    const v1 = recent.add(cand("a", "0000000000000000"));
+    const v2 = recent.add(cand("a", "ffffffffffffffff"));
+    recent.settle(v1, false);
+    expect(await v1.stored).toBe(false);
+    expect(recent.get("a")).toBe(v2);
+    expect(ids(recent.lookup(probe("ffffffffffffffff", 0), 0))).toEqual(["a"]);
+    expect(recent.lookup(probe("0000000000000000", 3), 0)).toEqual([]); // the old version's keys are gone
+  });
+
+  it("finds entries sharing an LSH key however far their simhash is", () => {
+    const recent = new RecentWrites({ holdMs: 1000, clock: () => 0 });
+    recent.add(cand("far", "ffffffffffffffff", ["00:00000001", "01:00000002"]));
+    expect(recent.lookup(probe("0000000000000000", 3, ["05:aaaaaaaa"]), 0)).toEqual([]);
+    expect(ids(recent.lookup(probe("0000000000000000", 3, ["01:00000002"]), 0))).toEqual(["far"]);
+    recent.add(cand("far", "ffffffffffffffff", ["02:00000003"])); // replaced: the old keys go
+    expect(recent.lookup(probe("0000000000000000", 3, ["01:00000002"]), 0)).toEqual([]);
+  });
+
+  it("knows which originals have duplicates in the window, and forgets them with the entries", () => {
+    const recent = new RecentWrites({ holdMs: 1000, clock: () => 0 });
+    const b = recent.add(cand("b", "0000000000000001", [], "a"));
+    expect(recent.hasDuplicates("a")).toBe(true);
+    expect(recent.hasDuplicates("b")).toBe(false);
+    recent.settle(b, false);
+    expect(recent.hasDuplicates("a")).toBe(false);
+  });
+
+  it("counts the bytes it holds and gives them back", () => {
+    const recent = new RecentWrites({ holdMs: 1000, clock: () => 0 });
+    const a = recent.add(cand("a", "0000000000000000"));
+    expect(recent.bytes).toBeGreaterThan(0);
+    recent.settle(a, false);
+    expect(recent.bytes).toBe(0);
+  });
+
+  it("tells whether a lookup is recent enough to be completed from the window", () => {
     let now = 0;
-    const recent = new RecentWrites(100, () => now);
-    recent.add(cand("a", "0000000000000000"));
-    now = 80;
-    recent.add(cand("a", "ffffffffffffffff"));
-    now = 150; // the first add is expired, the second is not
-    expect(recent.lookup(probe("0000000000000000", 3))).toEqual([]);
-    expect(recent.lookup(probe("ffffffffffffffff", 0)).map((c) => c.id)).toEqual(["a"]);
-    recent.remove("a");
-    expect(recent.get("a")).toBeUndefined();
+    const recent = new RecentWrites({ holdMs: 100, clock: () => now });
+    now = 99;
+    expect(recent.covers(0)).toBe(true);
+    now = 100;
+    expect(recent.covers(0)).toBe(false);
   });
 });

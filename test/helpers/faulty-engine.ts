@@ -1,0 +1,54 @@
+import type { BulkItemResult, BulkResult, Engine } from "../../src/engine/types.js";
+
+/**
+ * A real engine with faults injected where a test asks for them: bulk items
+ * of chosen ids are refused (as the engine refuses a mapping conflict), bulk
+ * writes and searches can be held back. Everything else goes to the real engine.
+ */
+export interface Faults {
+  /** Ids whose bulk items the engine refuses (400 mapper_parsing_exception). */
+  refuse: Set<string>;
+  /** Delay before a bulk that contains one of these ids is sent, in ms. */
+  slowWrite: Map<string, number>;
+  /** Delay of every search (search and msearch) issued while this is set, in ms (0: none). */
+  slowSearchMs: number;
+}
+
+export function withFaults(engine: Engine): { engine: Engine; faults: Faults } {
+  const faults: Faults = { refuse: new Set(), slowWrite: new Map(), slowSearchMs: 0 };
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  const bulk = async (operations: Record<string, unknown>[], options?: { refresh?: boolean | "wait_for" }): Promise<BulkResult> => {
+    const pairs: { action: Record<string, { _id?: string; _index?: string }>; source: Record<string, unknown> }[] = [];
+    for (let i = 0; i < operations.length; i += 2) pairs.push({ action: operations[i] as never, source: operations[i + 1]! });
+    const idOf = (p: (typeof pairs)[number]) => Object.values(p.action)[0]!._id ?? "";
+    const delay = Math.max(0, ...pairs.map((p) => faults.slowWrite.get(idOf(p)) ?? 0));
+    if (delay > 0) await sleep(delay);
+    const sent = pairs.filter((p) => !faults.refuse.has(idOf(p)));
+    const real = sent.length > 0 ? await engine.bulk(sent.flatMap((p) => [p.action, p.source]), options) : { errors: false, items: [] };
+    let k = 0;
+    const items: BulkItemResult[] = pairs.map((p) =>
+      faults.refuse.has(idOf(p))
+        ? { action: "index", id: idOf(p), status: 400, error: { type: "mapper_parsing_exception", reason: "failed to parse field [fields.n] of type [long] (injected by the test)" } }
+        : real.items[k++]!,
+    );
+    return { errors: real.errors || items.some((i) => i.error), items };
+  };
+  const nextSearchDelay = async () => {
+    const ms = faults.slowSearchMs;
+    if (ms > 0) await sleep(ms);
+  };
+  const wrapped = new Proxy(engine, {
+    get(target, prop, receiver) {
+      if (prop === "bulk") return bulk;
+      if (prop === "search" || prop === "msearch") {
+        return async (...args: unknown[]) => {
+          await nextSearchDelay();
+          return (Reflect.get(target, prop, receiver) as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      }
+      const value = Reflect.get(target, prop, receiver) as unknown;
+      return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+  return { engine: wrapped, faults };
+}
