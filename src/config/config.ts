@@ -21,6 +21,8 @@ export interface Config {
   dedup: DedupOptions;
   bodyLimit: string;
   maxTextChars: number;
+  /** The writer lease (several sidecars on one index); `undefined` when off. */
+  lease: { ttlMs: number; advertiseUrl: string | undefined; peerApiKey: string | undefined } | undefined;
 }
 
 /** Builds the typed config from raw settings (environment variables by name). */
@@ -60,5 +62,9 @@ export function buildConfig(raw: Partial<Record<SettingName | string, string | u
     }),
     bodyLimit: s.NEARDUP_BODY_LIMIT,
     maxTextChars: s.NEARDUP_MAX_TEXT_CHARS,
+    lease:
+      s.NEARDUP_WRITER_LEASE === "on"
+        ? { ttlMs: s.NEARDUP_LEASE_TTL_MS, advertiseUrl: s.NEARDUP_ADVERTISE_URL || undefined, peerApiKey: s.NEARDUP_PEER_API_KEY || undefined }
+        : undefined,
   };
 }

@@ -23,13 +23,21 @@ export const SETTINGS = {
   NEARDUP_TEXT_FIELD: { default: "text", schema: z.string().min(1).refine((f) => !f.startsWith("neardup"), "must not be under neardup.*"), doc: "Source field holding the document text." },
   NEARDUP_POLICY: { default: "mark", schema: z.enum(["mark", "skip", "reject"]), doc: "What indexing does with a near-duplicate when the request names no policy: mark, skip or reject." },
   NEARDUP_WINDOW_HOURS: { default: "48", schema: z.coerce.number().positive(), doc: "The dedup window: documents older than this (by their time) are not compared." },
-  NEARDUP_RECENT_WINDOW_MS: { default: "30000", schema: z.coerce.number().int().positive(), doc: "How long a written document stays in the in-memory recent-writes window; must exceed the index refresh interval." },
+  NEARDUP_RECENT_WINDOW_MS: { default: "30000", schema: z.coerce.number().int().positive(), doc: "How long a written document stays in the in-memory recent-writes window after the engine can show it (acknowledged write + the index's refresh interval); must exceed the refresh interval (checked at start)." },
   NEARDUP_MAX_CANDIDATES: { default: "1000", schema: z.coerce.number().int().positive(), doc: "Most candidates fetched from the engine per check." },
   NEARDUP_MAX_BULK_ITEMS: { default: "1000", schema: z.coerce.number().int().positive(), doc: "Most documents in one bulk request." },
   NEARDUP_BODY_LIMIT: { default: "10mb", schema: z.string().regex(/^\d+(b|kb|mb)$/, "a size like 512kb or 10mb"), doc: "Largest accepted request body." },
   NEARDUP_MAX_TEXT_CHARS: { default: "1000000", schema: z.coerce.number().int().positive(), doc: "Largest accepted text, in UTF-16 code units." },
   NEARDUP_LOCAL_PORT: { default: "9200", schema: z.coerce.number().int().min(0).max(65535), doc: "HTTP port of the embedded OpenSearch (0 picks a free one)." },
   NEARDUP_LOCAL_DATA: { default: ".neardup/opensearch-data", schema: z.string().min(1), doc: "Data folder of the embedded OpenSearch." },
+  NEARDUP_WRITER_LEASE: {
+    default: "on",
+    schema: z.enum(["on", "off"]),
+    doc: "on: sidecars sharing an index elect one writer through a lease document in the engine and forward writes to it (first one wins across sidecars); off: only for a single sidecar.",
+  },
+  NEARDUP_LEASE_TTL_MS: { default: "10000", schema: z.coerce.number().int().min(3000), doc: "Writer lease time to live: how long a dead writer blocks writes before another sidecar takes over." },
+  NEARDUP_ADVERTISE_URL: { default: "", schema: z.string().url().or(z.literal("")), doc: "URL other sidecars use to forward writes to this one. Empty: http://NEARDUP_HOST:port." },
+  NEARDUP_PEER_API_KEY: { default: "", schema: z.string(), doc: "Bearer token this sidecar sends when it forwards writes to the lease holder (never logged)." },
   NEARDUP_LOG_LEVEL: { default: "info", schema: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]), doc: "Log level (pino)." },
 } as const;
 

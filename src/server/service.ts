@@ -6,7 +6,10 @@ import { createFingerprinter, type Fingerprinter } from "../core/fingerprinter.j
 import { DedupService } from "../service/dedup-service.js";
 import { createDedupMetrics } from "../service/metrics.js";
 import { connectEngine, installTemplates, redactUrl, type Engine, type EngineConnection } from "../engine/index.js";
+import { randomUUID } from "node:crypto";
+import { LEASE_INDEX as LEASE_INDEX_NAME, WriterLease } from "../service/writer-lease.js";
 import { createApp } from "./app.js";
+import { httpForwarder } from "./peer.js";
 import { createMetrics } from "./metrics.js";
 import { Readiness } from "./readiness.js";
 
@@ -57,6 +60,7 @@ export async function startService(config: Config, deps: ServiceDeps): Promise<R
   let closed = false;
   let owned: OwnedEngine | undefined;
   let engine: Engine | undefined;
+  let lease: WriterLease | undefined;
 
   const bringUpEngine = async (): Promise<Engine> => {
     let connection: EngineConnection | undefined = config.engine;
@@ -77,6 +81,18 @@ export async function startService(config: Config, deps: ServiceDeps): Promise<R
         await installTemplates(connected);
         const svc = new DedupService(connected, await fingerprinter(), config.dedup, dedupMetrics);
         await svc.ensureIndex();
+        if (config.lease) {
+          const refreshMs = await svc.learnRefreshInterval();
+          await connected.createIndex(LEASE_INDEX_NAME, { settings: { index: { auto_expand_replicas: "0-1" } } });
+          lease = new WriterLease(
+            connected,
+            { index: config.dedup.index, holder: randomUUID(), url: config.lease.advertiseUrl ?? url, ttlMs: config.lease.ttlMs, refreshMs },
+            httpForwarder({ timeoutMs: config.engine?.requestTimeoutMs ?? 30_000, apiKey: config.lease.peerApiKey }),
+            (event, detail) => logger.info({ ...detail, index: config.dedup.index }, event),
+          );
+          await lease.start();
+          svc.router = lease;
+        }
         engine = connected;
         dedup = svc;
         readiness.markReady(`${connected.info.kind} ${connected.info.version}`);
@@ -110,6 +126,7 @@ export async function startService(config: Config, deps: ServiceDeps): Promise<R
       const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       await stopped;
+      await lease?.stop();
       await engine?.close();
       await owned?.stop();
       logger.info("neardup stopped");

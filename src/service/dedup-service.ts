@@ -235,9 +235,11 @@ export class DedupService {
    * in input order. Throws ENGINE_UNAVAILABLE (nothing acknowledged) when the
    * engine cannot be reached before anything was decided; per-document engine
    * refusals and failed dependencies are returned as errors for those documents.
+   * When another sidecar holds the writer lease, the request goes to it.
    */
-  async index(docs: DocInput[], policy: Policy, labels?: string[]): Promise<(IndexResult | NeardupError)[]> {
-    const forwarded = this.router?.forward(docs, policy, labels);
+  async index(docs: DocInput[], policy: Policy, labels?: string[], options: { forwarded?: boolean } = {}): Promise<(IndexResult | NeardupError)[]> {
+    // A request another sidecar forwarded is decided here or refused, never forwarded again.
+    const forwarded = options.forwarded ? undefined : this.router?.forward(docs, policy, labels);
     if (forwarded) return forwarded;
     const ticket = this.sequencer.take(); // arrival order: taken before any await
     const label = (position: number, field: string) => (labels?.[position] ? `${labels[position]}.${field}` : field);

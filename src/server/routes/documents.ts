@@ -4,6 +4,28 @@ import { z } from "zod";
 import { NeardupError } from "../../core/errors.js";
 import type { DedupService, IndexResult } from "../../service/dedup-service.js";
 import { parseDocInput, parsePolicy, parseTime, parseWith, type DocInput } from "../../service/input.js";
+import { fromPeerDoc, toPeerAnswer, PEER_ROUTE } from "../peer.js";
+
+/** A write forwarded by another sidecar (already validated there). */
+const peerBody = z
+  .object({
+    policy: z.enum(["mark", "skip", "reject"]),
+    items: z
+      .array(
+        z
+          .object({
+            id: z.string().min(1),
+            id_given: z.boolean(),
+            text: z.string(),
+            fields: z.record(z.string(), z.unknown()).optional(),
+            time: z.number().int().min(0),
+          })
+          .strict(),
+      )
+      .min(1),
+    labels: z.array(z.string()).optional(),
+  })
+  .strict();
 
 const checkBody = z
   .object({
@@ -110,6 +132,12 @@ export function documentRoutes(service: () => DedupService, options: { bodyLimit
       out[position] = r instanceof NeardupError ? { status: r.status, error: errorBody(r) } : { status: statusOf(r), result: r };
     });
     res.json({ took: Date.now() - started, errors: out.some((o) => "error" in o || o.status === 409), items: out });
+  });
+
+  router.post(PEER_ROUTE.replace(/^\/v1/, ""), async (req, res) => {
+    const body = parseWith(peerBody, req.body);
+    const results = await service().index(body.items.map(fromPeerDoc), body.policy, body.labels, { forwarded: true });
+    res.json({ items: results.map(toPeerAnswer) });
   });
 
   router.post("/search", async (req, res) => {

@@ -1,0 +1,75 @@
+/**
+ * Forwarding writes between sidecars: a follower sends its write requests to
+ * the sidecar holding the writer lease (src/service/writer-lease.ts) over the
+ * internal route `POST /v1/internal/documents`, and turns the answer back into
+ * results and errors, as if it had decided them itself.
+ */
+import { NeardupError, ERROR_CODES, type ErrorCode } from "../core/errors.js";
+import type { IndexResult } from "../service/dedup-service.js";
+import type { DocInput } from "../service/input.js";
+import type { Policy } from "../service/options.js";
+import type { Forwarder } from "../service/writer-lease.js";
+
+export const PEER_ROUTE = "/v1/internal/documents";
+
+/** One document as it travels between sidecars. */
+export interface PeerDoc {
+  id: string;
+  id_given: boolean;
+  text: string;
+  fields?: Record<string, unknown> | undefined;
+  /** Epoch ms. */
+  time: number;
+}
+
+export interface PeerRequest {
+  policy: Policy;
+  items: PeerDoc[];
+  labels?: string[] | undefined;
+}
+
+export type PeerAnswer = { result: IndexResult } | { error: { code: string; message: string; field?: string | undefined } };
+
+export function toPeerDoc(doc: DocInput): PeerDoc {
+  return { id: doc.id, id_given: doc.idGiven, text: doc.text, ...(doc.fields ? { fields: doc.fields } : {}), time: doc.time };
+}
+
+export function fromPeerDoc(doc: PeerDoc): DocInput {
+  return { id: doc.id, idGiven: doc.id_given, text: doc.text, fields: doc.fields, time: doc.time };
+}
+
+export function toPeerAnswer(r: IndexResult | NeardupError): PeerAnswer {
+  return r instanceof NeardupError ? { error: { code: r.code, message: r.message, field: r.field } } : { result: r };
+}
+
+function fromPeerAnswer(a: PeerAnswer): IndexResult | NeardupError {
+  if ("result" in a) return a.result;
+  const code = (a.error.code in ERROR_CODES ? a.error.code : "ENGINE_ERROR") as ErrorCode;
+  return new NeardupError(code, a.error.message, { field: a.error.field });
+}
+
+/** A forwarder over HTTP; `apiKey`, when set, is sent as a bearer token. */
+export function httpForwarder(options: { timeoutMs: number; apiKey?: string | undefined }): Forwarder {
+  return async (url, docs, policy, labels) => {
+    const body: PeerRequest = { policy, items: docs.map(toPeerDoc), labels };
+    let response: Response;
+    try {
+      response = await fetch(new URL(PEER_ROUTE, url), {
+        method: "POST",
+        headers: { "content-type": "application/json", ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}) },
+        body: JSON.stringify(body),
+        signal: AbortSignal.timeout(options.timeoutMs),
+      });
+    } catch (err) {
+      throw new NeardupError("RETRY", `the writer sidecar at ${url} did not answer (${(err as Error).name}); send again`, { cause: err });
+    }
+    const payload = (await response.json().catch(() => undefined)) as { items?: PeerAnswer[]; error?: { code: string; message: string; field?: string } } | undefined;
+    if (!response.ok || !payload?.items) {
+      const e = payload?.error;
+      if (e && e.code in ERROR_CODES) throw new NeardupError(e.code as ErrorCode, e.message, { field: e.field });
+      throw new NeardupError("RETRY", `the writer sidecar at ${url} answered HTTP ${response.status}; send again`);
+    }
+    if (payload.items.length !== docs.length) throw new NeardupError("ENGINE_ERROR", `the writer sidecar at ${url} answered ${payload.items.length} results for ${docs.length} documents`);
+    return payload.items.map(fromPeerAnswer);
+  };
+}

@@ -1,0 +1,219 @@
+/**
+ * Several sidecars on one index: a writer lease held in the engine.
+ *
+ * First one wins needs one place where decisions are taken in order. With one
+ * sidecar that is its sequencer; with several, the one holding the lease
+ * decides and writes, and the others forward their write requests to it. Reads
+ * (check, search, clusters) stay local. The lease is one document in the
+ * engine (`neardup-leases`, id = the data index), renewed with
+ * `if_seq_no`/`if_primary_term`, so the engine is the only coordinator.
+ *
+ * Safety rests on local clocks measuring time, never on clocks agreeing:
+ * - the holder decides only while `renewal sent + ttl - margin` has not
+ *   passed on its own clock (a renewal it could not make ends its term);
+ * - a follower takes over only when it has seen the same lease version,
+ *   unrenewed, for `ttl` on its own clock (or the holder released it), and
+ *   does so with a compare-and-set, so exactly one follower wins;
+ * - a new holder starts deciding only after the refresh interval + margin,
+ *   when every write its predecessor had acknowledged is searchable.
+ */
+import { NeardupError, isNeardupError } from "../core/errors.js";
+import type { Engine } from "../engine/types.js";
+import type { IndexResult, WriteRouter } from "./dedup-service.js";
+import type { DocInput } from "./input.js";
+import type { Policy } from "./options.js";
+
+/** Index holding one lease document per data index. */
+export const LEASE_INDEX = "neardup-leases";
+
+export interface LeaseDoc {
+  holder: string;
+  url: string;
+  term: number;
+  /** Holder's clock, for people reading the document; followers do not trust it. */
+  expires_at: number;
+  released?: boolean;
+}
+
+export interface WriterLeaseOptions {
+  /** The data index the lease is for. */
+  index: string;
+  /** This sidecar's id (random per process). */
+  holder: string;
+  /** Where other sidecars reach this one. */
+  url: string;
+  /** Lease time to live in ms. Default 10,000. */
+  ttlMs?: number;
+  /** Safety margin in ms. Default 1,000. */
+  marginMs?: number;
+  /** The data index's refresh interval in ms. */
+  refreshMs: number;
+  clock?: () => number;
+}
+
+/** Sends a write request to the lease holder at `url`. */
+export type Forwarder = (url: string, docs: DocInput[], policy: Policy, labels: string[] | undefined) => Promise<(IndexResult | NeardupError)[]>;
+
+export type LeaseRole = "holder" | "follower" | "unknown";
+
+export class WriterLease implements WriteRouter {
+  private readonly ttlMs: number;
+  private readonly marginMs: number;
+  private readonly clock: () => number;
+  private version: { seqNo: number; primaryTerm: number } | undefined;
+  private current: LeaseDoc | undefined;
+  /** Local time at which the version now seen was first seen (followers). */
+  private seenAt = 0;
+  private holding = false;
+  private validUntil = 0;
+  private decidingFrom = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private stopped = false;
+  /** Counts of lease events, for metrics and tests. */
+  readonly events = { acquired: 0, lost: 0, renewed: 0, forwarded: 0 };
+
+  constructor(
+    private readonly engine: Engine,
+    private readonly options: WriterLeaseOptions,
+    private readonly forwarder: Forwarder,
+    private readonly onEvent: (event: string, detail: Record<string, unknown>) => void = () => undefined,
+  ) {
+    this.ttlMs = options.ttlMs ?? 10_000;
+    this.marginMs = options.marginMs ?? 1000;
+    this.clock = options.clock ?? Date.now;
+    if (this.ttlMs <= 2 * this.marginMs) throw new NeardupError("INVALID_CONFIG", `lease ttl ${this.ttlMs} ms must exceed twice the margin (${this.marginMs} ms)`, { field: "ttlMs" });
+  }
+
+  get role(): LeaseRole {
+    if (this.isHolder()) return "holder";
+    return this.current && !this.holding ? "follower" : "unknown";
+  }
+
+  /** The holder's URL as last read, when another sidecar holds the lease. */
+  get holderUrl(): string | undefined {
+    return this.holding ? this.options.url : this.current?.url;
+  }
+
+  /** True while this sidecar holds a valid lease (not yet its deciding time, possibly). */
+  private isHolder(): boolean {
+    return this.holding && this.clock() < this.validUntil;
+  }
+
+  /** Runs the first round, then keeps the lease fresh every ttl/3. */
+  async start(): Promise<void> {
+    await this.tick();
+    this.schedule();
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      void this.tick().finally(() => this.schedule());
+    }, Math.max(50, Math.floor(this.ttlMs / 3)));
+    this.timer.unref();
+  }
+
+  /** One round: renew when holding, else read the lease and take it when free or expired. */
+  async tick(): Promise<void> {
+    try {
+      if (this.holding) await this.renew();
+      else await this.observe();
+    } catch (err) {
+      // Engine unreachable: a holder keeps deciding until its term runs out on its own clock.
+      this.onEvent("lease error", { message: isNeardupError(err) ? err.message : String(err) });
+    }
+  }
+
+  private doc(released = false): LeaseDoc {
+    return { holder: this.options.holder, url: this.options.url, term: (this.current?.term ?? 0) + (this.holding ? 0 : 1), expires_at: this.clock() + this.ttlMs, ...(released ? { released } : {}) };
+  }
+
+  private async renew(): Promise<void> {
+    const sentAt = this.clock();
+    const doc = this.doc();
+    try {
+      this.version = await this.engine.putDocument(LEASE_INDEX, this.options.index, doc as never, { ifSeqNo: this.version!.seqNo, ifPrimaryTerm: this.version!.primaryTerm });
+      this.current = doc;
+      this.validUntil = sentAt + this.ttlMs - this.marginMs;
+      this.events.renewed += 1;
+    } catch (err) {
+      if (isNeardupError(err) && err.code === "CONFLICT") this.lose("another sidecar took the lease");
+      else throw err;
+    }
+  }
+
+  private lose(why: string): void {
+    if (!this.holding) return;
+    this.holding = false;
+    this.validUntil = 0;
+    this.version = undefined;
+    this.events.lost += 1;
+    this.onEvent("lease lost", { why });
+  }
+
+  private async observe(): Promise<void> {
+    const now = this.clock();
+    const found = await this.engine.getVersioned<LeaseDoc>(LEASE_INDEX, this.options.index);
+    if (!found) {
+      await this.take(undefined, now);
+      return;
+    }
+    const changed = !this.version || found.seqNo !== this.version.seqNo || found.primaryTerm !== this.version.primaryTerm;
+    if (changed) {
+      this.version = { seqNo: found.seqNo, primaryTerm: found.primaryTerm };
+      this.current = found.source;
+      this.seenAt = now;
+    }
+    const expired = found.source.released === true || now - this.seenAt >= this.ttlMs + this.marginMs;
+    if (found.source.holder === this.options.holder || expired) await this.take(found, now);
+  }
+
+  private async take(found: { seqNo: number; primaryTerm: number; source: LeaseDoc } | undefined, sentAt: number): Promise<void> {
+    const doc: LeaseDoc = { holder: this.options.holder, url: this.options.url, term: (found?.source.term ?? 0) + 1, expires_at: sentAt + this.ttlMs };
+    try {
+      this.version = found
+        ? await this.engine.putDocument(LEASE_INDEX, this.options.index, doc as never, { ifSeqNo: found.seqNo, ifPrimaryTerm: found.primaryTerm, refresh: false })
+        : await this.engine.putDocument(LEASE_INDEX, this.options.index, doc as never, { create: true });
+    } catch (err) {
+      if (isNeardupError(err) && err.code === "CONFLICT") {
+        this.version = undefined; // someone else was faster: read it next round
+        return;
+      }
+      throw err;
+    }
+    this.current = doc;
+    this.holding = true;
+    this.validUntil = sentAt + this.ttlMs - this.marginMs;
+    // Every write the previous holder acknowledged is searchable after one refresh interval.
+    this.decidingFrom = found ? this.clock() + this.options.refreshMs + this.marginMs : this.clock();
+    this.events.acquired += 1;
+    this.onEvent("lease acquired", { term: doc.term, takeover: Boolean(found) });
+  }
+
+  /** Gives the lease up (graceful stop): followers may take it at once. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    if (!this.holding || !this.version) return;
+    const version = this.version;
+    this.holding = false;
+    await this.engine
+      .putDocument(LEASE_INDEX, this.options.index, { ...this.doc(true), term: this.current?.term ?? 0 } as never, { ifSeqNo: version.seqNo, ifPrimaryTerm: version.primaryTerm })
+      .catch(() => undefined);
+  }
+
+  forward(docs: DocInput[], policy: Policy, labels?: string[]): Promise<(IndexResult | NeardupError)[]> | undefined {
+    if (this.isHolder()) return undefined;
+    const url = this.current?.url;
+    if (this.holding || !url || url === this.options.url) {
+      return Promise.reject(new NeardupError("RETRY", "no sidecar holds the writer lease right now (a handover is under way); send again shortly"));
+    }
+    this.events.forwarded += 1;
+    return this.forwarder(url, docs, policy, labels);
+  }
+
+  assertDeciding(): void {
+    if (!this.isHolder()) throw new NeardupError("RETRY", "this sidecar lost the writer lease before deciding; send again");
+    if (this.clock() < this.decidingFrom) throw new NeardupError("RETRY", "this sidecar has just taken over the writer lease and waits one refresh interval before deciding; send again shortly");
+  }
+}

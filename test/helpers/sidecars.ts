@@ -1,0 +1,61 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { createInterface } from "node:readline";
+import type { EngineTarget } from "./engine-targets.js";
+
+/** One neardup sidecar process (src/server/main.ts) on a real engine. */
+export interface Sidecar {
+  url: string;
+  process: ChildProcess;
+  /** SIGKILL: dies mid-stream, no graceful release. */
+  kill(): void;
+  stop(): Promise<void>;
+}
+
+/** Starts a sidecar on port 0 and resolves once it listens and its engine is ready. */
+export async function startSidecar(target: EngineTarget, env: Record<string, string>): Promise<Sidecar> {
+  const child = spawn(process.execPath, ["--import", "tsx", "src/server/main.ts"], {
+    env: {
+      PATH: process.env.PATH ?? "",
+      HOME: process.env.HOME ?? "",
+      NEARDUP_ENGINE_URL: target.url,
+      ...(target.username ? { NEARDUP_ENGINE_USERNAME: target.username, NEARDUP_ENGINE_PASSWORD: target.password ?? "" } : {}),
+      NEARDUP_PORT: "0",
+      NEARDUP_LOG_LEVEL: "info",
+      ...env,
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const stderr: string[] = [];
+  child.stderr!.on("data", (d: Buffer) => stderr.push(String(d)));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`sidecar did not become ready in 60 s: ${stderr.join("")}`)), 60_000);
+    let listening: string | undefined;
+    createInterface({ input: child.stdout! }).on("line", (line) => {
+      let entry: { msg?: string; url?: string };
+      try {
+        entry = JSON.parse(line) as { msg?: string; url?: string };
+      } catch {
+        return;
+      }
+      if (entry.msg === "neardup listening") listening = entry.url;
+      if (entry.msg === "engine ready" && listening) {
+        clearTimeout(timer);
+        resolve(listening);
+      }
+    });
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`sidecar exited with ${code}: ${stderr.join("")}`));
+    });
+  });
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  return {
+    url,
+    process: child,
+    kill: () => child.kill("SIGKILL"),
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+      await exited;
+    },
+  };
+}

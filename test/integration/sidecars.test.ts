@@ -1,0 +1,132 @@
+/**
+ * Issue 11: first one wins across several sidecar processes on one index,
+ * coordinated only through the engine (the writer lease), and a sidecar
+ * killed mid-stream loses nothing it acknowledged.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { connectTarget, engineTargets, uniqueIndex } from "../helpers/engines.js";
+import { sharedFingerprinter } from "../helpers/api.js";
+import { startSidecar, type Sidecar } from "../helpers/sidecars.js";
+import { LEASE_INDEX, type LeaseDoc } from "../../src/service/writer-lease.js";
+import type { Engine } from "../../src/engine/types.js";
+
+/** A seeded generator of plain Chinese text: different seeds give unrelated texts. */
+function baseText(seed: number, length = 320): string {
+  const chars = "的一是在不了有和人这中大为上个国我以要他时来用们生到作地于出就分对成会可主发年动同工也能下过子说产种面而方后多定行学法所民得经十三之进着等部度家电力里如水化高自二理起小物现实加量都两体制机当使点从业本去把性好应开它合还因由其些然前外天政四日那社义事平形相全表间样与关各重新线内数正心反你明看原又么利比或但质气第向道命此变条只没结解问意建月公无系军很情者最立代想已通并提直题党程展五果料象员革位入常文总次品式活设及管特件长求老头基资边流路级少图山统接知较将组见计别她手角期根论运农指几九区强放决西被干做必战先回则任取据处理世";
+  let x = seed * 2654435761 + 1;
+  let out = "";
+  for (let i = 0; i < length; i++) {
+    x = (Math.imul(x, 1103515245) + 12345) >>> 0;
+    out += chars[x % chars.length];
+    if (i % 23 === 22) out += "。";
+  }
+  return out;
+}
+
+/** n near-duplicates of one base text: one character changed and a numbered tag. */
+function nearDuplicates(seed: number, n: number): string[] {
+  const base = baseText(seed);
+  return Array.from({ length: n }, (_, i) => {
+    const at = 40 + ((i * 7) % 200);
+    return `${base.slice(0, at)}另${base.slice(at + 1)} #${i}`;
+  });
+}
+
+interface Sent {
+  id: string;
+  status: number;
+  body: { status?: string; duplicate_of?: string | null };
+}
+
+/** POSTs one document, resending to the next sidecar on a 503 or a dead connection (as a client would). */
+async function send(sidecars: Sidecar[], start: number, id: string, text: string, deadline: number): Promise<Sent> {
+  for (let attempt = 0; ; attempt++) {
+    const sidecar = sidecars[(start + attempt) % sidecars.length]!;
+    try {
+      const res = await fetch(`${sidecar.url}/v1/documents`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ id, text }) });
+      const body = (await res.json()) as Sent["body"];
+      if (res.status !== 503 || Date.now() > deadline) return { id, status: res.status, body };
+    } catch {
+      if (Date.now() > deadline) return { id, status: 0, body: {} };
+    }
+    await new Promise((r) => setTimeout(r, 100 + Math.random() * 200));
+  }
+}
+
+describe.each(engineTargets())("several sidecars on $kind $version ($source)", (target) => {
+  let engine: Engine;
+  beforeAll(async () => {
+    engine = await connectTarget(target);
+  });
+  afterAll(async () => {
+    await engine.close();
+  });
+
+  async function startThree(index: string): Promise<Sidecar[]> {
+    const env = { NEARDUP_INDEX: index, NEARDUP_LEASE_TTL_MS: "3000" };
+    const first = await startSidecar(target, env); // the first creates the index and takes the lease
+    return [first, ...(await Promise.all([startSidecar(target, env), startSidecar(target, env)]))];
+  }
+
+  async function storedStatuses(index: string, ids: string[]): Promise<Map<string, string>> {
+    const docs = await engine.mget<{ neardup: { status: string } }>(index, ids, ["neardup.status"]);
+    return new Map([...docs].map(([id, source]) => [id, source.neardup.status]));
+  }
+
+  it("100 concurrent near-duplicates spread over 3 sidecars give exactly one original, 20 times in a row", async () => {
+    const fp = await sharedFingerprinter();
+    const index = uniqueIndex("neardup-sidecars");
+    const sidecars = await startThree(index);
+    try {
+      for (let round = 0; round < 20; round++) {
+        const texts = nearDuplicates(1000 + round, 100);
+        // Precondition from the core: every text is a near-duplicate of every other.
+        const analyses = texts.map((t) => fp.analyze(t));
+        for (let i = 1; i < analyses.length; i += 9) for (let j = 0; j < i; j += 7) expect(fp.compare(analyses[i]!, analyses[j]!).duplicate).toBe(true);
+        const deadline = Date.now() + 30_000;
+        const results = await Promise.all(texts.map((text, i) => send(sidecars, i % 3, `r${round}-${i}`, text, deadline)));
+        expect(results.filter((r) => r.status !== 201)).toEqual([]);
+        expect(results.filter((r) => r.body.status === "original")).toHaveLength(1);
+        const stored = await storedStatuses(index, results.map((r) => r.id));
+        expect(stored.size).toBe(100);
+        expect([...stored.values()].filter((s) => s === "original")).toHaveLength(1);
+      }
+    } finally {
+      await Promise.all(sidecars.map((s) => s.stop()));
+      await engine.deleteIndex(index);
+    }
+  }, 300_000);
+
+  it("kill the writer mid-stream: another takes over, still exactly one original, every acknowledged document stored", async () => {
+    const index = uniqueIndex("neardup-failover");
+    const sidecars = await startThree(index);
+    try {
+      const lease = await engine.getVersioned<LeaseDoc>(LEASE_INDEX, index);
+      const writer = sidecars.find((s) => s.url === lease?.source.url);
+      expect(writer).toBeDefined();
+      const texts = nearDuplicates(77, 150);
+      const deadline = Date.now() + 60_000;
+      let sentCount = 0;
+      const results: Sent[] = [];
+      const worker = async (w: number) => {
+        for (let i = w; i < texts.length; i += 10) {
+          sentCount += 1;
+          if (sentCount === 50) writer!.kill(); // the writer dies with requests in flight
+          results.push(await send(sidecars, i % 3, `k-${i}`, texts[i]!, deadline));
+        }
+      };
+      await Promise.all(Array.from({ length: 10 }, (_, w) => worker(w)));
+      const acknowledged = results.filter((r) => r.status === 201);
+      expect(acknowledged.length).toBeGreaterThan(100); // the survivors took over and kept accepting
+      const stored = await storedStatuses(index, texts.map((_, i) => `k-${i}`));
+      for (const r of acknowledged) expect(stored.get(r.id), `acknowledged ${r.id} must be stored`).toBe(r.body.status);
+      expect([...stored.values()].filter((s) => s === "original")).toHaveLength(1);
+      const after = await engine.getVersioned<LeaseDoc>(LEASE_INDEX, index);
+      expect(after?.source.url).not.toBe(writer!.url);
+      expect(after!.source.term).toBeGreaterThan(lease!.source.term);
+    } finally {
+      await Promise.all(sidecars.map((s) => s.stop()));
+      await engine.deleteIndex(index);
+    }
+  }, 300_000);
+});
