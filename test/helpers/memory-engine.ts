@@ -1,0 +1,257 @@
+/**
+ * An in-memory engine double for unit tests of the decision logic: realtime
+ * get/mget, search that sees only what the last refresh made searchable (as a
+ * real engine does), the query DSL subset neardup sends (bool, term, terms,
+ * range, ids, exists, match_all; sort, search_after, size; terms aggregation;
+ * docvalue_fields, _source filtering), optimistic concurrency, and faults a
+ * test controls: refused writes and held-back searches.
+ */
+import { NeardupError } from "../../src/core/errors.js";
+import type { BulkItemResult, BulkResult, Engine, EngineInfo, PutOptions, SearchHit, SearchRequest, SearchResponse, Versioned } from "../../src/engine/types.js";
+
+type Source = Record<string, unknown>;
+interface Stored {
+  source: Source;
+  seqNo: number;
+  primaryTerm: number;
+}
+
+function valuesAt(source: Source, path: string): unknown[] {
+  let cur: unknown = source;
+  for (const part of path.split(".")) {
+    if (cur === null || typeof cur !== "object") return [];
+    cur = (cur as Record<string, unknown>)[part];
+  }
+  if (cur === undefined || cur === null) return [];
+  return Array.isArray(cur) ? cur : [cur];
+}
+
+function asNumber(v: unknown): number {
+  if (typeof v === "number") return v;
+  const n = Number(v);
+  return Number.isFinite(n) ? n : Date.parse(String(v));
+}
+
+function matches(q: Record<string, unknown>, id: string, source: Source): boolean {
+  const [kind, body] = Object.entries(q)[0] as [string, Record<string, unknown>];
+  switch (kind) {
+    case "match_all":
+      return true;
+    case "ids":
+      return (body.values as string[]).includes(id);
+    case "term": {
+      const [field, value] = Object.entries(body)[0]!;
+      const v = typeof value === "object" && value !== null && "value" in value ? (value as { value: unknown }).value : value;
+      return field === "_id" ? id === v : valuesAt(source, field).includes(v);
+    }
+    case "terms": {
+      const [field, values] = Object.entries(body)[0] as [string, unknown[]];
+      const have = field === "_id" ? [id] : valuesAt(source, field);
+      return have.some((v) => values.includes(v));
+    }
+    case "exists":
+      return valuesAt(source, body.field as string).length > 0;
+    case "range": {
+      const [field, r] = Object.entries(body)[0] as [string, Record<string, unknown>];
+      return valuesAt(source, field).some((raw) => {
+        const v = asNumber(raw);
+        if (r.gte !== undefined && !(v >= asNumber(r.gte))) return false;
+        if (r.gt !== undefined && !(v > asNumber(r.gt))) return false;
+        if (r.lte !== undefined && !(v <= asNumber(r.lte))) return false;
+        if (r.lt !== undefined && !(v < asNumber(r.lt))) return false;
+        return true;
+      });
+    }
+    case "bool": {
+      const list = (k: string) => ((body[k] ?? []) as Record<string, unknown>[] | Record<string, unknown>) as Record<string, unknown>[];
+      const arr = (k: string) => {
+        const v = list(k);
+        return Array.isArray(v) ? v : [v];
+      };
+      if (!arr("filter").every((c) => matches(c, id, source))) return false;
+      if (!arr("must").every((c) => matches(c, id, source))) return false;
+      if (arr("must_not").some((c) => matches(c, id, source))) return false;
+      const should = arr("should");
+      if (should.length > 0) {
+        const need = Number(body.minimum_should_match ?? (arr("filter").length + arr("must").length > 0 ? 0 : 1));
+        if (should.filter((c) => matches(c, id, source)).length < need) return false;
+      }
+      return true;
+    }
+    default:
+      throw new Error(`memory engine: unsupported query ${kind}`);
+  }
+}
+
+function pick(source: Source, fields: string[]): Source {
+  const out: Source = {};
+  for (const f of fields) {
+    const parts = f.split(".");
+    let from: unknown = source;
+    for (const p of parts) from = from && typeof from === "object" ? (from as Source)[p] : undefined;
+    if (from === undefined) continue;
+    let to = out;
+    parts.slice(0, -1).forEach((p) => (to = (to[p] ??= {}) as Source));
+    to[parts.at(-1)!] = from;
+  }
+  return out;
+}
+
+export class MemoryEngine implements Engine {
+  readonly kind = "opensearch" as const;
+  readonly info: EngineInfo = { kind: "opensearch", version: "memory", major: 2, clusterName: "memory" };
+  readonly indices = new Map<string, { docs: Map<string, Stored>; searchable: Map<string, Source>; refreshMs: number }>();
+  /** Ids whose next bulk write the engine refuses (400). */
+  readonly refuseNextWrite = new Set<string>();
+  /** Writes of these ids wait for their promise first (a slow write); see {@link holdWrite}. */
+  readonly heldWrites = new Map<string, { promise: Promise<void>; release: () => void }>();
+  /** When set, every search waits for this promise first (a slow engine lookup). */
+  searchGate: (() => Promise<void>) | undefined;
+  private seq = 0;
+
+  private idx(name: string) {
+    let i = this.indices.get(name);
+    if (!i) this.indices.set(name, (i = { docs: new Map(), searchable: new Map(), refreshMs: 1000 }));
+    return i;
+  }
+
+  async health() {
+    return "green";
+  }
+  async putComponentTemplate() {}
+  async putIndexTemplate() {}
+  async createIndex(name: string) {
+    if (this.indices.has(name)) return false;
+    this.idx(name);
+    return true;
+  }
+  async deleteIndex(name: string) {
+    this.indices.delete(name);
+  }
+  async putMapping() {}
+  async indexExists(name: string) {
+    return this.indices.has(name);
+  }
+
+  /** Holds back the next write of `id` until the returned function is called. */
+  holdWrite(id: string): () => void {
+    let release!: () => void;
+    const promise = new Promise<void>((r) => (release = r));
+    this.heldWrites.set(id, { promise, release });
+    return release;
+  }
+
+  async bulk(operations: Record<string, unknown>[]): Promise<BulkResult> {
+    const held: Promise<void>[] = [];
+    for (let i = 0; i < operations.length; i += 2) {
+      const id = (Object.values(operations[i]!)[0] as { _id: string })._id;
+      const h = this.heldWrites.get(id);
+      if (h) {
+        held.push(h.promise);
+        this.heldWrites.delete(id);
+      }
+    }
+    await Promise.all(held);
+    const items: BulkItemResult[] = [];
+    for (let i = 0; i < operations.length; i += 2) {
+      const [action, meta] = Object.entries(operations[i]!)[0] as [string, { _index: string; _id: string }];
+      if (this.refuseNextWrite.delete(meta._id)) {
+        items.push({ action, id: meta._id, status: 400, error: { type: "mapper_parsing_exception", reason: "refused by the test" } });
+        continue;
+      }
+      const index = this.idx(meta._index);
+      const existed = index.docs.has(meta._id);
+      index.docs.set(meta._id, { source: structuredClone(operations[i + 1]!), seqNo: ++this.seq, primaryTerm: 1 });
+      items.push({ action, id: meta._id, status: existed ? 200 : 201 });
+    }
+    return { errors: items.some((x) => x.error), items };
+  }
+
+  async search<T>(request: SearchRequest): Promise<SearchResponse<T>> {
+    if (this.searchGate) await this.searchGate();
+    const body = request.body as { query?: Record<string, unknown>; size?: number; sort?: unknown[]; search_after?: unknown[]; docvalue_fields?: (string | { field: string })[]; _source?: boolean | string[]; aggs?: Record<string, { terms: { field: string; size?: number } }> };
+    const index = this.idx(request.index);
+    let hits = [...index.searchable].filter(([id, source]) => matches(body.query ?? { match_all: {} }, id, source));
+    const sortFields = (body.sort ?? []).map((s) => (typeof s === "string" ? s : Object.keys(s as object)[0]!));
+    const key = (id: string, source: Source) => sortFields.map((f) => (f === "_id" ? id : valuesAt(source, f)[0]));
+    if (sortFields.length > 0) {
+      const cmp = (a: unknown[], b: unknown[]) => {
+        for (let k = 0; k < a.length; k++) if (a[k] !== b[k]) return String(a[k]) < String(b[k]) ? -1 : 1;
+        return 0;
+      };
+      hits.sort(([ia, sa], [ib, sb]) => cmp(key(ia, sa), key(ib, sb)));
+      if (body.search_after) hits = hits.filter(([id, s]) => cmp(key(id, s), body.search_after!) > 0);
+    }
+    const size = body.size ?? 10;
+    const out: SearchHit<T>[] = hits.slice(0, size).map(([id, source]) => {
+      const hit: SearchHit<T> = { _id: id, _index: request.index, _score: null };
+      if (body._source !== false) hit._source = (Array.isArray(body._source) ? pick(source, body._source) : source) as T;
+      if (body.docvalue_fields) {
+        hit.fields = {};
+        for (const f of body.docvalue_fields) {
+          const name = typeof f === "string" ? f : f.field;
+          const values = valuesAt(source, name).map((v) => (name.endsWith("timestamp") ? String(asNumber(v)) : v));
+          if (values.length > 0) hit.fields[name] = values;
+        }
+      }
+      if (sortFields.length > 0) hit.sort = key(id, source);
+      return hit;
+    });
+    const response: SearchResponse<T> = { took: 0, hits: { total: { value: hits.length, relation: "eq" }, hits: out } };
+    if (body.aggs) {
+      response.aggregations = {};
+      for (const [name, agg] of Object.entries(body.aggs)) {
+        const counts = new Map<unknown, number>();
+        for (const [, source] of hits) for (const v of valuesAt(source, agg.terms.field)) counts.set(v, (counts.get(v) ?? 0) + 1);
+        response.aggregations[name] = { buckets: [...counts].slice(0, agg.terms.size ?? 10).map(([k, doc_count]) => ({ key: k, doc_count })) };
+      }
+    }
+    return response;
+  }
+
+  async msearch<T>(requests: SearchRequest[]): Promise<(SearchResponse<T> | Error)[]> {
+    return Promise.all(requests.map((r) => this.search<T>(r)));
+  }
+
+  async mget<T>(index: string, ids: string[], sourceFields?: string[]): Promise<Map<string, T>> {
+    const docs = this.idx(index).docs;
+    const out = new Map<string, T>();
+    for (const id of ids) {
+      const d = docs.get(id);
+      if (d) out.set(id, (sourceFields ? pick(d.source, sourceFields) : d.source) as T);
+    }
+    return out;
+  }
+
+  async get<T>(index: string, id: string): Promise<T | undefined> {
+    return this.idx(index).docs.get(id)?.source as T | undefined;
+  }
+
+  async refresh(index: string): Promise<void> {
+    const i = this.idx(index);
+    i.searchable = new Map([...i.docs].map(([id, d]) => [id, d.source]));
+  }
+
+  async refreshIntervalMs(index: string): Promise<number> {
+    return this.idx(index).refreshMs;
+  }
+
+  async getVersioned<T>(index: string, id: string): Promise<Versioned<T> | undefined> {
+    const d = this.idx(index).docs.get(id);
+    return d ? { source: structuredClone(d.source) as T, seqNo: d.seqNo, primaryTerm: d.primaryTerm } : undefined;
+  }
+
+  async putDocument(index: string, id: string, source: Record<string, unknown>, options: PutOptions = {}) {
+    const docs = this.idx(index).docs;
+    const cur = docs.get(id);
+    if (options.create && cur) throw new NeardupError("CONFLICT", `[${id}]: version conflict, document already exists`);
+    if (options.ifSeqNo !== undefined && (!cur || cur.seqNo !== options.ifSeqNo || cur.primaryTerm !== options.ifPrimaryTerm)) {
+      throw new NeardupError("CONFLICT", `[${id}]: version conflict`);
+    }
+    const stored = { source: structuredClone(source), seqNo: ++this.seq, primaryTerm: 1 };
+    docs.set(id, stored);
+    return { seqNo: stored.seqNo, primaryTerm: stored.primaryTerm };
+  }
+
+  async close() {}
+}
