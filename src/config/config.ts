@@ -57,6 +57,7 @@ export function buildConfig(raw: Partial<Record<SettingName | string, string | u
       policy: s.NEARDUP_POLICY,
       windowMs: Math.round(s.NEARDUP_WINDOW_HOURS * 3600 * 1000),
       recentWindowMs: s.NEARDUP_RECENT_WINDOW_MS,
+      recentWindowBytes: s.NEARDUP_RECENT_WINDOW_BYTES,
       maxCandidates: s.NEARDUP_MAX_CANDIDATES,
       maxBulkItems: s.NEARDUP_MAX_BULK_ITEMS,
     }),

@@ -24,6 +24,11 @@ export const SETTINGS = {
   NEARDUP_POLICY: { default: "mark", schema: z.enum(["mark", "skip", "reject"]), doc: "What indexing does with a near-duplicate when the request names no policy: mark, skip or reject." },
   NEARDUP_WINDOW_HOURS: { default: "48", schema: z.coerce.number().positive(), doc: "The dedup window: documents older than this (by their time) are not compared." },
   NEARDUP_RECENT_WINDOW_MS: { default: "30000", schema: z.coerce.number().int().positive(), doc: "How long a written document stays in the in-memory recent-writes window after the engine can show it (acknowledged write + the index's refresh interval); must exceed the refresh interval (checked at start)." },
+  NEARDUP_RECENT_WINDOW_BYTES: {
+    default: "268435456",
+    schema: z.coerce.number().int().min(1_048_576),
+    doc: "Memory budget of the recent-writes window in bytes; while it is full, writes answer 503 with Retry-After (the window is never cut short).",
+  },
   NEARDUP_MAX_CANDIDATES: { default: "1000", schema: z.coerce.number().int().positive(), doc: "Most candidates fetched from the engine per check." },
   NEARDUP_MAX_BULK_ITEMS: { default: "1000", schema: z.coerce.number().int().positive(), doc: "Most documents in one bulk request." },
   NEARDUP_BODY_LIMIT: { default: "10mb", schema: z.string().regex(/^\d+(b|kb|mb)$/, "a size like 512kb or 10mb"), doc: "Largest accepted request body." },

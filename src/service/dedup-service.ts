@@ -241,6 +241,9 @@ export class DedupService {
     // A request another sidecar forwarded is decided here or refused, never forwarded again.
     const forwarded = options.forwarded ? undefined : this.router?.forward(docs, policy, labels);
     if (forwarded) return forwarded;
+    if (this.recent.bytes >= this.options.recentWindowBytes) {
+      throw new NeardupError("RETRY", `the recent-writes window is full (${this.recent.bytes} of ${this.options.recentWindowBytes} bytes, ${this.recent.size} documents): writes wait until entries expire; send again`);
+    }
     const ticket = this.sequencer.take(); // arrival order: taken before any await
     const label = (position: number, field: string) => (labels?.[position] ? `${labels[position]}.${field}` : field);
     const end = this.metrics?.checkDuration.startTimer({ operation: "index" });
@@ -279,6 +282,8 @@ export class DedupService {
       end?.();
     }
     for (const d of decided) results[d.item.position] = d.error ?? d.result;
+    this.metrics?.recentEntries.set(this.recent.size);
+    this.metrics?.recentBytes.set(this.recent.bytes);
     return results;
   }
 

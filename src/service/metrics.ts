@@ -1,4 +1,4 @@
-import { Counter, Histogram, type Registry } from "prom-client";
+import { Counter, Gauge, Histogram, type Registry } from "prom-client";
 
 /** Dedup metrics, registered in the service's registry (served at /metrics). */
 export interface DedupMetrics {
@@ -7,6 +7,9 @@ export interface DedupMetrics {
   candidates: Histogram;
   engineHits: Histogram;
   checkDuration: Histogram<"operation">;
+  /** Recent-writes window size, set by the service on each write request. */
+  recentEntries: Gauge;
+  recentBytes: Gauge;
 }
 
 export function createDedupMetrics(registry: Registry): DedupMetrics {
@@ -42,5 +45,7 @@ export function createDedupMetrics(registry: Registry): DedupMetrics {
       buckets: [0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
       registers: [registry],
     }),
+    recentEntries: new Gauge({ name: "neardup_recent_window_documents", help: "Documents in the recent-writes window (in flight, or not yet searchable in the engine).", registers: [registry] }),
+    recentBytes: new Gauge({ name: "neardup_recent_window_bytes", help: "Rough memory held by the recent-writes window, in bytes (budget: NEARDUP_RECENT_WINDOW_BYTES).", registers: [registry] }),
   };
 }

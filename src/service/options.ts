@@ -24,6 +24,13 @@ export interface DedupOptions {
   recentWindowMs: number;
   /** Most documents in one bulk request. Default 1,000. */
   maxBulkItems: number;
+  /**
+   * Memory budget of the recent-writes window, in bytes (rough: analyses and
+   * keys). While it is full, new writes answer a retryable 503 until entries
+   * expire: the window is never cut short, since that would lose first-one-wins.
+   * Default 256 MiB.
+   */
+  recentWindowBytes: number;
 }
 
 export const DEFAULT_DEDUP_OPTIONS: Readonly<DedupOptions> = Object.freeze({
@@ -34,6 +41,7 @@ export const DEFAULT_DEDUP_OPTIONS: Readonly<DedupOptions> = Object.freeze({
   maxCandidates: 1000,
   recentWindowMs: 30_000,
   maxBulkItems: 1000,
+  recentWindowBytes: 256 * 1024 * 1024,
 });
 
 /** Spreads options over the defaults; an unknown option or a bad value throws INVALID_CONFIG naming it. */
@@ -42,7 +50,7 @@ export function resolveDedupOptions(options: Partial<DedupOptions> = {}): DedupO
     if (!(key in DEFAULT_DEDUP_OPTIONS)) throw new NeardupError("INVALID_CONFIG", `unknown dedup option ${key}`, { field: key });
   }
   const o = { ...DEFAULT_DEDUP_OPTIONS, ...options };
-  for (const key of ["windowMs", "maxCandidates", "recentWindowMs", "maxBulkItems"] as const) {
+  for (const key of ["windowMs", "maxCandidates", "recentWindowMs", "maxBulkItems", "recentWindowBytes"] as const) {
     if (!Number.isInteger(o[key]) || o[key] <= 0) {
       throw new NeardupError("INVALID_CONFIG", `${key} must be a positive integer, got ${JSON.stringify(o[key])}`, { field: key });
     }

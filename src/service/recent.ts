@@ -71,12 +71,15 @@ export class RecentWrites {
     this.clock = options.clock ?? Date.now;
   }
 
+  /** Entries in the window (expired ones are dropped first). */
   get size(): number {
+    this.expire();
     return this.current.size;
   }
 
-  /** Rough bytes held by the entries in the window. */
+  /** Rough bytes held by the entries in the window (expired ones are dropped first). */
   get bytes(): number {
+    this.expire();
     return this.bytesHeld;
   }
 

@@ -1,0 +1,38 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { createFingerprinter, type Fingerprinter } from "../../../src/core/fingerprinter.js";
+import { NeardupError } from "../../../src/core/errors.js";
+import { DedupService } from "../../../src/service/dedup-service.js";
+import { parseDocInput } from "../../../src/service/input.js";
+import { resolveDedupOptions } from "../../../src/service/options.js";
+import { MemoryEngine } from "../../helpers/memory-engine.js";
+import { LONG_ZH, RECIPE_EN } from "../../fixtures/texts/near-duplicates.js";
+
+describe("DedupService on an engine double", () => {
+  let fp: Fingerprinter;
+  beforeAll(async () => {
+    fp = await createFingerprinter();
+  });
+
+  it("answers a retryable 503 while the recent-writes window is over its byte budget, and accepts again once entries expire", async () => {
+    const engine = new MemoryEngine();
+    const service = new DedupService(engine, fp, resolveDedupOptions({ index: "budget", recentWindowBytes: 1, recentWindowMs: 1100 }));
+    await service.ensureIndex();
+    const [first] = await service.index([parseDocInput({ id: "a", text: LONG_ZH })], "mark");
+    expect(first).not.toBeInstanceOf(NeardupError);
+    expect(service.recentWindow.bytes).toBeGreaterThan(1);
+    const refused = service.index([parseDocInput({ id: "b", text: RECIPE_EN })], "mark");
+    await expect(refused).rejects.toMatchObject({ code: "RETRY", status: 503 });
+    await engine.refresh("budget");
+    await new Promise((r) => setTimeout(r, 2200)); // visible after 1 s of refresh interval, then 1.1 s of hold
+    const [again] = await service.index([parseDocInput({ id: "b", text: RECIPE_EN })], "mark");
+    expect(again).toMatchObject({ id: "b", status: "original" });
+  });
+
+  it("refuses an index whose refresh interval is not shorter than the recent-writes window", async () => {
+    const engine = new MemoryEngine();
+    await engine.createIndex("slow-refresh");
+    engine.indices.get("slow-refresh")!.refreshMs = 30_000;
+    const service = new DedupService(engine, fp, resolveDedupOptions({ index: "slow-refresh", recentWindowMs: 30_000 }));
+    await expect(service.ensureIndex()).rejects.toMatchObject({ code: "INVALID_CONFIG", field: "recentWindowMs" });
+  });
+});
