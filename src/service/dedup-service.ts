@@ -16,6 +16,8 @@ import { Mutex } from "async-mutex";
 import { NeardupError } from "../core/errors.js";
 import type { Analysis, Fingerprinter } from "../core/fingerprinter.js";
 import { bucketFor } from "../core/verdict.js";
+import { bulkItemError } from "../engine/errors.js";
+import { createIndexWithFields } from "../engine/templates.js";
 import type { Engine } from "../engine/types.js";
 import componentTemplate from "../../mappings/component-template.neardup.json" with { type: "json" };
 import type { Candidate } from "./candidate.js";
@@ -110,7 +112,7 @@ export class DedupService {
       return;
     }
     mappings.properties[this.options.textField] = { type: "text" };
-    await this.engine.createIndex(this.options.index, { mappings });
+    await createIndexWithFields(this.engine, this.options.index, mappings); // `fields`: one field however many keys clients send
   }
 
   /** The Hamming radius searched for a text of this length (its verdict bucket's). */
@@ -228,10 +230,7 @@ export class DedupService {
         const w = writes[i]!;
         if (engineItem.error) {
           this.recent.remove(w.item.doc.id);
-          const code = engineItem.status === 429 || engineItem.status >= 500 ? "ENGINE_UNAVAILABLE" : "ENGINE_ERROR";
-          results[w.item.position] = new NeardupError(code, `the engine refused document ${JSON.stringify(w.item.doc.id)}: ${engineItem.error.type}: ${engineItem.error.reason}`, {
-            field: labels?.[w.item.position] ?? "body",
-          });
+          results[w.item.position] = bulkItemError(engineItem, w.item.doc.id, labels?.[w.item.position] ?? "body");
         }
       });
     }
