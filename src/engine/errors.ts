@@ -187,7 +187,9 @@ function refusedPath(reason: string): string | undefined {
  */
 export function bulkItemError(item: BulkItemResult, id: string, field: string): NeardupError {
   const error = item.error ?? { type: "unknown", reason: `HTTP ${item.status}` };
-  const code = classifyEngineFailure({ status: item.status, type: error.type, reason: error.reason, causes: error.causes ?? [] }, "document");
+  const classified = classifyEngineFailure({ status: item.status, type: error.type, reason: error.reason, causes: error.causes ?? [] }, "document");
+  // A refusal of neardup's own fields is the index's mapping at fault, not the client's document.
+  const code = classified === "INVALID_INPUT" && /field \[neardup\./.test(error.reason) ? "ENGINE_ERROR" : classified;
   const path = code === "INVALID_INPUT" ? refusedPath(error.reason) : undefined;
   const at = path === undefined ? field : field === "body" ? path : `${field}.${path}`;
   const what = code === "ENGINE_UNAVAILABLE" ? "could not store" : "refused";

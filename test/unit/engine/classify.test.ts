@@ -140,6 +140,11 @@ describe("bulkItemError", () => {
     expect(bulkItemError(bulk.items[4]!, "text", "items[4]")).toMatchObject({ code: "INVALID_INPUT", field: "items[4]" });
   });
 
+  it("blames the index, not the client, when the engine refuses neardup's own fields", () => {
+    const item = { action: "index", id: "x", status: 400, error: { type: "mapper_parsing_exception", reason: "failed to parse field [neardup.distance] of type [date]" } };
+    expect(bulkItemError(item, "x", "items[0]")).toMatchObject({ code: "ENGINE_ERROR", field: "items[0]" });
+  });
+
   it("is a retryable ENGINE_UNAVAILABLE for an overloaded shard", () => {
     const err = bulkItemError(bulk.items[3]!, "busy", "items[3]");
     expect(err).toMatchObject({ code: "ENGINE_UNAVAILABLE", field: "items[3]" });
