@@ -1,5 +1,5 @@
-import { NeardupError } from "../core/errors.js";
-import type { EngineKind } from "./types.js";
+import { NeardupError, type ErrorCode } from "../core/errors.js";
+import type { BulkItemResult, EngineKind } from "./types.js";
 
 /** Removes user info from a URL so it can be logged or put in an error message. */
 export function redactUrl(url: string): string {
@@ -65,12 +65,136 @@ export function toEngineError(err: unknown, kind: EngineKind, operation: string,
   const described = describeEngineError(e.meta?.body);
   const text = described ? `${described.type}: ${described.reason}` : `HTTP ${status ?? "?"} ${e.name ?? "error"}`;
   const details = { operation, status, engineErrorType: described?.type };
-  if (status === 429 || status === 503) {
+  const code = classifyEngineFailure(engineFailureOf(e.meta?.body, status) ?? { status, type: "unknown", reason: "", causes: [] }, "request");
+  if (code === "ENGINE_UNAVAILABLE") {
     return new NeardupError("ENGINE_UNAVAILABLE", `${operation}: ${where} is overloaded or not ready (${text})`, { cause, details });
   }
   if (status === 401 || status === 403) {
     return new NeardupError("ENGINE_ERROR", `${operation}: ${where} refused the credentials (${text})`, { cause, details });
   }
-  const code = status === 409 ? "CONFLICT" : status === 404 ? "NOT_FOUND" : "ENGINE_ERROR";
   return new NeardupError(code, `${operation}: ${where} answered ${text}`, { cause, details });
+}
+
+/** What the engine said went wrong, for a whole request, a `_msearch` entry or a `_bulk` item. */
+export interface EngineFailure {
+  /** HTTP status of the request or of the item. */
+  status: number | undefined;
+  /** The engine's error type, e.g. `mapper_parsing_exception`. */
+  type: string;
+  reason: string;
+  /** Types of the errors behind it: root causes, the `caused_by` chain, failed shards. */
+  causes: string[];
+}
+
+interface RawEngineError {
+  type?: string;
+  reason?: string | null;
+  root_cause?: RawEngineError[];
+  caused_by?: RawEngineError;
+  failed_shards?: { reason?: RawEngineError }[];
+}
+
+/** Types of every error behind `error` (not its own), depth first. */
+function causeTypes(error: RawEngineError, out = new Set<string>()): Set<string> {
+  const behind = [...(error.root_cause ?? []), ...(error.failed_shards ?? []).flatMap((s) => s.reason ?? []), ...(error.caused_by ? [error.caused_by] : [])];
+  for (const e of behind) {
+    if (e.type) out.add(e.type);
+    causeTypes(e, out);
+  }
+  return out;
+}
+
+/** The failure in a response body (`{error, status}`) or in a bulk item's `error`, when there is one. */
+export function engineFailureOf(body: unknown, status?: number): EngineFailure | undefined {
+  const described = describeEngineError(body);
+  if (!described) return undefined;
+  const { error, status: bodyStatus } = body as { error: RawEngineError | string; status?: number };
+  return { status: status ?? bodyStatus, ...described, causes: typeof error === "string" ? [] : [...causeTypes(error)] };
+}
+
+/**
+ * Engine error types that mean "not now": overload, shards not (yet) assigned
+ * or recovering, nodes leaving or joining. ES names rejections `es_...`,
+ * OpenSearch `opensearch_...`.
+ */
+const UNAVAILABLE_TYPES = new Set([
+  "es_rejected_execution_exception",
+  "opensearch_rejected_execution_exception",
+  "rejected_execution_exception",
+  "circuit_breaking_exception",
+  "no_shard_available_action_exception",
+  "unavailable_shards_exception",
+  "shard_not_found_exception",
+  "illegal_index_shard_state_exception",
+  "primary_missing_action_exception",
+  "no_node_available_exception",
+  "node_not_connected_exception",
+  "node_disconnected_exception",
+  "node_closed_exception",
+  "connect_transport_exception",
+  "receive_timeout_transport_exception",
+  "master_not_discovered_exception",
+  "cluster_manager_not_discovered_exception",
+  "process_cluster_event_timeout_exception",
+  "cluster_block_exception",
+]);
+
+/** Wrappers whose meaning is their causes'. */
+const WRAPPER_TYPES = new Set(["search_phase_execution_exception", "remote_transport_exception", "transport_exception"]);
+
+/**
+ * The one place that decides what an engine failure means for neardup's
+ * caller. `scope` says what was refused: a `request` neardup built (search,
+ * mapping, template) or one `document` of a bulk, whose body is the client's.
+ *
+ * - Overload and unavailability are ENGINE_UNAVAILABLE (503, retryable): HTTP
+ *   429/503/504, a rejected execution or tripped breaker, and "all shards
+ *   failed" when every shard failure is a shard that is not there yet (an
+ *   engine restart) or when no shard could even be asked.
+ * - 409 is CONFLICT and 404 NOT_FOUND.
+ * - A 400 or 413 refusing a document (a type conflict, too many fields, too
+ *   deep) is the client's data: INVALID_INPUT (400). The same status on a
+ *   request neardup built is neardup's or the index's problem: ENGINE_ERROR.
+ * - Everything else is ENGINE_ERROR (502).
+ */
+export function classifyEngineFailure(failure: EngineFailure, scope: "request" | "document"): ErrorCode {
+  const { status, type, reason } = failure;
+  const causes = failure.causes.filter((c) => !WRAPPER_TYPES.has(c));
+  if (status === 429 || status === 503 || status === 504) return "ENGINE_UNAVAILABLE";
+  if (UNAVAILABLE_TYPES.has(type)) return "ENGINE_UNAVAILABLE";
+  if (WRAPPER_TYPES.has(type)) {
+    if (causes.length > 0 && causes.every((c) => UNAVAILABLE_TYPES.has(c))) return "ENGINE_UNAVAILABLE";
+    if (causes.length === 0 && /all shards failed/i.test(reason)) return "ENGINE_UNAVAILABLE";
+  }
+  if (status === 409) return "CONFLICT";
+  if (status === 404) return "NOT_FOUND";
+  if ((status === 400 || status === 413) && scope === "document") return "INVALID_INPUT";
+  return "ENGINE_ERROR";
+}
+
+/** The request path an engine refusal names (`field [fields.a.b]`), when it is under `fields`. */
+function refusedPath(reason: string): string | undefined {
+  const named = /field \[(fields(?:\.[^\]]*)?)\]/.exec(reason)?.[1];
+  if (named) return named;
+  return /Limit of total fields|Limit of mapping depth|Limit of nested fields/.test(reason) ? "fields" : undefined;
+}
+
+/**
+ * The error for one refused `_bulk` item: INVALID_INPUT naming the part of
+ * `fields` the engine refused (`items[3].fields.n`), ENGINE_UNAVAILABLE for an
+ * overloaded or recovering shard, ENGINE_ERROR otherwise. `field` names the
+ * document in the request (`items[3]`, or `body` for a single document).
+ */
+export function bulkItemError(item: BulkItemResult, id: string, field: string): NeardupError {
+  const error = item.error ?? { type: "unknown", reason: `HTTP ${item.status}` };
+  const classified = classifyEngineFailure({ status: item.status, type: error.type, reason: error.reason, causes: error.causes ?? [] }, "document");
+  // A refusal of neardup's own fields is the index's mapping at fault, not the client's document.
+  const code = classified === "INVALID_INPUT" && /field \[neardup\./.test(error.reason) ? "ENGINE_ERROR" : classified;
+  const path = code === "INVALID_INPUT" ? refusedPath(error.reason) : undefined;
+  const at = path === undefined ? field : field === "body" ? path : `${field}.${path}`;
+  const what = code === "ENGINE_UNAVAILABLE" ? "could not store" : "refused";
+  return new NeardupError(code, `the engine ${what} document ${JSON.stringify(id)}: ${error.type}: ${error.reason}`, {
+    field: at,
+    details: { status: item.status, engineErrorType: error.type },
+  });
 }

@@ -1,5 +1,5 @@
 export type { BulkItemResult, BulkResult, Engine, EngineConnection, EngineInfo, EngineKind, SearchHit, SearchRequest, SearchResponse } from "./types.js";
 export { connectEngine, detectEngine, normaliseConnection, parseNodes, parseRoot } from "./connect.js";
-export { redactUrl, toEngineError } from "./errors.js";
+export { bulkItemError, classifyEngineFailure, engineFailureOf, redactUrl, toEngineError, type EngineFailure } from "./errors.js";
 export { totalHits } from "./responses.js";
-export { installTemplates, templates, COMPONENT_TEMPLATE, DOCUMENTS_TEMPLATE, CONTRACT_VERSION } from "./templates.js";
+export { createIndexWithFields, fieldsMapping, installTemplates, templates, COMPONENT_TEMPLATE, DOCUMENTS_TEMPLATE, CONTRACT_VERSION } from "./templates.js";

@@ -1,5 +1,6 @@
 import type { BulkItemResult, BulkResult, SearchResponse, Versioned } from "./types.js";
-import { describeEngineError } from "./errors.js";
+import { NeardupError } from "../core/errors.js";
+import { classifyEngineFailure, engineFailureOf, type EngineFailure } from "./errors.js";
 
 interface RawBulkItem {
   _id?: string;
@@ -13,18 +14,29 @@ export function toBulkResult(body: { errors: boolean; items: Record<string, RawB
     const [action, raw] = Object.entries(entry)[0] as [string, RawBulkItem];
     const item: BulkItemResult = { action, id: raw._id ?? "", status: raw.status };
     if (raw.error !== undefined) {
-      item.error = describeEngineError({ error: raw.error }) ?? { type: "unknown", reason: JSON.stringify(raw.error) };
+      const failure = engineFailureOf({ error: raw.error }, raw.status);
+      item.error = failure ? { type: failure.type, reason: failure.reason, causes: failure.causes } : { type: "unknown", reason: JSON.stringify(raw.error) };
     }
     return item;
   });
   return { errors: body.errors, items };
 }
 
-/** Normalises a `_msearch` response: each entry is a search response or an Error naming the engine's reason. */
-export function toMsearchResults<T>(body: { responses: unknown[] }): (SearchResponse<T> | Error)[] {
-  return body.responses.map((r) => {
-    const described = describeEngineError(r);
-    if (described) return new Error(`${described.type}: ${described.reason}`);
+/** The NeardupError for a failed `_msearch` entry or `_mget` doc: classified, with the engine's status and type. */
+function entryError(failure: EngineFailure, what: string): NeardupError {
+  const code = classifyEngineFailure(failure, "request");
+  return new NeardupError(code, `${what}: ${failure.type}: ${failure.reason}`, { details: { status: failure.status, engineErrorType: failure.type } });
+}
+
+/**
+ * Normalises a `_msearch` response: each entry is a search response or a
+ * NeardupError that keeps the entry's status (an entry refused with 429 is
+ * ENGINE_UNAVAILABLE, as the whole request would be).
+ */
+export function toMsearchResults<T>(body: { responses: unknown[] }): (SearchResponse<T> | NeardupError)[] {
+  return body.responses.map((r, i) => {
+    const failure = engineFailureOf(r);
+    if (failure) return entryError(failure, `search ${i + 1} of ${body.responses.length}`);
     return r as SearchResponse<T>;
   });
 }
@@ -40,10 +52,18 @@ export function totalHits(response: SearchResponse<unknown>): number {
   return typeof t === "number" ? t : t.value;
 }
 
-/** `_mget` docs as id -> source, leaving out the ones not found. */
-export function toSourceMap<T>(docs: { _id: string; found?: boolean; _source?: T }[]): Map<string, T> {
+/**
+ * `_mget` docs as id -> source, leaving out the ones not found (in a missing
+ * index too). A doc the engine could not read (its shard is not available)
+ * throws: a text that could not be read must not pass for a missing document.
+ */
+export function toSourceMap<T>(docs: { _id: string; found?: boolean; _source?: T; error?: unknown }[]): Map<string, T> {
   const out = new Map<string, T>();
-  for (const d of docs) if (d.found && d._source !== undefined) out.set(d._id, d._source);
+  for (const d of docs) {
+    const failure = d.error === undefined ? undefined : engineFailureOf({ error: d.error });
+    if (failure && failure.type !== "index_not_found_exception") throw entryError(failure, `get ${JSON.stringify(d._id)}`);
+    if (d.found && d._source !== undefined) out.set(d._id, d._source);
+  }
   return out;
 }
 

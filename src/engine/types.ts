@@ -51,6 +51,8 @@ export interface SearchResponse<TSource> {
   took: number;
   hits: { total: { value: number; relation: string } | number; hits: SearchHit<TSource>[] };
   aggregations?: Record<string, unknown>;
+  /** Shards asked and how many failed; a search with failed shards saw only part of the index. */
+  _shards?: { total: number; successful: number; failed: number; failures?: { reason?: { type?: string; reason?: string | null } }[] };
 }
 
 export interface BulkItemResult {
@@ -58,8 +60,8 @@ export interface BulkItemResult {
   action: string;
   id: string;
   status: number;
-  /** Present when the item failed: `type: reason`. */
-  error?: { type: string; reason: string };
+  /** Present when the item failed: `type: reason`, and the types of the errors behind it. */
+  error?: { type: string; reason: string; causes?: string[] };
 }
 
 export interface BulkResult {
@@ -104,7 +106,12 @@ export interface Engine {
   /** Bulk operations in the engine's NDJSON order (action line, then source line). */
   bulk(operations: Record<string, unknown>[], options?: { refresh?: boolean | "wait_for" }): Promise<BulkResult>;
   search<TSource>(request: SearchRequest): Promise<SearchResponse<TSource>>;
-  /** Several searches in one round trip; each result or the error for that search. */
+  /**
+   * Several searches in one round trip; each result or the error for that search.
+   * The adapters' errors are NeardupErrors classified like whole-request errors
+   * (an overloaded or recovering shard is ENGINE_UNAVAILABLE), with the engine's
+   * `status` and `engineErrorType` in `details`.
+   */
   msearch<TSource>(requests: SearchRequest[]): Promise<(SearchResponse<TSource> | Error)[]>;
   /** Sources of several documents by id (only `sourceFields` when given); missing ids are absent from the map. */
   mget<TSource>(index: string, ids: string[], sourceFields?: string[]): Promise<Map<string, TSource>>;

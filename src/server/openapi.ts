@@ -159,7 +159,7 @@ const errors = {
 const docBody = {
   type: "object",
   required: ["text"],
-  properties: { id: str, text: str, fields: { type: "object" }, time: { oneOf: [str, num], description: "ISO-8601 date or epoch milliseconds; default now." } },
+  properties: { id: str, text: str, fields: { type: "object", description: "The client's own data, stored beside the text: at most 8 levels, 1,000 keys (1-256 characters, not starting with _), string values up to 8,192 bytes." }, time: { oneOf: [str, num], description: "ISO-8601 date or epoch milliseconds; default now." } },
   additionalProperties: false,
 };
 const policyParam = { name: "policy", in: "query", schema: { enum: ["mark", "skip", "reject"] }, description: "What to do with a duplicate. Default: the service's configured policy (mark)." };
@@ -231,7 +231,7 @@ export const openApiDocument = {
       get: {
         summary: "The cluster of a document: its original and every duplicate marked of it.",
         parameters: [{ name: "id", in: "path", required: true, schema: str }],
-        responses: { "200": { description: "The cluster.", content: ref("Cluster") }, "404": { description: "No document with that id.", content: ref("Error") }, "503": errors["503"] },
+        responses: { "200": { description: "The cluster.", content: ref("Cluster") }, "400": errors["400"], "404": { description: "No document with that id.", content: ref("Error") }, "503": errors["503"] },
       },
     },
     "/livez": { get: { summary: "Liveness.", responses: { "200": { description: "Alive.", content: ref("Health") } } } },

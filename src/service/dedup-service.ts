@@ -20,6 +20,8 @@
 import { NeardupError } from "../core/errors.js";
 import type { Analysis, Fingerprinter } from "../core/fingerprinter.js";
 import { bucketFor } from "../core/verdict.js";
+import { bulkItemError } from "../engine/errors.js";
+import { createIndexWithFields } from "../engine/templates.js";
 import type { Engine } from "../engine/types.js";
 import componentTemplate from "../../mappings/component-template.neardup.json" with { type: "json" };
 import type { Candidate } from "./candidate.js";
@@ -144,7 +146,7 @@ export class DedupService {
       await this.engine.putMapping(this.options.index, mappings); // the user's own fields are left alone
     } else {
       mappings.properties[this.options.textField] = { type: "text" };
-      await this.engine.createIndex(this.options.index, { mappings });
+      await createIndexWithFields(this.engine, this.options.index, mappings); // `fields`: one field however many keys clients send
     }
     await this.learnRefreshInterval();
   }
@@ -391,10 +393,7 @@ export class DedupService {
         const engineItem = bulk?.items[i];
         if (!engineItem || engineItem.error) {
           this.recent.settle(d.entry!, false);
-          if (engineItem?.error) {
-            const code = engineItem.status === 429 || engineItem.status >= 500 ? "ENGINE_UNAVAILABLE" : "ENGINE_ERROR";
-            d.error = new NeardupError(code, `the engine refused document ${JSON.stringify(d.item.doc.id)}: ${engineItem.error.type}: ${engineItem.error.reason}`, { field: field(d) });
-          }
+          if (engineItem?.error) d.error = bulkItemError(engineItem, d.item.doc.id, field(d));
           return;
         }
         this.recent.settle(d.entry!, true);

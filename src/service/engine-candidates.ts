@@ -12,6 +12,7 @@
  */
 import { NeardupError } from "../core/errors.js";
 import type { Analysis } from "../core/fingerprinter.js";
+import { classifyEngineFailure } from "../engine/errors.js";
 import type { Engine, SearchHit, SearchRequest, SearchResponse } from "../engine/types.js";
 import type { Candidate } from "./candidate.js";
 import { candidateQuery, candidateSearchBody, segmentTerms } from "./candidates.js";
@@ -43,8 +44,20 @@ const MAX_GROUP_LOOKUPS = 250;
 /** Hits read per grouped query; reaching it means "fall back to single lookups". */
 const GROUP_PAGE = 10_000;
 
+/**
+ * A candidate search's hits. A failed search keeps its class (an overloaded
+ * or recovering engine is ENGINE_UNAVAILABLE, retryable); a search that saw
+ * only some shards is an error too, since the candidates on the others would be missed.
+ */
 function hitsOf(r: SearchResponse<unknown> | Error): SearchHit<unknown>[] {
-  if (r instanceof Error) throw new NeardupError("ENGINE_ERROR", `candidate search failed: ${r.message}`);
+  if (r instanceof NeardupError) throw new NeardupError(r.code, `candidate search failed: ${r.message}`, { cause: r, details: r.details });
+  if (r instanceof Error) throw new NeardupError("ENGINE_ERROR", `candidate search failed: ${r.message}`, { cause: r });
+  const failed = r._shards?.failed ?? 0;
+  if (failed > 0) {
+    const type = r._shards?.failures?.[0]?.reason?.type ?? "unknown";
+    const code = classifyEngineFailure({ status: undefined, type, reason: String(r._shards?.failures?.[0]?.reason?.reason), causes: [] }, "request");
+    throw new NeardupError(code, `candidate search failed: ${failed} of ${r._shards!.total} shards failed (${type})`, { details: { engineErrorType: type } });
+  }
   return r.hits.hits;
 }
 

@@ -16,11 +16,95 @@ export interface DocInput {
 
 const MAX_ID_BYTES = 512;
 
+/** Node 20 has `String.prototype.isWellFormed`; the ES2023 lib this project compiles against does not declare it. */
+function isWellFormed(s: string): boolean {
+  return (s as string & { isWellFormed(): boolean }).isWellFormed();
+}
+
+/** `" (a lone surrogate U+D800 at index 3)"` for a string that is not well-formed UTF-16. */
+function loneSurrogate(s: string): string {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) i++;
+    else if (c >= 0xd800 && c <= 0xdfff) return ` (a lone surrogate U+${c.toString(16).toUpperCase()} at index ${i})`;
+  }
+  return "";
+}
+
+/**
+ * A document id in a request body: not empty and well-formed Unicode. An id
+ * with a lone surrogate would reach the engine as U+FFFD, so two different
+ * ids would become one document.
+ */
+export const idSchema = z
+  .string()
+  .min(1, "must not be empty")
+  .check((ctx) => {
+    if (!isWellFormed(ctx.value)) ctx.issues.push({ code: "custom", input: ctx.value, message: `must be well-formed Unicode${loneSurrogate(ctx.value)}` });
+  });
+
+/** Checks an id taken from a URL path, naming `field` when it is not well-formed. */
+export function parseId(value: string, field = "id"): string {
+  if (value === "") throw new NeardupError("INVALID_INPUT", `${field} must not be empty`, { field });
+  if (!isWellFormed(value)) throw new NeardupError("INVALID_INPUT", `${field} must be well-formed Unicode${loneSurrogate(value)}`, { field });
+  return value;
+}
+
+/** Most levels of objects in `fields` (`fields.a` is level 1). */
+export const MAX_FIELDS_DEPTH = 8;
+/** Most keys in one document's `fields`, counted over every level. */
+export const MAX_FIELDS_KEYS = 1_000;
+/** Longest key in `fields`, in UTF-16 code units. */
+export const MAX_FIELDS_KEY_LENGTH = 256;
+/** Longest string value in `fields`, in UTF-8 bytes (an engine keyword term holds at most 32,766). */
+export const MAX_FIELDS_VALUE_BYTES = 8_192;
+
+function keyProblem(key: string): string | undefined {
+  if (key === "") return "has an empty key";
+  if (key.length > MAX_FIELDS_KEY_LENGTH) return `has a key longer than ${MAX_FIELDS_KEY_LENGTH} characters`;
+  if (!isWellFormed(key)) return `has a key that is not well-formed Unicode${loneSurrogate(key)}`;
+  if (key.startsWith("_")) return `has a key starting with an underscore (${JSON.stringify(key)})`;
+  // The engines read dots in a key as object paths: ".", "a.", ".a" and "a..b" name an empty object.
+  if (key.startsWith(".") || key.endsWith(".") || key.includes("..")) return `has a key with an empty path segment (${JSON.stringify(key)})`;
+  return undefined;
+}
+
+/**
+ * Checks the client's `fields` object: depth, key names, key count and the
+ * size of string values, so that what the engine refuses is refused here
+ * first, as a 400 naming the path (`fields.a.b`, `items[3].fields.a`).
+ */
+function checkFields(fields: Record<string, unknown>, path: string): void {
+  let keys = 0;
+  const fail = (at: string, problem: string): never => {
+    throw new NeardupError("INVALID_INPUT", `${at} ${problem}`, { field: at });
+  };
+  const walk = (value: unknown, at: string, depth: number): void => {
+    if (typeof value === "string") {
+      if (!isWellFormed(value)) fail(at, `must be well-formed Unicode${loneSurrogate(value)}`);
+      if (value.length > MAX_FIELDS_VALUE_BYTES / 3 && Buffer.byteLength(value) > MAX_FIELDS_VALUE_BYTES) fail(at, `is longer than ${MAX_FIELDS_VALUE_BYTES} bytes`);
+      return;
+    }
+    if (Array.isArray(value)) {
+      value.forEach((v, i) => walk(v, `${at}[${i}]`, depth));
+      return;
+    }
+    if (value === null || typeof value !== "object") return;
+    if (depth > MAX_FIELDS_DEPTH) fail(at, `is nested deeper than ${MAX_FIELDS_DEPTH} levels`);
+    for (const [key, v] of Object.entries(value)) {
+      const problem = keyProblem(key);
+      if (problem) fail(key === "" ? at : `${at}.${key}`, problem);
+      keys += 1;
+      if (keys > MAX_FIELDS_KEYS) fail(path, `has more than ${MAX_FIELDS_KEYS} keys`);
+      walk(v, `${at}.${key}`, depth + 1);
+    }
+  };
+  walk(fields, path, 1);
+}
+
 const docSchema = z
   .object({
-    id: z
-      .string()
-      .min(1, "must not be empty")
+    id: idSchema
       .refine((s) => Buffer.byteLength(s) <= MAX_ID_BYTES, `must be at most ${MAX_ID_BYTES} bytes`)
       .refine((s) => !s.startsWith("_"), "must not start with an underscore")
       .optional(),
@@ -67,6 +151,7 @@ export function parseTime(value: string | number | undefined, field: string, now
 export function parseDocInput(raw: unknown, prefix = "", now = Date.now()): DocInput {
   const doc = parseWith(docSchema, raw, prefix);
   const at = (f: string) => (prefix ? `${prefix}.${f}` : f);
+  if (doc.fields) checkFields(doc.fields, at("fields"));
   return {
     id: doc.id ?? randomUUID(),
     idGiven: doc.id !== undefined,

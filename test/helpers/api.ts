@@ -30,14 +30,24 @@ export interface ApiHarness {
 /** The HTTP app wired to a real engine, on a fresh index, in process (supertest drives it). */
 export async function startApi(
   target: EngineTarget,
-  options: { dedup?: Partial<DedupOptions>; fingerprinter?: FingerprinterOptions; url?: string; bodyLimit?: string } = {},
+  options: {
+    dedup?: Partial<DedupOptions>;
+    fingerprinter?: FingerprinterOptions;
+    url?: string;
+    bodyLimit?: string;
+    /** Index name (default: a fresh `neardup-documents-api-*`, which the documents template matches). */
+    index?: string;
+    /** Runs before the service's ensureIndex, e.g. to create the index with the user's own mapping. */
+    prepare?: (engine: Engine, index: string) => Promise<void>;
+  } = {},
 ): Promise<ApiHarness> {
   const engine = await connectEngine({ url: options.url ?? target.url, username: target.username, password: target.password, maxRetries: 0, requestTimeoutMs: 10_000 });
   await installTemplates(engine);
   const fingerprinter = options.fingerprinter ? await createFingerprinter(options.fingerprinter) : await sharedFingerprinter();
-  const index = uniqueIndex("neardup-documents-api");
+  const index = options.index ?? uniqueIndex("neardup-documents-api");
   const metrics = createMetrics({ defaultMetrics: false });
   const service = new DedupService(engine, fingerprinter, resolveDedupOptions({ index, ...options.dedup }), createDedupMetrics(metrics.registry));
+  await options.prepare?.(engine, index);
   await service.ensureIndex();
   const readiness = new Readiness();
   readiness.markReady();

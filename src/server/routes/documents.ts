@@ -1,9 +1,9 @@
 /** Endpoints that need the engine: check, index (single and bulk), search, clusters. */
-import express, { Router, type Request } from "express";
+import express, { Router, type ErrorRequestHandler, type Request } from "express";
 import { z } from "zod";
 import { NeardupError } from "../../core/errors.js";
 import type { DedupService, IndexResult } from "../../service/dedup-service.js";
-import { parseDocInput, parsePolicy, parseTime, parseWith, type DocInput } from "../../service/input.js";
+import { idSchema, parseDocInput, parseId, parsePolicy, parseTime, parseWith, type DocInput } from "../../service/input.js";
 import { fromPeerDoc, toPeerAnswer, PEER_ROUTE } from "../peer.js";
 
 /** A write forwarded by another sidecar (already validated there). */
@@ -30,7 +30,7 @@ const peerBody = z
 const checkBody = z
   .object({
     text: z.string({ error: (i) => (i.input === undefined ? "is required" : "must be a string") }),
-    id: z.string().min(1).optional(),
+    id: idSchema.optional(),
     time: z.union([z.string(), z.number()]).optional(),
   })
   .strict();
@@ -38,7 +38,7 @@ const checkBody = z
 const searchBody = z
   .object({
     text: z.string().optional(),
-    id: z.string().min(1, "must not be empty").optional(),
+    id: idSchema.optional(),
     radius: z.number().int().min(0).max(16).optional(),
     min_similarity: z.number().min(0).max(1).optional(),
     limit: z.number().int().min(1).max(1000).optional(),
@@ -76,6 +76,18 @@ function bulkItems(req: Request, maxItems: number): unknown[] {
   if (items.length > maxItems) throw new NeardupError("TOO_LARGE", `bulk body has ${items.length} documents; the limit is ${maxItems}`, { field: "body" });
   return items;
 }
+
+/**
+ * The router cannot decode a path parameter that is not percent-encoded UTF-8
+ * (`%ED%A0%80` is a lone surrogate): that is a 400 naming the id, not a 500.
+ */
+const badPathParam: ErrorRequestHandler = (err, _req, _res, next) => {
+  if (err instanceof URIError && (err as URIError & { status?: number }).status === 400) {
+    next(new NeardupError("INVALID_INPUT", `id in the path is not percent-encoded UTF-8 (${err.message})`, { field: "id" }));
+    return;
+  }
+  next(err);
+};
 
 function statusOf(r: IndexResult): number {
   return r.action === "indexed" ? 201 : r.action === "skipped" ? 200 : 409;
@@ -147,8 +159,9 @@ export function documentRoutes(service: () => DedupService, options: { bodyLimit
   });
 
   router.get("/documents/:id/duplicates", async (req, res) => {
-    res.json(await service().cluster(req.params.id));
+    res.json(await service().cluster(parseId(req.params.id)));
   });
 
+  router.use(badPathParam);
   return router;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { NeardupError } from "../../../src/core/errors.js";
-import { parseDocInput, parsePolicy, parseTime } from "../../../src/service/input.js";
+import { MAX_FIELDS_DEPTH, MAX_FIELDS_KEY_LENGTH, MAX_FIELDS_KEYS, MAX_FIELDS_VALUE_BYTES, parseDocInput, parseId, parsePolicy, parseTime } from "../../../src/service/input.js";
 import { resolveDedupOptions } from "../../../src/service/options.js";
 
 function errorOf(f: () => unknown): NeardupError {
@@ -48,5 +48,64 @@ describe("resolveDedupOptions", () => {
     expect(errorOf(() => resolveDedupOptions({ maxCandidates: 0 })).field).toBe("maxCandidates");
     expect(errorOf(() => resolveDedupOptions({ textField: "neardup.text" })).field).toBe("textField");
     expect(errorOf(() => resolveDedupOptions({ index: "Bad" })).field).toBe("index");
+  });
+});
+
+describe("fields (issue 11): the client's data, checked before the engine sees it", () => {
+  const nested = (levels: number): Record<string, unknown> => {
+    let v: Record<string, unknown> = { leaf: 1 };
+    for (let i = levels - 1; i >= 1; i--) v = { [`l${i}`]: v };
+    return v;
+  };
+
+  it(`accepts ${MAX_FIELDS_DEPTH} levels and refuses ${MAX_FIELDS_DEPTH + 1}, naming the path`, () => {
+    expect(parseDocInput({ text: "t", fields: nested(MAX_FIELDS_DEPTH) }).fields).toEqual(nested(MAX_FIELDS_DEPTH));
+    const err = errorOf(() => parseDocInput({ text: "t", fields: nested(MAX_FIELDS_DEPTH + 1) }, "items[2]"));
+    expect(err).toMatchObject({ code: "INVALID_INPUT", field: "items[2].fields.l1.l2.l3.l4.l5.l6.l7.l8" });
+    expect(err.message).toBe(`items[2].fields.l1.l2.l3.l4.l5.l6.l7.l8 is nested deeper than ${MAX_FIELDS_DEPTH} levels`);
+    // arrays are not levels, but objects inside them are
+    expect(errorOf(() => parseDocInput({ text: "t", fields: { a: [{ b: nested(MAX_FIELDS_DEPTH) }] } })).field).toBe("fields.a[0].b.l1.l2.l3.l4.l5.l6");
+  });
+
+  it.each([
+    [{ "": 1 }, "fields", "fields has an empty key"],
+    [{ a: { "": 1 } }, "fields.a", "fields.a has an empty key"],
+    [{ "...": 1 }, "fields....", 'fields.... has a key with an empty path segment ("...")'],
+    [{ "a..b": 1 }, "fields.a..b", 'fields.a..b has a key with an empty path segment ("a..b")'],
+    [{ "a.": 1 }, "fields.a.", 'fields.a. has a key with an empty path segment ("a.")'],
+    [{ _source: 1 }, "fields._source", 'fields._source has a key starting with an underscore ("_source")'],
+    [{ ["k".repeat(MAX_FIELDS_KEY_LENGTH + 1)]: 1 }, `fields.${"k".repeat(MAX_FIELDS_KEY_LENGTH + 1)}`, `has a key longer than ${MAX_FIELDS_KEY_LENGTH} characters`],
+    [{ "k\ud800": 1 }, "fields.k\ud800", "has a key that is not well-formed Unicode (a lone surrogate U+D800 at index 1)"],
+    [{ a: ["ok", "x\udc00"] }, "fields.a[1]", "fields.a[1] must be well-formed Unicode (a lone surrogate U+DC00 at index 1)"],
+    [{ a: "é".repeat(MAX_FIELDS_VALUE_BYTES / 2 + 1) }, "fields.a", `fields.a is longer than ${MAX_FIELDS_VALUE_BYTES} bytes`],
+  ])("refuses %j naming %s", (fields, field, message) => {
+    const err = errorOf(() => parseDocInput({ text: "t", fields }));
+    expect(err).toMatchObject({ code: "INVALID_INPUT", field });
+    expect(err.message).toContain(message);
+  });
+
+  it(`accepts keys with dots, unicode and ${MAX_FIELDS_KEYS} keys; refuses one more`, () => {
+    expect(parseDocInput({ text: "t", fields: { "a.b": 1, 名字: "值", "x-y z": null, n: [1, true, { c: "d" }] } }).fields).toBeDefined();
+    const many = (n: number) => ({ g: Object.fromEntries(Array.from({ length: n - 1 }, (_, i) => [`k${i}`, i])) });
+    expect(parseDocInput({ text: "t", fields: many(MAX_FIELDS_KEYS) }).fields).toBeDefined();
+    const err = errorOf(() => parseDocInput({ text: "t", fields: many(MAX_FIELDS_KEYS + 1) }, "items[0]"));
+    expect(err).toMatchObject({ field: "items[0].fields", message: `items[0].fields has more than ${MAX_FIELDS_KEYS} keys` });
+  });
+});
+
+describe("ids must be well-formed Unicode (issue 11: ls-\\ud800 and ls-\\udbff became one document)", () => {
+  it("refuses a lone surrogate in a body id, naming the field and the code unit", () => {
+    expect(errorOf(() => parseDocInput({ id: "ls-\ud800", text: "t" }, "items[1]"))).toMatchObject({
+      code: "INVALID_INPUT",
+      field: "items[1].id",
+      message: "items[1].id must be well-formed Unicode (a lone surrogate U+D800 at index 3)",
+    });
+    expect(errorOf(() => parseDocInput({ id: "\udbff-x", text: "t" })).message).toBe("id must be well-formed Unicode (a lone surrogate U+DBFF at index 0)");
+    expect(parseDocInput({ id: "emoji-😀", text: "t" }).id).toBe("emoji-😀");
+  });
+
+  it("refuses one in a path id", () => {
+    expect(errorOf(() => parseId("a\udfffb"))).toMatchObject({ field: "id", message: "id must be well-formed Unicode (a lone surrogate U+DFFF at index 1)" });
+    expect(parseId("ok-😀")).toBe("ok-😀");
   });
 });
