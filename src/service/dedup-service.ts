@@ -89,7 +89,7 @@ export class DedupService {
   private readonly mutex = new Mutex();
 
   constructor(
-    private readonly engine: Engine,
+    readonly engine: Engine,
     private readonly fingerprinter: Fingerprinter,
     readonly options: DedupOptions,
     private readonly metrics?: DedupMetrics,
