@@ -111,11 +111,12 @@ export const PANELS: readonly Panel[] = [
     rows: (answer) =>
       buckets(answer).map((b) => ({ time: Number(b.key), total: b.doc_count, duplicates: dupCount(b), rate: rateOf(b.doc_count, dupCount(b)) })),
     bucketsPath: "aggregations.rate_over_time.buckets",
+    // The rate first: `duplicates` then replaces the bucket's sub-aggregation object with its count.
     transform: [
+      { calculate: RATE_EXPR, as: "rate" },
       { calculate: "datum.key", as: "time" },
       { calculate: "datum.doc_count", as: "total" },
       { calculate: "datum.duplicates.doc_count", as: "duplicates" },
-      { calculate: RATE_EXPR, as: "rate" },
     ],
     rowFields: ["time", "total", "duplicates", "rate"],
     chart: {
@@ -264,10 +265,10 @@ export const PANELS: readonly Panel[] = [
       buckets(answer).map((b) => ({ value: String(b.key), total: b.doc_count, duplicates: dupCount(b), rate: rateOf(b.doc_count, dupCount(b)) })),
     bucketsPath: "aggregations.rate_by_field.buckets",
     transform: [
+      { calculate: RATE_EXPR, as: "rate" },
       { calculate: "datum.key", as: "value" },
       { calculate: "datum.doc_count", as: "total" },
       { calculate: "datum.duplicates.doc_count", as: "duplicates" },
-      { calculate: RATE_EXPR, as: "rate" },
     ],
     rowFields: ["value", "total", "duplicates", "rate"],
     chart: {

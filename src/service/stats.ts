@@ -11,7 +11,7 @@ import type { Engine } from "../engine/types.js";
 const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 /** Intervals chosen when none is given: the smallest giving at most {@link AUTO_BUCKETS} buckets. */
 const AUTO_INTERVALS = ["1m", "5m", "10m", "30m", "1h", "3h", "12h", "1d", "7d", "30d", "365d"];
-const AUTO_BUCKETS = 100;
+const AUTO_BUCKETS = 60;
 /** Most date-histogram buckets one request may ask for. */
 export const MAX_BUCKETS = 2000;
 
@@ -51,7 +51,7 @@ export function intervalMs(interval: string, field = "interval"): number {
   return Number(m[1]) * UNIT_MS[m[2] as keyof typeof UNIT_MS];
 }
 
-/** The interval for a range: the given one (checked against {@link MAX_BUCKETS}) or the smallest with at most 100 buckets. */
+/** The interval for a range: the given one (checked against {@link MAX_BUCKETS}) or the smallest with at most 60 buckets. */
 export function chooseInterval(from: number, to: number, interval: string | undefined): string {
   const span = to - from;
   if (interval === undefined) return AUTO_INTERVALS.find((i) => span / intervalMs(i) <= AUTO_BUCKETS) ?? AUTO_INTERVALS.at(-1)!;

@@ -6,8 +6,8 @@ import type { DedupService } from "../../service/dedup-service.js";
 import { parseTime } from "../../service/input.js";
 import { computeStats, intervalMs } from "../../service/stats.js";
 
-/** A field path: letters, digits, `_ - @ .`, not starting with a dot. */
-const FIELD = /^[A-Za-z0-9_@][A-Za-z0-9_@.-]{0,254}$/;
+/** A field path: names of letters, digits, `_ - @` joined by dots. */
+const FIELD = /^[A-Za-z0-9_@-]+(\.[A-Za-z0-9_@-]+)*$/;
 
 /** One query parameter as a string, or undefined; repeated or nested ones are refused. */
 function single(query: Record<string, unknown>, name: string): string | undefined {
@@ -37,7 +37,7 @@ export function statsRoutes(service: () => DedupService): Router {
     const interval = single(query, "interval");
     if (interval !== undefined) intervalMs(interval);
     const by = single(query, "by") ?? DEFAULT_BY_FIELD;
-    if (!FIELD.test(by)) throw new NeardupError("INVALID_INPUT", `by must be a field path like fields.source; got ${JSON.stringify(by)}`, { field: "by" });
+    if (by.length > 255 || !FIELD.test(by)) throw new NeardupError("INVALID_INPUT", `by must be a field path like fields.source; got ${JSON.stringify(by)}`, { field: "by" });
     const topRaw = single(query, "top");
     const top = topRaw === undefined ? DEFAULT_TOP : Number(topRaw);
     if (!Number.isInteger(top) || top < 1 || top > 100) throw new NeardupError("INVALID_INPUT", `top must be a whole number from 1 to 100; got ${JSON.stringify(topRaw)}`, { field: "top" });
