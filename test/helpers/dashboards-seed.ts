@@ -116,7 +116,7 @@ export function expectedRows(docs: SeedDoc[], start: number, bucketMs: number): 
       { time: r.time, status: "duplicate", count: r.duplicates },
     ]),
     by_rule: [...countBy(dups, (d) => d.reason!)].map(([rule, ds]) => ({ rule, count: ds.length })).sort((a, b) => byCountThenKey(a, b, "count", "rule")),
-    distance: Array.from({ length: maxDistance + 1 }, (_, d) => ({ distance: d, count: distances.get(d)?.length ?? 0 })).filter((r, i, all) => i >= all.findIndex((x) => x.count > 0)),
+    distance: Array.from({ length: maxDistance + 1 }, (_, d) => ({ distance: d, count: distances.get(d)?.length ?? 0 })).filter((_r, i, all) => i >= all.findIndex((x) => x.count > 0)),
     similarity: simRows,
     top_clusters: [...clusters].map(([original, ds]) => ({ original, duplicates: ds.length })).sort((a, b) => byCountThenKey(a, b, "duplicates", "original")),
     rate_by_field: [...bySource]
