@@ -68,11 +68,13 @@ export function productSpec(panel: Panel, target: Product, options: ProductSpecO
   };
 }
 
-/** The spec the page renders: the same chart over rows of /v1/stats (the page sets `data.values`). */
+/**
+ * The spec the page renders: the same chart over rows of /v1/stats (the page
+ * sets `data.values`). No `$schema`: the page's Vega-Lite (v6) would warn about a v5 one.
+ */
 export function pageSpec(panel: Panel): Record<string, unknown> {
   const { transform, rest } = chartParts(panel, "page");
   return {
-    $schema: VEGA_LITE_SCHEMA,
     description: panel.description,
     width: "container",
     height: 220,

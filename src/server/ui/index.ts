@@ -30,7 +30,8 @@ export function uiRoutes(): Router {
   const router = Router();
   const panels = pagePanels();
   router.get("/", (_req, res) => res.redirect(302, "/ui/"));
-  router.get("/ui", (_req, res) => res.redirect(301, "/ui/"));
+  // Express matches "/ui" for "/ui/" too: redirect only the bare path.
+  router.get("/ui", (req, res, next) => (req.originalUrl.split("?")[0] === "/ui" ? res.redirect(301, "/ui/") : next()));
   router.get("/ui/panels.json", (_req, res) => {
     res.json({ panels });
   });

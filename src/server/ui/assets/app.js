@@ -34,7 +34,9 @@ function table(headers, rows) {
   const t = el("table");
   const head = el("tr");
   for (const h of headers) head.append(el("th", h.label, { scope: "col", class: h.num ? "num" : "" }));
-  t.append(el("thead")).firstChild.append(head);
+  const thead = el("thead");
+  thead.append(head);
+  t.append(thead);
   const body = el("tbody");
   for (const r of rows) {
     const tr = el("tr");
