@@ -225,7 +225,8 @@ export const PANELS: readonly Panel[] = [
       transform: [{ calculate: `datum.similarity + ${SIMILARITY_STEP}`, as: "until" }],
       mark: { type: "bar", tooltip: true },
       encoding: {
-        x: { field: "similarity", type: "quantitative", title: "similarity", scale: { domain: [0, 1] } },
+        // Already binned by the engine: `binned` makes Vega-Lite draw a histogram (heights from y).
+        x: { field: "similarity", type: "quantitative", bin: { binned: true, step: SIMILARITY_STEP }, title: "similarity", scale: { domain: [0, 1] } },
         x2: { field: "until" },
         y: { field: "count", type: "quantitative", title: "duplicates" },
       },
