@@ -26,6 +26,13 @@ const HOUR = 3_600_000;
 
 const target = engineTargets()[0]!;
 
+/** The page's globals used in page.evaluate callbacks (the project's tsconfig has no DOM lib). */
+declare const document: {
+  querySelector(selector: string): { textContent: string | null } | null;
+  activeElement: { tagName: string } | null;
+  documentElement: { scrollWidth: number };
+};
+
 describe(`the page at /ui, in headless Chromium, on ${target.kind} ${target.version}`, () => {
   let h: ApiHarness;
   let server: Server;
