@@ -14,6 +14,11 @@ export interface TimeContext {
   to: number;
   /** What %autointerval% becomes, e.g. `1d`. */
   interval: string;
+  /**
+   * Kibana 8 turns `interval` into `fixed_interval` (Elasticsearch 8 knows no
+   * `interval`); OpenSearch Dashboards 2 keeps `interval`, which OpenSearch 2 accepts.
+   */
+  product: "kibana" | "opensearch-dashboards";
 }
 
 function fill(node: unknown, ctx: TimeContext): unknown {
@@ -24,7 +29,7 @@ function fill(node: unknown, ctx: TimeContext): unknown {
   if (obj["%timefilter%"] === "max") return ctx.to;
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(obj)) {
-    if (k === "interval" && typeof v === "object" && v !== null && "%autointerval%" in v) out.fixed_interval = ctx.interval;
+    if (k === "interval" && typeof v === "object" && v !== null && "%autointerval%" in v) out[ctx.product === "kibana" ? "fixed_interval" : "interval"] = ctx.interval;
     else out[k] = fill(v, ctx);
   }
   return out;
