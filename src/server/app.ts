@@ -7,6 +7,8 @@ import { errorHandler } from "./errors.js";
 import { openApiDocument } from "./openapi.js";
 import { analysisRoutes } from "./routes/analysis.js";
 import { documentRoutes } from "./routes/documents.js";
+import { statsRoutes } from "./routes/stats.js";
+import { uiRoutes } from "./ui/index.js";
 import type { Metrics } from "./metrics.js";
 import type { Readiness } from "./readiness.js";
 
@@ -61,7 +63,9 @@ export function createApp(deps: AppDeps): Express {
       return svc;
     };
     app.use("/v1", documentRoutes(readyService, { bodyLimit }));
+    app.use("/v1", statsRoutes(readyService));
   }
+  app.use(uiRoutes());
   app.use((req, _res, next) => {
     next(new NeardupError("NOT_FOUND", `no route ${req.method} ${req.path}`, { field: "path" }));
   });

@@ -7,6 +7,9 @@ const int = { type: "integer" } as const;
 const str = { type: "string" } as const;
 const nullable = (t: string) => ({ type: [t, "null"] });
 
+/** An array of rows with exactly these fields. */
+const rows = (properties: Record<string, unknown>) => ({ type: "array", items: { type: "object", required: Object.keys(properties), properties, additionalProperties: false } });
+
 const error = {
   type: "object",
   required: ["error"],
@@ -148,6 +151,37 @@ const schemas = {
     additionalProperties: false,
   },
   Health: { type: "object", required: ["status"], properties: { status: str, reason: str } },
+  Stats: {
+    type: "object",
+    required: ["from", "to", "interval", "by", "by_field", "total", "duplicates", "rate", "panels"],
+    properties: {
+      from: { type: "string", format: "date-time" },
+      to: { type: "string", format: "date-time" },
+      interval: str,
+      by: str,
+      by_field: { ...str, description: "The field aggregated: by, or its .keyword subfield when by is a text field." },
+      total: int,
+      duplicates: int,
+      rate: nullable("number"),
+      panels: {
+        type: "object",
+        description: "Rows of each dashboard panel (src/dashboards/definition.ts), the same rows the Kibana and OpenSearch Dashboards specs compute.",
+        required: ["rate_over_time", "volume_by_status", "by_rule", "distance", "similarity", "top_clusters", "rate_by_field", "recent_clusters"],
+        properties: {
+          rate_over_time: rows({ time: int, total: int, duplicates: int, rate: nullable("number") }),
+          volume_by_status: rows({ time: int, status: { enum: ["original", "duplicate"] }, count: int }),
+          by_rule: rows({ rule: str, count: int }),
+          distance: rows({ distance: int, count: int }),
+          similarity: rows({ similarity: num, count: int }),
+          top_clusters: rows({ original: str, duplicates: int }),
+          rate_by_field: rows({ value: str, total: int, duplicates: int, rate: nullable("number") }),
+          recent_clusters: rows({ original: str, duplicates: int, latest: nullable("number") }),
+        },
+        additionalProperties: false,
+      },
+    },
+    additionalProperties: false,
+  },
 };
 
 const ref = (name: keyof typeof schemas) => ({ "application/json": { schema: { $ref: `#/components/schemas/${name}` } } });
@@ -232,6 +266,19 @@ export const openApiDocument = {
         summary: "The cluster of a document: its original and every duplicate marked of it.",
         parameters: [{ name: "id", in: "path", required: true, schema: str }],
         responses: { "200": { description: "The cluster.", content: ref("Cluster") }, "400": errors["400"], "404": { description: "No document with that id.", content: ref("Error") }, "503": errors["503"] },
+      },
+    },
+    "/v1/stats": {
+      get: {
+        summary: "Duplicate-rate statistics over the dedup window or a range: the dashboard panels' aggregations, computed by the engine.",
+        parameters: [
+          { name: "from", in: "query", schema: str, description: "Start, ISO-8601 or epoch milliseconds. Default: to minus the dedup window." },
+          { name: "to", in: "query", schema: str, description: "End, ISO-8601 or epoch milliseconds. Default: now." },
+          { name: "interval", in: "query", schema: { type: "string", pattern: "^[1-9][0-9]{0,5}(ms|s|m|h|d)$" }, description: "Date histogram interval, e.g. 1h. Default: the smallest of 1m..365d giving at most 60 buckets; at most 2000 buckets." },
+          { name: "by", in: "query", schema: str, description: "User field for the rate-by panel. Default fields.source (its .keyword subfield when it is a text field)." },
+          { name: "top", in: "query", schema: { type: "integer", minimum: 1, maximum: 100 }, description: "Size of the top-N lists. Default 10." },
+        ],
+        responses: { "200": { description: "The statistics.", content: ref("Stats") }, "400": errors["400"], "503": errors["503"] },
       },
     },
     "/livez": { get: { summary: "Liveness.", responses: { "200": { description: "Alive.", content: ref("Health") } } } },

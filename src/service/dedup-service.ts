@@ -126,7 +126,7 @@ export class DedupService {
   router: WriteRouter | undefined;
 
   constructor(
-    private readonly engine: Engine,
+    readonly engine: Engine,
     private readonly fingerprinter: Fingerprinter,
     readonly options: DedupOptions,
     private readonly metrics?: DedupMetrics,

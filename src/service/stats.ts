@@ -1,0 +1,119 @@
+/**
+ * Duplicate-rate statistics from the engine: the dashboard panels'
+ * aggregations (src/dashboards/definition.ts), sent in one search over a time
+ * range, turned into rows. `GET /v1/stats` serves them and the page at /ui draws them.
+ */
+import { NeardupError, isNeardupError } from "../core/errors.js";
+import { PANELS, TIME_FIELD, allAggs, type Row } from "../dashboards/definition.js";
+import { totalHits } from "../engine/responses.js";
+import type { Engine } from "../engine/types.js";
+
+const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+/** Intervals chosen when none is given: the smallest giving at most {@link AUTO_BUCKETS} buckets. */
+const AUTO_INTERVALS = ["1m", "5m", "10m", "30m", "1h", "3h", "12h", "1d", "7d", "30d", "365d"];
+const AUTO_BUCKETS = 60;
+/** Most date-histogram buckets one request may ask for. */
+export const MAX_BUCKETS = 2000;
+
+export interface StatsQuery {
+  /** Start of the range, epoch ms (inclusive). */
+  from: number;
+  /** End of the range, epoch ms (inclusive, as the products' time filter). */
+  to: number;
+  /** Fixed interval, e.g. `1h`; `undefined` picks one. */
+  interval?: string | undefined;
+  /** User field to group the rate by, e.g. `fields.source`. */
+  by: string;
+  /** Size of the top-N lists. */
+  top: number;
+}
+
+export interface Stats {
+  from: string;
+  to: string;
+  interval: string;
+  /** The field asked for. */
+  by: string;
+  /** The field aggregated: `by`, or its `.keyword` subfield when `by` is a text field. */
+  by_field: string;
+  total: number;
+  duplicates: number;
+  /** duplicates / total, `null` when there are no documents. */
+  rate: number | null;
+  /** Rows of each dashboard panel, by panel id. */
+  panels: Record<string, Row[]>;
+}
+
+/** Milliseconds of a fixed interval like `90s`, `1h`, `2d`; throws INVALID_INPUT naming `field`. */
+export function intervalMs(interval: string, field = "interval"): number {
+  const m = /^([1-9]\d{0,5})(ms|s|m|h|d)$/.exec(interval);
+  if (!m) throw new NeardupError("INVALID_INPUT", `${field} must be a whole number and a unit (ms, s, m, h, d), like 1h or 30m; got ${JSON.stringify(interval)}`, { field });
+  return Number(m[1]) * UNIT_MS[m[2] as keyof typeof UNIT_MS];
+}
+
+/** The interval for a range: the given one (checked against {@link MAX_BUCKETS}) or the smallest with at most 60 buckets. */
+export function chooseInterval(from: number, to: number, interval: string | undefined): string {
+  const span = to - from;
+  if (interval === undefined) return AUTO_INTERVALS.find((i) => span / intervalMs(i) <= AUTO_BUCKETS) ?? AUTO_INTERVALS.at(-1)!;
+  const buckets = Math.ceil(span / intervalMs(interval)) + 1;
+  if (buckets > MAX_BUCKETS) {
+    throw new NeardupError("INVALID_INPUT", `interval ${interval} gives ${buckets} buckets over the range; the most is ${MAX_BUCKETS}: choose a longer interval or a shorter range`, { field: "interval" });
+  }
+  return interval;
+}
+
+/** Whether the engine refused to aggregate a text field (it then needs its `.keyword` subfield). */
+function isTextFieldError(err: unknown): boolean {
+  return isNeardupError(err) && /fielddata|text fields are not optimised/i.test(err.message);
+}
+
+interface StatsAnswer {
+  hits: { total: { value: number; relation: string } | number };
+  aggregations?: Record<string, unknown> & { duplicates?: { doc_count: number } };
+}
+
+/**
+ * One search, every panel. `by` is aggregated as given (a keyword field, or a
+ * key of a `flattened` / `flat_object` field); when the engine answers that it
+ * is a text field (a dynamically mapped string), its `.keyword` subfield is used.
+ */
+export async function computeStats(engine: Engine, index: string, query: StatsQuery): Promise<Stats> {
+  if (!(query.from < query.to)) throw new NeardupError("INVALID_INPUT", `from must be before to; got from ${new Date(query.from).toISOString()}, to ${new Date(query.to).toISOString()}`, { field: "from" });
+  const interval = chooseInterval(query.from, query.to, query.interval);
+  const search = (byField: string) =>
+    engine.search<never>({
+      index,
+      body: {
+        size: 0,
+        track_total_hits: true,
+        query: { range: { [TIME_FIELD]: { gte: query.from, lte: query.to, format: "epoch_millis" } } },
+        aggs: {
+          duplicates: { filter: { term: { "neardup.status": "duplicate" } } },
+          ...allAggs({ interval: { fixed: interval, min: query.from, max: query.to }, byField, top: query.top }),
+        },
+      },
+    });
+  let byField = query.by;
+  let answer: StatsAnswer;
+  try {
+    answer = await search(byField);
+  } catch (err) {
+    if (!isTextFieldError(err) || byField.endsWith(".keyword")) throw err;
+    byField = `${query.by}.keyword`;
+    answer = await search(byField);
+  }
+  const aggs = answer.aggregations ?? {};
+  const total = totalHits(answer as never);
+  const duplicates = aggs.duplicates?.doc_count ?? 0;
+  return {
+    from: new Date(query.from).toISOString(),
+    to: new Date(query.to).toISOString(),
+    interval,
+    by: query.by,
+    by_field: byField,
+    total,
+    duplicates,
+    rate: total > 0 ? duplicates / total : null,
+    panels: Object.fromEntries(PANELS.map((p) => [p.id, p.rows(aggs[p.id])])),
+  };
+}

@@ -1,0 +1,126 @@
+/**
+ * The dashboards against every real engine on seeded data (issue 13): each
+ * panel's query, sent the way Kibana / OpenSearch Dashboards send it and
+ * turned into rows by the spec's own Vega-Lite transforms, gives the seeded
+ * numbers; `rows()` (what /v1/stats serves) gives the same; /v1/stats gives
+ * them over HTTP; bad parameters are 400s naming the parameter.
+ */
+import request from "supertest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PANELS } from "../../src/dashboards/definition.js";
+import { savedObjects } from "../../src/dashboards/saved-objects.js";
+import { productSpec } from "../../src/dashboards/vega.js";
+import { computeStats } from "../../src/service/stats.js";
+import { startApi, type ApiHarness } from "../helpers/api.js";
+import { expectedRows, seedDocs, writeSeed } from "../helpers/dashboards-seed.js";
+import { engineTargets, uniqueIndex } from "../helpers/engines.js";
+import { documentedStatuses, expectSchema } from "../helpers/openapi.js";
+import { runProductSpec } from "../helpers/vega-run.js";
+import componentTemplate from "../../mappings/component-template.neardup.json" with { type: "json" };
+
+const DAY = 86_400_000;
+const START = Date.UTC(2026, 10, 20); // 2026-11-20T00:00Z, three seeded days
+const END = START + 3 * DAY - 1;
+const docs = seedDocs(START, DAY);
+const expected = expectedRows(docs, START, DAY);
+
+describe.each(engineTargets())("dashboards on $kind $version ($source)", (target) => {
+  let h: ApiHarness;
+
+  beforeAll(async () => {
+    h = await startApi(target);
+    await writeSeed(h.engine, h.index, docs);
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  it("the seed is what the test says: 20%, 50% and 0% duplicates on the three days", () => {
+    expect(expected.rate_over_time!.map((r) => r.rate)).toEqual([0.2, 0.5, 0]);
+    expect(expected.top_clusters!.map((r) => [r.original, r.duplicates])).toEqual([["orig-a", 6], ["orig-b", 4], ["orig-c", 2]]);
+  });
+
+  // Kibana 8 reads Elasticsearch 8; OpenSearch Dashboards 2 reads OpenSearch 2.
+  const product = target.kind === "elasticsearch" ? "kibana" : "opensearch-dashboards";
+  const ctx = { from: START, to: END, interval: "1d", product } as const;
+
+  it.each(PANELS.filter((p) => p.chart).map((p) => [p.id, p]))(`${product}: panel %s gives the seeded numbers`, async (_id, panel) => {
+    const spec = productSpec(panel, product, { indexPattern: h.index, byField: "fields.source.keyword", top: 10 });
+    const { answer, rows } = await runProductSpec(h.engine, h.index, spec, ctx, panel.rowFields);
+    expect(rows).toEqual(expected[panel.id]);
+    // What /v1/stats computes from the same answer, in TypeScript, is the same.
+    expect(panel.rows((answer.aggregations as Record<string, unknown>)[panel.id])).toEqual(expected[panel.id]);
+  });
+
+  it(`the shipped ${product} saved objects' specs run as they are (index pattern aside)`, async () => {
+    for (const o of savedObjects(product).filter((x) => x.type === "visualization")) {
+      const spec = JSON.parse(JSON.parse(o.attributes.visState as string).params.spec);
+      spec.data.url.index = h.index;
+      const panel = PANELS.find((p) => spec.data.format.property === p.bucketsPath)!;
+      const { rows } = await runProductSpec(h.engine, h.index, spec, ctx, panel.rowFields);
+      expect(rows, o.id).toEqual(expected[panel.id]);
+    }
+  });
+
+  it("GET /v1/stats serves the same numbers over a range", async () => {
+    const res = await request(h.app).get("/v1/stats").query({ from: new Date(START).toISOString(), to: String(END), interval: "1d" });
+    expect(res.status).toBe(200);
+    expectSchema(res.body, "Stats");
+    expect(res.body).toMatchObject({ total: 34, duplicates: 12, interval: "1d", by: "fields.source", by_field: "fields.source.keyword" });
+    expect(res.body.rate).toBeCloseTo(12 / 34, 12);
+    expect(res.body.panels).toEqual(expected);
+  });
+
+  it("GET /v1/stats defaults to the dedup window, which holds none of the seeded days", async () => {
+    const res = await request(h.app).get("/v1/stats");
+    expect(res.status).toBe(200);
+    expectSchema(res.body, "Stats");
+    expect(res.body).toMatchObject({ total: 0, duplicates: 0, rate: null, interval: "1h" });
+    expect(Date.parse(res.body.to) - Date.parse(res.body.from)).toBe(h.service.options.windowMs);
+    expect(res.body.panels.rate_over_time).toHaveLength(49);
+  });
+
+  it("GET /v1/stats by a keyword field and by a neardup field", async () => {
+    const byKeyword = await request(h.app).get("/v1/stats").query({ from: START, to: END, by: "fields.source.keyword" });
+    expect(byKeyword.body.panels.rate_by_field).toEqual(expected.rate_by_field);
+    const byRule = await request(h.app).get("/v1/stats").query({ from: START, to: END, by: "neardup.reason", top: 2 });
+    expect(byRule.body.by_field).toBe("neardup.reason");
+    expect(byRule.body.panels.rate_by_field).toHaveLength(2);
+    expect(byRule.body.panels.top_clusters).toEqual(expected.top_clusters!.slice(0, 2));
+  });
+
+  it.each([
+    [{ from: "yesterday" }, "from"],
+    [{ to: "2026-13-45" }, "to"],
+    [{ from: END, to: START }, "from"],
+    [{ interval: "1w" }, "interval"],
+    [{ interval: "0h" }, "interval"],
+    [{ from: START, to: END, interval: "1ms" }, "interval"],
+    [{ by: "fields..source" }, "by"],
+    [{ by: "$where" }, "by"],
+    [{ top: "0" }, "top"],
+    [{ size: "3" }, "size"],
+  ])("GET /v1/stats with %j is a 400 naming %s", async (query, field) => {
+    const res = await request(h.app).get("/v1/stats").query(query);
+    expect(res.status).toBe(400);
+    expectSchema(res.body, "Error");
+    expect(res.body.error).toMatchObject({ code: "INVALID_INPUT", field });
+    expect(documentedStatuses("/v1/stats", "get")).toContain("400");
+  });
+
+  it("rate by a key of a flattened (Elasticsearch) / flat_object (OpenSearch) field", async () => {
+    const index = uniqueIndex("neardup-dash-flat");
+    const mappings = structuredClone(componentTemplate.template.mappings) as { properties: Record<string, unknown> };
+    mappings.properties.text = { type: "text" };
+    mappings.properties.fields = { type: h.engine.kind === "elasticsearch" ? "flattened" : "flat_object" };
+    await h.engine.createIndex(index, { mappings });
+    try {
+      await writeSeed(h.engine, index, docs);
+      const stats = await computeStats(h.engine, index, { from: START, to: END, interval: "1d", by: "fields.source", top: 10 });
+      expect(stats.by_field).toBe("fields.source");
+      expect(stats.panels.rate_by_field).toEqual(expected.rate_by_field);
+    } finally {
+      await h.engine.deleteIndex(index);
+    }
+  });
+});

@@ -1,0 +1,30 @@
+/** Interval parsing and choice for /v1/stats (issue 13). */
+import { describe, expect, it } from "vitest";
+import { MAX_BUCKETS, chooseInterval, intervalMs } from "../../../src/service/stats.js";
+
+const H = 3_600_000;
+
+describe("stats intervals", () => {
+  it("parses a whole number and a unit", () => {
+    expect(intervalMs("90s")).toBe(90_000);
+    expect(intervalMs("1h")).toBe(H);
+    expect(intervalMs("2d")).toBe(48 * H);
+    expect(intervalMs("250ms")).toBe(250);
+  });
+
+  it.each(["", "1", "h", "0h", "1.5h", "1w", "1M", "-1h", " 1h", "1000000h"])("refuses %j naming the parameter", (raw) => {
+    expect(() => intervalMs(raw)).toThrow(expect.objectContaining({ code: "INVALID_INPUT", field: "interval" }));
+  });
+
+  it("picks the smallest listed interval giving at most 60 buckets", () => {
+    expect(chooseInterval(0, 48 * H, undefined)).toBe("1h");
+    expect(chooseInterval(0, 24 * H, undefined)).toBe("30m");
+    expect(chooseInterval(0, 7 * 24 * H, undefined)).toBe("3h");
+    expect(chooseInterval(0, 10 * 60_000, undefined)).toBe("1m");
+  });
+
+  it("keeps a given interval unless it makes more than the most buckets", () => {
+    expect(chooseInterval(0, 48 * H, "5m")).toBe("5m");
+    expect(() => chooseInterval(0, MAX_BUCKETS * 60_000, "1m")).toThrow(expect.objectContaining({ field: "interval", message: expect.stringMatching(/gives 2001 buckets over the range; the most is 2000/) }));
+  });
+});
