@@ -29,11 +29,11 @@ export interface SavedObjectsOptions {
 }
 
 /**
- * The "rate by" field of the shipped files: `fields.source` as the example
- * index template maps it (a dynamic string under `fields`, so its aggregatable
- * form is the `.keyword` subfield).
+ * The "rate by" field of the shipped files: `fields.source`, a key of the
+ * `fields` object, which neardup maps as `flattened` (Elasticsearch) or
+ * `flat_object` (OpenSearch): every key is an aggregatable keyword by its path.
  */
-export const SHIPPED_BY_FIELD = `${DEFAULT_BY_FIELD}.keyword`;
+export const SHIPPED_BY_FIELD = DEFAULT_BY_FIELD;
 
 export const DEFAULT_SAVED_OBJECTS_OPTIONS: Readonly<SavedObjectsOptions> = Object.freeze({
   indexPattern: "neardup-documents*",

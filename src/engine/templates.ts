@@ -34,8 +34,11 @@ export function fieldsMapping(info: Pick<EngineInfo, "kind" | "version">): Recor
  * ({@link fieldsMapping}); the shipped file has the engine-neutral fallback.
  */
 export function templates(info?: Pick<EngineInfo, "kind" | "version">): { component: Record<string, unknown>; documents: Record<string, unknown> } {
-  const documents: { template: { mappings: { properties: Record<string, unknown> } } } = structuredClone(documentsTemplate);
-  if (info) documents.template.mappings.properties.fields = fieldsMapping(info);
+  const documents: { template: { settings: Record<string, unknown>; mappings: { properties: Record<string, unknown> } } } = structuredClone(documentsTemplate);
+  if (info) {
+    documents.template.mappings.properties.fields = fieldsMapping(info);
+    Object.assign(documents.template.settings, fieldsSettings(info));
+  }
   return { component: structuredClone(componentTemplate), documents };
 }
 
@@ -49,11 +52,24 @@ export function templates(info?: Pick<EngineInfo, "kind" | "version">): { compon
  */
 export async function createIndexWithFields(engine: Engine, index: string, mappings: { properties: Record<string, unknown> }): Promise<boolean> {
   try {
-    return await engine.createIndex(index, { mappings: { ...mappings, properties: { ...mappings.properties, fields: fieldsMapping(engine.info) } } });
+    return await engine.createIndex(index, {
+      settings: fieldsSettings(engine.info),
+      mappings: { ...mappings, properties: { ...mappings.properties, fields: fieldsMapping(engine.info) } },
+    });
   } catch (err) {
     if (!(err instanceof NeardupError && /can't merge a .*mapping \[fields\]/.test(err.message))) throw err;
     return engine.createIndex(index, { mappings });
   }
+}
+
+/**
+ * Index settings that go with {@link fieldsMapping}. OpenSearch 2.x cannot
+ * read a cached aggregation over a `flat_object` key back from the shard
+ * request cache ("Unknown NamedWriteable [DocValueFormat][flat_object]" on
+ * the second identical search, seen on 2.19.6), so the cache is off there.
+ */
+export function fieldsSettings(info: Pick<EngineInfo, "kind" | "version">): Record<string, unknown> {
+  return fieldsMapping(info).type === "flat_object" ? { "index.requests.cache.enable": false } : {};
 }
 
 /**

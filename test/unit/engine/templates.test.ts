@@ -1,6 +1,6 @@
 /** Issue 11: `fields` is one mapped field per engine, so no client can use up the index's field limit. */
 import { describe, expect, it } from "vitest";
-import { fieldsMapping, templates } from "../../../src/engine/index.js";
+import { fieldsMapping, fieldsSettings, templates } from "../../../src/engine/index.js";
 
 describe("fieldsMapping", () => {
   it.each([
@@ -24,5 +24,13 @@ describe("templates", () => {
     expect(fieldsOf(templates({ kind: "elasticsearch", version: "8.19.2" }).documents)).toEqual({ type: "flattened", ignore_above: 8191 });
     expect(fieldsOf(templates({ kind: "opensearch", version: "2.19.6" }).documents)).toEqual({ type: "flat_object" });
     expect(fieldsOf(templates().documents)).toEqual({ type: "object", enabled: false }); // the shipped copy is not mutated
+  });
+});
+
+describe("fieldsSettings", () => {
+  it("turns the shard request cache off where fields is flat_object (OpenSearch cannot read it back), and leaves it alone elsewhere", () => {
+    expect(fieldsSettings({ kind: "opensearch", version: "2.19.6" })).toEqual({ "index.requests.cache.enable": false });
+    expect(fieldsSettings({ kind: "elasticsearch", version: "8.19.2" })).toEqual({});
+    expect((templates({ kind: "opensearch", version: "2.19.6" }).documents as { template: { settings: Record<string, unknown> } }).template.settings).toMatchObject({ "index.requests.cache.enable": false });
   });
 });
