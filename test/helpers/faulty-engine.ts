@@ -1,21 +1,44 @@
 import type { BulkItemResult, BulkResult, Engine } from "../../src/engine/types.js";
 
 /**
- * A real engine with faults injected where a test asks for them: bulk items
- * of chosen ids are refused (as the engine refuses a mapping conflict), bulk
- * writes and searches can be held back. Everything else goes to the real engine.
+ * An engine (real, or the in-memory double) with faults injected where a test
+ * asks for them: bulk items of chosen ids are refused (as the engine refuses a
+ * mapping conflict), bulk writes and searches can be held back. Everything
+ * else goes to the wrapped engine.
  */
 export interface Faults {
-  /** Ids whose bulk items the engine refuses (400 mapper_parsing_exception). */
+  /** Ids whose bulk items the engine refuses (400 mapper_parsing_exception), every time. */
   refuse: Set<string>;
+  /** Ids whose next bulk item only is refused. */
+  refuseNextWrite: Set<string>;
   /** Delay before a bulk that contains one of these ids is sent, in ms. */
   slowWrite: Map<string, number>;
+  /** Writes of these ids wait until released (see {@link Faults.holdWrite}). */
+  heldWrites: Map<string, { promise: Promise<void>; release: () => void }>;
+  /** Holds back the next write of `id` until the returned function is called. */
+  holdWrite(id: string): () => void;
   /** Delay of every search (search and msearch) issued while this is set, in ms (0: none). */
   slowSearchMs: number;
+  /** When set, every search issued meanwhile waits for the promise it returns. */
+  searchGate: (() => Promise<void>) | undefined;
 }
 
-export function withFaults(engine: Engine): { engine: Engine; faults: Faults } {
-  const faults: Faults = { refuse: new Set(), slowWrite: new Map(), slowSearchMs: 0 };
+export function withFaults<E extends Engine>(engine: E): { engine: E; faults: Faults } {
+  const heldWrites = new Map<string, { promise: Promise<void>; release: () => void }>();
+  const faults: Faults = {
+    refuse: new Set(),
+    refuseNextWrite: new Set(),
+    slowWrite: new Map(),
+    heldWrites,
+    holdWrite(id) {
+      let release!: () => void;
+      const promise = new Promise<void>((r) => (release = r));
+      heldWrites.set(id, { promise, release });
+      return release;
+    },
+    slowSearchMs: 0,
+    searchGate: undefined,
+  };
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
   const bulk = async (operations: Record<string, unknown>[], options?: { refresh?: boolean | "wait_for" }): Promise<BulkResult> => {
     const pairs: { action: Record<string, { _id?: string; _index?: string }>; source: Record<string, unknown> }[] = [];
@@ -23,26 +46,34 @@ export function withFaults(engine: Engine): { engine: Engine; faults: Faults } {
     const idOf = (p: (typeof pairs)[number]) => Object.values(p.action)[0]!._id ?? "";
     const delay = Math.max(0, ...pairs.map((p) => faults.slowWrite.get(idOf(p)) ?? 0));
     if (delay > 0) await sleep(delay);
-    const sent = pairs.filter((p) => !faults.refuse.has(idOf(p)));
+    const held = pairs.flatMap((p) => {
+      const h = heldWrites.get(idOf(p));
+      if (!h) return [];
+      heldWrites.delete(idOf(p));
+      return [h.promise];
+    });
+    await Promise.all(held);
+    const refused = new Set(pairs.map(idOf).filter((id) => faults.refuse.has(id) || faults.refuseNextWrite.delete(id)));
+    const sent = pairs.filter((p) => !refused.has(idOf(p)));
     const real = sent.length > 0 ? await engine.bulk(sent.flatMap((p) => [p.action, p.source]), options) : { errors: false, items: [] };
     let k = 0;
     const items: BulkItemResult[] = pairs.map((p) =>
-      faults.refuse.has(idOf(p))
+      refused.has(idOf(p))
         ? { action: "index", id: idOf(p), status: 400, error: { type: "mapper_parsing_exception", reason: "failed to parse field [fields.n] of type [long] (injected by the test)" } }
         : real.items[k++]!,
     );
     return { errors: real.errors || items.some((i) => i.error), items };
-  };
-  const nextSearchDelay = async () => {
-    const ms = faults.slowSearchMs;
-    if (ms > 0) await sleep(ms);
   };
   const wrapped = new Proxy(engine, {
     get(target, prop, receiver) {
       if (prop === "bulk") return bulk;
       if (prop === "search" || prop === "msearch") {
         return async (...args: unknown[]) => {
-          await nextSearchDelay();
+          // Read the gate when the search is issued, not when it resumes.
+          const gate = faults.searchGate?.();
+          const ms = faults.slowSearchMs;
+          if (ms > 0) await sleep(ms);
+          if (gate) await gate;
           return (Reflect.get(target, prop, receiver) as (...a: unknown[]) => unknown).apply(target, args);
         };
       }

@@ -3,8 +3,8 @@
  * get/mget, search that sees only what the last refresh made searchable (as a
  * real engine does), the query DSL subset neardup sends (bool, term, terms,
  * range, ids, exists, match_all; sort, search_after, size; terms aggregation;
- * docvalue_fields, _source filtering), optimistic concurrency, and faults a
- * test controls: refused writes and held-back searches.
+ * docvalue_fields, _source filtering) and optimistic concurrency. Faults
+ * come from test/helpers/faulty-engine.ts wrapped around it.
  */
 import { NeardupError } from "../../src/core/errors.js";
 import type { BulkItemResult, BulkResult, Engine, EngineInfo, PutOptions, SearchHit, SearchRequest, SearchResponse, Versioned } from "../../src/engine/types.js";
@@ -101,12 +101,6 @@ export class MemoryEngine implements Engine {
   readonly kind = "opensearch" as const;
   readonly info: EngineInfo = { kind: "opensearch", version: "memory", major: 2, clusterName: "memory" };
   readonly indices = new Map<string, { docs: Map<string, Stored>; searchable: Map<string, Source>; refreshMs: number }>();
-  /** Ids whose next bulk write the engine refuses (400). */
-  readonly refuseNextWrite = new Set<string>();
-  /** Writes of these ids wait for their promise first (a slow write); see {@link holdWrite}. */
-  readonly heldWrites = new Map<string, { promise: Promise<void>; release: () => void }>();
-  /** When set, every search waits for this promise first (a slow engine lookup). */
-  searchGate: (() => Promise<void>) | undefined;
   private seq = 0;
 
   private idx(name: string) {
@@ -133,32 +127,10 @@ export class MemoryEngine implements Engine {
     return this.indices.has(name);
   }
 
-  /** Holds back the next write of `id` until the returned function is called. */
-  holdWrite(id: string): () => void {
-    let release!: () => void;
-    const promise = new Promise<void>((r) => (release = r));
-    this.heldWrites.set(id, { promise, release });
-    return release;
-  }
-
   async bulk(operations: Record<string, unknown>[]): Promise<BulkResult> {
-    const held: Promise<void>[] = [];
-    for (let i = 0; i < operations.length; i += 2) {
-      const id = (Object.values(operations[i]!)[0] as { _id: string })._id;
-      const h = this.heldWrites.get(id);
-      if (h) {
-        held.push(h.promise);
-        this.heldWrites.delete(id);
-      }
-    }
-    await Promise.all(held);
     const items: BulkItemResult[] = [];
     for (let i = 0; i < operations.length; i += 2) {
       const [action, meta] = Object.entries(operations[i]!)[0] as [string, { _index: string; _id: string }];
-      if (this.refuseNextWrite.delete(meta._id)) {
-        items.push({ action, id: meta._id, status: 400, error: { type: "mapper_parsing_exception", reason: "refused by the test" } });
-        continue;
-      }
       const index = this.idx(meta._index);
       const existed = index.docs.has(meta._id);
       index.docs.set(meta._id, { source: structuredClone(operations[i + 1]!), seqNo: ++this.seq, primaryTerm: 1 });
@@ -168,7 +140,6 @@ export class MemoryEngine implements Engine {
   }
 
   async search<T>(request: SearchRequest): Promise<SearchResponse<T>> {
-    if (this.searchGate) await this.searchGate();
     const body = request.body as { query?: Record<string, unknown>; size?: number; sort?: unknown[]; search_after?: unknown[]; docvalue_fields?: (string | { field: string })[]; _source?: boolean | string[]; aggs?: Record<string, { terms: { field: string; size?: number } }> };
     const index = this.idx(request.index);
     let hits = [...index.searchable].filter(([id, source]) => matches(body.query ?? { match_all: {} }, id, source));
