@@ -21,7 +21,7 @@ describe("first one wins, model-based (DedupService on an engine double)", () =>
         await fc.asyncModelRun(() => ({ model: {}, real: world }), cmds);
         await checkModel(world);
       }),
-      { numRuns: 200 },
+      { numRuns: 400 },
     );
   }, 120_000);
 });
