@@ -8,6 +8,7 @@ export default defineConfig({
           name: "unit",
           include: ["test/unit/**/*.test.ts"],
           testTimeout: 20_000,
+          hookTimeout: 60_000,
         },
       },
       {
