@@ -30,7 +30,7 @@ for (const p of pairs) {
     minLength: Math.min(a.length, b.length),
     dup: v.duplicate, rule: v.rule, distance: v.distance, cosine: v.cosine,
     edit: v.editSimilarity ?? editSimilarity(a.normalized, b.normalized),
-    jac3: trigramJaccard(a.normalized, b.normalized),
+    jac3: trigramJaccard(a.normalized, b.normalized), vetoed: v.vetoed ?? null,
     share: m.share, midSim: m.similarity, prefix: m.prefix, suffix: m.suffix,
     covAB: windowCoverage(a.normalized, sb), covBA: windowCoverage(b.normalized, sa),
   });

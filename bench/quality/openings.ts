@@ -53,7 +53,7 @@ function head(lang: Lang, text: string, n: number): string {
     out += s;
   }
   if (out.trim().length >= n * 0.6) return out.trimEnd();
-  const cut = text.slice(0, n);
+  const cut = text.slice(0, n).replace(/[\uD800-\uDBFF]$/, ""); // never half a surrogate pair
   return (lang === "en" ? cut.replace(/\s+\S*$/, "") : cut).trimEnd();
 }
 
@@ -74,7 +74,7 @@ function opening(lang: Lang, kind: OpeningKind, third: Group, rng: Rng, n: numbe
   const src = run(lang, third, rng.int(third.docs.length), n * 3 + 40);
   if (kind === "heading") {
     const line = src.split(/\n/)[0] ?? src;
-    return head(lang, line, n) || src.slice(0, n);
+    return head(lang, line, n) || head(lang, src, n);
   }
   if (kind !== "quoted") return head(lang, src, n);
   const day = 1 + rng.int(28);

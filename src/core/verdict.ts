@@ -6,10 +6,11 @@
  * bucket's rules are tried in order and the first that holds decides:
  *   1. `<bucket>.simhash`: Hamming distance <= maxDistance;
  *   2. `<bucket>.cosine`:  TF-IDF cosine >= minCosine;
- *   3. `<bucket>.edit`:    Levenshtein similarity >= minEditSimilarity.
+ *   3. `<bucket>.jaccard`: character 3-gram Jaccard >= minJaccard (linear);
+ *   4. `<bucket>.edit`:    Levenshtein similarity >= minEditSimilarity.
  * A rule whose threshold is null is off. Then one veto (issue 14), for every
  * bucket:
- *   4. `<bucket>.middle`: a pair a rule called duplicate is NOT one when the
+ *   5. `<bucket>.middle`: a pair a rule called duplicate is NOT one when the
  *      two texts differ in a middle part present on both sides, at least
  *      `minShare` of the longer text and `minLength` code units long, whose
  *      character 3-gram Jaccard is below `maxSimilarity` (similarity/spread.ts):
@@ -26,7 +27,7 @@ import { hamming } from "./fingerprint.js";
 import type { Fingerprint } from "./fingerprint.js";
 import { cosine, charCosine } from "./similarity/cosine.js";
 import { editSimilarity } from "./similarity/levenshtein.js";
-import { differingMiddle } from "./similarity/spread.js";
+import { differingMiddle, trigramJaccard } from "./similarity/spread.js";
 import type { SparseVector } from "./tfidf.js";
 
 export interface VerdictBucket {
@@ -42,6 +43,8 @@ export interface VerdictBucket {
   minCosine: number | null;
   /** Duplicate if Levenshtein similarity >= this (null: rule off; only then is edit distance computed). */
   minEditSimilarity: number | null;
+  /** Duplicate if character 3-gram Jaccard of the normalized texts >= this (null or absent: rule off). */
+  minJaccard?: number | null;
 }
 
 /** The shared-part veto (rule 4 above); all three conditions must hold. */
@@ -63,11 +66,12 @@ export interface VerdictOptions {
 
 /**
  * Defaults, calibrated on real Chinese and English text (docs/quality.md,
- * issue 6: thresholds tuned on half of the labelled pairs, checked on the other half):
+ * issues 6 and 14: thresholds tuned on half of the labelled pairs, checked on
+ * the other half), then the shared-part veto in every bucket:
  *
- * - tiny (< 50 code points): cosine >= 0.7 or edit similarity >= 0.85;
+ * - tiny (< 50 code points): edit similarity >= 0.85 or 3-gram Jaccard >= 0.45;
  * - short (< 200): cosine >= 0.95 or edit similarity >= 0.8;
- * - medium (< 1,000): distance <= 3 or edit similarity >= 0.75;
+ * - medium (< 1,000): distance <= 3 or edit similarity >= 0.85;
  * - long (< 5,000): distance <= 3 or edit similarity >= 0.75;
  * - huge: distance <= 3 or cosine >= 0.8. No edit rule: edit distance is
  *   quadratic (about 8 ms for a pair of 5,000 characters, 30 ms at 10,000,
@@ -85,9 +89,9 @@ export interface VerdictOptions {
 export const DEFAULT_VERDICT_OPTIONS: VerdictOptions = Object.freeze({
   middleVeto: { minShare: 0.1, minLength: 8, maxSimilarity: 0.3 },
   buckets: [
-    { name: "tiny", maxLength: 50, searchRadius: 3, maxDistance: null, minCosine: 0.7, minEditSimilarity: 0.85 },
+    { name: "tiny", maxLength: 50, searchRadius: 3, maxDistance: null, minCosine: null, minEditSimilarity: 0.85, minJaccard: 0.45 },
     { name: "short", maxLength: 200, searchRadius: 3, maxDistance: null, minCosine: 0.95, minEditSimilarity: 0.8 },
-    { name: "medium", maxLength: 1000, searchRadius: 3, maxDistance: 3, minCosine: null, minEditSimilarity: 0.75 },
+    { name: "medium", maxLength: 1000, searchRadius: 3, maxDistance: 3, minCosine: null, minEditSimilarity: 0.85 },
     { name: "long", maxLength: 5000, searchRadius: 3, maxDistance: 3, minCosine: null, minEditSimilarity: 0.75 },
     { name: "huge", maxLength: Infinity, searchRadius: 3, maxDistance: 3, minCosine: 0.8, minEditSimilarity: null },
   ],
@@ -115,6 +119,8 @@ export interface Verdict {
   editSimilarity: number | null;
   /** Character-level cosine; null when the bucket has no edit rule. */
   charCosine: number | null;
+  /** Character 3-gram Jaccard; null when the bucket has no Jaccard rule (always set by `decide`). */
+  jaccard?: number | null;
   /** The veto that overruled a duplicate rule, e.g. `long.middle`; null when none did (always set by `decide`). */
   vetoed?: string | null;
 }
@@ -125,7 +131,7 @@ function checkThreshold(v: unknown, field: string, max: number): void {
   }
 }
 
-const BUCKET_KEYS = ["name", "maxLength", "searchRadius", "maxDistance", "minCosine", "minEditSimilarity"];
+const BUCKET_KEYS = ["name", "maxLength", "searchRadius", "maxDistance", "minCosine", "minEditSimilarity", "minJaccard"];
 
 /** Validates verdict options; @throws NeardupError INVALID_CONFIG naming the field. */
 export function validateVerdictOptions(o: VerdictOptions, path = "verdict"): VerdictOptions {
@@ -152,6 +158,7 @@ export function validateVerdictOptions(o: VerdictOptions, path = "verdict"): Ver
     checkThreshold(b.maxDistance, `${p}.maxDistance`, 64);
     checkThreshold(b.minCosine, `${p}.minCosine`, 1);
     checkThreshold(b.minEditSimilarity, `${p}.minEditSimilarity`, 1);
+    if (b.minJaccard !== undefined) checkThreshold(b.minJaccard, `${p}.minJaccard`, 1);
   });
   if (last !== Infinity) throw new NeardupError("INVALID_CONFIG", `${path}.buckets: the last bucket must have maxLength Infinity`, { field: `${path}.buckets` });
   const veto = o.middleVeto;
@@ -187,16 +194,19 @@ export function decide(a: Comparable, b: Comparable, options: VerdictOptions = D
   const withEdit = bucket.minEditSimilarity !== null;
   const edit = withEdit ? editSimilarity(a.normalized, b.normalized) : null;
   const charCos = withEdit ? charCosine(a.normalized, b.normalized) : null;
+  const minJaccard = bucket.minJaccard ?? null;
+  const jac = minJaccard === null ? null : trigramJaccard(a.normalized, b.normalized);
   let rule: string | null = null;
   if (bucket.maxDistance !== null && distance <= bucket.maxDistance) rule = `${bucket.name}.simhash`;
   else if (bucket.minCosine !== null && cos >= bucket.minCosine) rule = `${bucket.name}.cosine`;
+  else if (jac !== null && jac >= minJaccard!) rule = `${bucket.name}.jaccard`;
   else if (edit !== null && edit >= bucket.minEditSimilarity!) rule = `${bucket.name}.edit`;
   let vetoed: string | null = null;
   if (rule !== null && options.middleVeto && vetoedByMiddle(a.normalized, b.normalized, options.middleVeto)) {
     vetoed = `${bucket.name}.middle`;
     rule = null;
   }
-  return { duplicate: rule !== null, rule, bucket: bucket.name, distance, cosine: cos, editSimilarity: edit, charCosine: charCos, vetoed };
+  return { duplicate: rule !== null, rule, bucket: bucket.name, distance, cosine: cos, editSimilarity: edit, charCosine: charCos, jaccard: jac, vetoed };
 }
 
 /** Rule 4: a long differing middle on both sides that is not alike. Linear; the 3-grams only when the lengths qualify. */
@@ -207,11 +217,13 @@ export function vetoedByMiddle(a: string, b: string, veto: MiddleVeto): boolean 
 
 /**
  * The similarity reported for a verdict: edit similarity when the edit rule
- * fired, TF-IDF cosine when the cosine or simhash rule fired; for a
- * non-duplicate, edit similarity where the bucket computes it, else cosine.
+ * fired, 3-gram Jaccard when the Jaccard rule fired, TF-IDF cosine when the
+ * cosine or simhash rule fired; for a non-duplicate, edit similarity where
+ * the bucket computes it, else cosine.
  */
 export function reportedSimilarity(verdict: Verdict): number {
   if (verdict.rule?.endsWith(".edit") && verdict.editSimilarity !== null) return verdict.editSimilarity;
+  if (verdict.rule?.endsWith(".jaccard") && verdict.jaccard != null) return verdict.jaccard;
   if (verdict.rule !== null) return verdict.cosine;
   return verdict.editSimilarity ?? verdict.cosine;
 }
