@@ -6,8 +6,9 @@
  * bucket's rules are tried in order and the first that holds decides:
  *   1. `<bucket>.simhash`: Hamming distance <= maxDistance;
  *   2. `<bucket>.cosine`:  TF-IDF cosine >= minCosine;
- *   3. `<bucket>.jaccard`: character 3-gram Jaccard >= minJaccard (linear);
- *   4. `<bucket>.edit`:    Levenshtein similarity >= minEditSimilarity.
+ *   3. `<bucket>.edit`:    Levenshtein similarity >= minEditSimilarity;
+ *   4. `<bucket>.jaccard`: character 3-gram Jaccard >= minJaccard (catches
+ *      moved clauses and several changed words that edit distance punishes).
  * A rule whose threshold is null is off. Then one veto (issue 14), for every
  * bucket:
  *   5. `<bucket>.middle`: a pair a rule called duplicate is NOT one when the
@@ -199,8 +200,8 @@ export function decide(a: Comparable, b: Comparable, options: VerdictOptions = D
   let rule: string | null = null;
   if (bucket.maxDistance !== null && distance <= bucket.maxDistance) rule = `${bucket.name}.simhash`;
   else if (bucket.minCosine !== null && cos >= bucket.minCosine) rule = `${bucket.name}.cosine`;
-  else if (jac !== null && jac >= minJaccard!) rule = `${bucket.name}.jaccard`;
   else if (edit !== null && edit >= bucket.minEditSimilarity!) rule = `${bucket.name}.edit`;
+  else if (jac !== null && jac >= minJaccard!) rule = `${bucket.name}.jaccard`;
   let vetoed: string | null = null;
   if (rule !== null && options.middleVeto && vetoedByMiddle(a.normalized, b.normalized, options.middleVeto)) {
     vetoed = `${bucket.name}.middle`;

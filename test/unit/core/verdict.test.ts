@@ -45,16 +45,23 @@ describe("fingerprinter and verdict", () => {
     expect(jaccardOnly.compare(a, b)).toMatchObject({ duplicate: false, rule: null });
   });
 
-  it("tiny.jaccard: one changed character at the start of a tiny text keeps 13 of 15 3-grams", async () => {
-    // The changed character splits a word: cosine 0.41, edit similarity 15/16, 3-gram Jaccard 13/15.
+  it("a tiny pair with a changed character in a word is a duplicate by edit similarity", () => {
+    // The changed character splits a word: cosine 0.41, edit similarity 15/16.
     const v = fp.compare("十年身事各如萍，白首相逢淚滿纓。", "蹔年身事各如萍，白首相逢淚滿纓。");
-    expect(v).toMatchObject({ duplicate: true, rule: "tiny.jaccard", bucket: "tiny" });
+    expect(v).toMatchObject({ duplicate: true, rule: "tiny.edit", bucket: "tiny" });
     expect(v.cosine).toBeLessThan(0.7);
-    expect(v.jaccard).toBeCloseTo(13 / 15, 12);
-    // With the Jaccard rule off, the edit rule decides.
-    const { createFingerprinter } = await import("../../../src/core/index.js");
-    const editOnly = await createFingerprinter({ verdict: without("minJaccard") });
-    expect(editOnly.compare("十年身事各如萍，白首相逢淚滿纓。", "蹔年身事各如萍，白首相逢淚滿纓。")).toMatchObject({ duplicate: true, rule: "tiny.edit" });
+    expect(v.editSimilarity).toBeCloseTo(15 / 16, 12);
+  });
+
+  it("tiny.jaccard: two clauses swapped keep most 3-grams though edit similarity collapses", async () => {
+    const v = fp.compare("苹果发布新款手机，电池续航大幅提升", "电池续航大幅提升，苹果发布新款手机");
+    expect(v).toMatchObject({ duplicate: true, rule: "tiny.jaccard", bucket: "tiny" });
+    expect(v.editSimilarity!).toBeLessThan(0.85);
+    expect(v.jaccard!).toBeGreaterThanOrEqual(0.45);
+    const { createFingerprinter, reportedSimilarity } = await import("../../../src/core/index.js");
+    expect(reportedSimilarity(v)).toBe(v.jaccard);
+    const noJaccard = await createFingerprinter({ verdict: without("minJaccard") });
+    expect(noJaccard.compare("苹果发布新款手机，电池续航大幅提升", "电池续航大幅提升，苹果发布新款手机")).toMatchObject({ duplicate: false });
   });
 
   it("unrelated tiny texts are not duplicates", () => {
