@@ -21,6 +21,8 @@ export interface Config {
   dedup: DedupOptions;
   bodyLimit: string;
   maxTextChars: number;
+  /** IDF file (`neardup idf fit`) to weigh terms with; undefined: the bundled table. The entry point reads it. */
+  idfFile?: string | undefined;
 }
 
 /** Builds the typed config from raw settings (environment variables by name). */
@@ -60,5 +62,6 @@ export function buildConfig(raw: Partial<Record<SettingName | string, string | u
     }),
     bodyLimit: s.NEARDUP_BODY_LIMIT,
     maxTextChars: s.NEARDUP_MAX_TEXT_CHARS,
+    idfFile: s.NEARDUP_IDF_FILE || undefined,
   };
 }
