@@ -333,6 +333,13 @@ async function main(): Promise<void> {
 
   const curves = curvesPerBucket(scored.map(({ r }) => r), peers, scored.map(({ i }) => i));
   const byEdit = recallByEdit(rows);
+  const byKindLow = recallByKindAtLowStrength(rows);
+  const hardByTier = Object.fromEntries(
+    [...HARD_NEGATIVE_TIERS, "neg-template", "neg-random"].map((tier) => {
+      const sel = rows.filter((r) => r.pair.tier === tier);
+      return [tier, { n: sel.length, neardup: sel.filter((r) => r.verdict).length / Math.max(1, sel.length), jaccard: sel.filter((r) => r.jac3 >= jaccardBest.threshold).length / Math.max(1, sel.length) }];
+    }),
+  );
   const timing = {
     neardupAnalyzeMsPerDoc: analyzeMs / analyzed,
     neardupCompareMsPerPair: compareMs / rows.length,
@@ -368,6 +375,9 @@ async function main(): Promise<void> {
     lshTable,
     curves,
     byEdit,
+    byKindLow,
+    hardByTier,
+    jaccardBest,
     rulesFired: countBy(rows.filter((r) => r.rule !== null).map((r) => r.rule as string)),
     timing,
   };
@@ -425,6 +435,7 @@ function curvesPerBucket(rows: Row[], peers: PeerOutput | null, index: number[])
     const c: Record<string, CurvePoint[]> = {
       "tfidf cosine": curve(sel.map(({ r }) => r.cosine), labels, range(0.3, 1, 0.05), true),
       "edit similarity": curve(sel.map(({ r }) => r.edit), labels, range(0.3, 1, 0.05), true),
+      "char 3-gram jaccard": curve(sel.map(({ r }) => r.jac3), labels, range(0.3, 1, 0.05), true),
       "neardup simhash distance": curve(sel.map(({ r }) => r.distance), labels, range(0, 20, 1), false),
       "plain simhash distance": curve(sel.map(({ r }) => r.plainDistance), labels, range(0, 20, 1), false),
     };
@@ -435,6 +446,20 @@ function curvesPerBucket(rows: Row[], peers: PeerOutput | null, index: number[])
     out[bucket] = c;
   }
   return out;
+}
+
+/** Recall per edit kind at strengths 1-2 pooled (the issue 14 goal), pairwise and end to end. */
+function recallByKindAtLowStrength(rows: Row[]): Record<string, { n: number; recall: number; endToEnd: number }> {
+  const out: Record<string, { n: number; hit: number; found: number }> = {};
+  for (const r of rows) {
+    const [kind, strength] = r.pair.edit.split(":");
+    if (r.pair.tier !== "gen" || (strength !== "1" && strength !== "2")) continue;
+    const e = (out[kind!] ??= { n: 0, hit: 0, found: 0 });
+    e.n++;
+    if (r.verdict) e.hit++;
+    if (found(r)) e.found++;
+  }
+  return Object.fromEntries(Object.entries(out).sort().map(([k, v]) => [k, { n: v.n, recall: v.hit / v.n, endToEnd: v.found / v.n }]));
 }
 
 function recallByEdit(rows: Row[]): Record<string, { n: number; recall: number; endToEnd: number }> {
@@ -523,6 +548,9 @@ function printReport(report: {
     heldOut: Scores;
   }[];
   byEdit: Record<string, { n: number; recall: number; endToEnd: number }>;
+  byKindLow: Record<string, { n: number; recall: number; endToEnd: number }>;
+  hardByTier: Record<string, { n: number; neardup: number; jaccard: number }>;
+  jaccardBest: CurvePoint;
   rulesFired: Record<string, number>;
   timing: {
     neardupAnalyzeMsPerDoc: number;
@@ -584,6 +612,10 @@ function printReport(report: {
   console.log(`\nrules that fired at the defaults (all pairs): ${Object.entries(report.rulesFired).sort().map(([k, n]) => `${k} ${n}`).join(", ")}`);
   console.log("\nneardup recall by edit (defaults): pairwise / end to end");
   for (const [k, v] of Object.entries(report.byEdit)) console.log(`  ${k.padEnd(32)} n=${String(v.n).padStart(4)} recall ${pct(v.recall)} / ${pct(v.endToEnd)}`);
+  console.log("\nrecall by edit kind at strengths 1-2 (pooled): pairwise / end to end");
+  for (const [k, v] of Object.entries(report.byKindLow)) console.log(`  ${k.padEnd(18)} n=${String(v.n).padStart(4)} recall ${pct(v.recall)} / ${pct(v.endToEnd)}`);
+  console.log(`\nflagged as duplicates, per negative tier: neardup pairwise / char 3-gram Jaccard >= ${report.jaccardBest.threshold}`);
+  for (const [k, v] of Object.entries(report.hardByTier)) console.log(`  ${k.padEnd(18)} n=${String(v.n).padStart(4)} ${pct(v.neardup)} / ${pct(v.jaccard)}`);
   const t = report.timing;
   console.log(`\ntime: neardup analyze ${t.neardupAnalyzeMsPerDoc.toFixed(3)} ms/doc, compare ${t.neardupCompareMsPerPair.toFixed(3)} ms/pair; char 3-gram Jaccard ${t.jaccardMsPerPair.toFixed(3)} ms/pair`);
   console.log(`  compare ms/pair by bucket: ${Object.entries(t.neardupCompareMsPerPairByBucket).map(([b, ms]) => `${b} ${ms.toFixed(3)}`).join(", ")}`);
