@@ -21,23 +21,12 @@ import {
   trigramSet,
   windowCoverage,
 } from "../../src/core/index.js";
-import type { Fingerprinter, VerdictOptions } from "../../src/core/index.js";
+import type { Fingerprinter } from "../../src/core/index.js";
 import { OUT_DIR, writeDataset } from "./build-dataset.js";
 import { BUCKETS, DEFAULT_SIZES, HARD_NEGATIVE_TIERS, scaledSizes } from "./dataset.js";
 import type { Pair } from "./dataset.js";
+import { ISSUE6_VERDICT } from "./explore-rules.js";
 import { score } from "./metrics.js";
-
-/** The issue 6 defaults: no Jaccard rule, no veto, medium edit 0.75, tiny cosine 0.7. */
-export const ISSUE6_VERDICT: VerdictOptions = {
-  middleVeto: null,
-  buckets: [
-    { name: "tiny", maxLength: 50, searchRadius: 3, maxDistance: null, minCosine: 0.7, minEditSimilarity: 0.85 },
-    { name: "short", maxLength: 200, searchRadius: 3, maxDistance: null, minCosine: 0.95, minEditSimilarity: 0.8 },
-    { name: "medium", maxLength: 1000, searchRadius: 3, maxDistance: 3, minCosine: null, minEditSimilarity: 0.75 },
-    { name: "long", maxLength: 5000, searchRadius: 3, maxDistance: 3, minCosine: null, minEditSimilarity: 0.75 },
-    { name: "huge", maxLength: Infinity, searchRadius: 3, maxDistance: 3, minCosine: 0.8, minEditSimilarity: null },
-  ],
-};
 
 interface Row {
   pair: Pair;

@@ -106,6 +106,20 @@ describe("spread measures (properties)", () => {
     );
   });
 
+  it("the middles' similarity is the textbook 3-shingle Jaccard of the two middles", () => {
+    fc.assert(
+      fc.property(text, text, text, text, (pre, x, y, post) => {
+        const a = pre + x + post;
+        const b = pre + y + post;
+        const m = differingMiddle(a, b);
+        const ma = a.slice(m.prefix, a.length - m.suffix);
+        const mb = b.slice(m.prefix, b.length - m.suffix);
+        const expected = ma === "" || mb === "" ? 1 : jaccard(charShingles(ma, 3), charShingles(mb, 3));
+        expect(m.similarity).toBeCloseTo(expected, 12);
+      }),
+    );
+  });
+
   it("window coverage of a text by its own 3-grams is 1, and always in [0, 1]", () => {
     fc.assert(
       fc.property(text, text, (a, b) => {
