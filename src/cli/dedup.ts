@@ -96,6 +96,9 @@ export class BatchDeduper {
   /** Checks one document and remembers it. @throws NeardupError INVALID_INPUT / TOO_LARGE for a bad text. */
   check(doc: InputDoc): DedupRecord {
     const fp = this.fingerprinter;
+    if (this.options.windowMs !== undefined && doc.time === undefined) {
+      throw new NeardupError("INVALID_INPUT", "no time: a time window needs one (fields time, timestamp, @timestamp, date, created_at, or --time-field)", { field: "time" });
+    }
     const a = fp.analyze(doc.text, "text");
     const ordinal = ++this.ordinal;
     // Times never go backwards (the index clamps the same way).

@@ -155,6 +155,22 @@ describe("the original (core chooseRoot rule, as in the service)", () => {
   });
 });
 
+describe("time windows and default time fields", () => {
+  it("a time window reads `timestamp` by default; a line without any time is a bad line, not silently kept forever", async () => {
+    const text = "The quick brown fox jumps over the lazy dog near the river bank";
+    const lines = [{ id: "a", timestamp: "2024-01-01T00:00:00Z", text }, { id: "b", text }, { id: "c", timestamp: "2024-01-03T00:00:00Z", text }];
+    const { records, reports } = await run(Readable.from(lines.map((o) => JSON.stringify(o)).join("\n")), {
+      fields: { textField: "text", timeUnit: "ms" },
+      windowMs: 86_400_000,
+    });
+    expect(verdicts(records)).toEqual([
+      ["a", "original", null],
+      ["c", "original", null],
+    ]);
+    expect(reports).toEqual(["line 2: no time: a time window needs one (fields time, timestamp, @timestamp, date, created_at, or --time-field)"]);
+  });
+});
+
 describe("runDedup input handling", () => {
   it("empty input: no output, zero documents", async () => {
     const { result, records, reports } = await run(createReadStream(new URL("empty.jsonl", FIXTURES)));
