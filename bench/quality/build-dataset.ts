@@ -4,14 +4,14 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { buildPairs } from "./dataset.js";
-import type { Pair } from "./dataset.js";
+import { buildPairs, DEFAULT_SIZES } from "./dataset.js";
+import type { Pair, Sizes } from "./dataset.js";
 import { loadChinese, loadEnglish } from "./sources.js";
 
 export const OUT_DIR = join(import.meta.dirname, "..", "out", "quality");
 
-export function writeDataset(seed: number): { pairs: Pair[]; path: string } {
-  const pairs = buildPairs([loadChinese(), loadEnglish()], seed);
+export function writeDataset(seed: number, sizes: Sizes = DEFAULT_SIZES): { pairs: Pair[]; path: string } {
+  const pairs = buildPairs([loadChinese(), loadEnglish()], seed, sizes);
   mkdirSync(OUT_DIR, { recursive: true });
   const path = join(OUT_DIR, "pairs.jsonl");
   writeFileSync(path, pairs.map((p) => JSON.stringify(p)).join("\n") + "\n");

@@ -14,18 +14,26 @@
  *   the same block of real text from a third template (a quoted message, a
  *   reprinted preface), 20-30% of their length: label 0.
  * - `neg-random`: two texts of different templates: label 0.
+ * - `neg-opening`, `neg-newsletter`: different texts that share their opening
+ *   (a heading, a greeting, a template paragraph, a quoted header; real
+ *   templated mail): label 0. See openings.ts.
  *
  * A pair's bucket is the length (UTF-16 code units of the original text `a`).
  */
 import { applyEdit, EDIT_KINDS, sentences } from "./edits.js";
 import type { EditContext } from "./edits.js";
 import type { Group, Lang, Source } from "./sources.js";
+import { trigramJaccard } from "../../src/core/index.js";
+import { buildOpeningPairs } from "./openings.js";
 import { createRng } from "./rng.js";
 import type { Rng } from "./rng.js";
 
 export type Bucket = "<50" | "50-200" | "200-1000" | ">1000";
 export const BUCKETS: readonly Bucket[] = ["<50", "50-200", "200-1000", ">1000"];
-export type Tier = "gen" | "heavy" | "natural" | "neg-template" | "neg-boilerplate" | "neg-random";
+export type Tier = "gen" | "heavy" | "natural" | "neg-template" | "neg-boilerplate" | "neg-random" | "neg-opening" | "neg-newsletter";
+
+/** Hard-negative tiers of issue 14 (openings.ts): shared opening, different body. */
+export const HARD_NEGATIVE_TIERS: readonly Tier[] = ["neg-opening", "neg-newsletter", "neg-boilerplate"];
 
 export interface Pair {
   readonly id: number;
@@ -63,9 +71,20 @@ export interface Sizes {
   negTemplate: number;
   negBoilerplate: number;
   negRandom: number;
+  /** `neg-opening` pairs per language and bucket. */
+  negOpening: number;
+  /** `neg-newsletter` pairs in all (English). */
+  negNewsletter: number;
 }
 
-export const DEFAULT_SIZES: Sizes = { gen: 120, heavy: 24, natural: 50, negTemplate: 90, negBoilerplate: 40, negRandom: 40 };
+export const DEFAULT_SIZES: Sizes = { gen: 120, heavy: 24, natural: 50, negTemplate: 90, negBoilerplate: 40, negRandom: 40, negOpening: 60, negNewsletter: 120 };
+
+/** The default sizes times `scale` (at least one pair of each kind): reduced runs while iterating. */
+export function scaledSizes(scale: number): Sizes {
+  const out = { ...DEFAULT_SIZES };
+  for (const k of Object.keys(out) as (keyof Sizes)[]) out[k] = Math.max(1, Math.round(out[k] * scale));
+  return out;
+}
 
 /**
  * A text of the bucket's length from one group: consecutive documents from
@@ -120,7 +139,7 @@ function sibling(src: Source, group: Group, start: number, used: number, bucket:
     const s = rng.int(group.docs.length);
     if (s + 40 > start && s < start + used) continue;
     const got = textFrom(src.lang, group, s, bucket, rng);
-    if (!got || got.text === avoid) continue;
+    if (!got || sameDocument(got.text, avoid)) continue;
     // Similar length, so length alone does not give the answer away.
     const ratio = got.text.length / avoid.length;
     if (ratio < 0.6 || ratio > 1 / 0.6) continue;
@@ -128,6 +147,17 @@ function sibling(src: Source, group: Group, start: number, used: number, bucket:
     return got.text;
   }
   return null;
+}
+
+/**
+ * Whether two texts drawn as different documents are in fact one document
+ * twice: the corpus holds copies (one spam sent to several addresses, one
+ * newsletter cut at two lengths). Such a pair is not a negative; it is
+ * skipped. Rule: equal, one a prefix of the other, or character 3-gram
+ * Jaccard >= 0.9.
+ */
+export function sameDocument(x: string, y: string): boolean {
+  return x.startsWith(y) || y.startsWith(x) || trigramJaccard(x, y) >= 0.9;
 }
 
 /**
@@ -184,11 +214,13 @@ export function buildPairs(sources: readonly Source[], seed = 20260601, sizes: S
       for (let i = 0; i < sizes.negRandom; i++) {
         const x = sampleText(src, groups, bucket, rng);
         let y = sampleText(src, groups, bucket, rng);
-        while (y.group === x.group) y = sampleText(src, groups, bucket, rng);
+        while (y.group === x.group || sameDocument(x.text, y.text)) y = sampleText(src, groups, bucket, rng);
         push({ ...base, a: x.text, b: y.text, label: 0, tier: "neg-random", edit: "different-template" });
       }
     }
   }
+  const openingRng = (lang: Lang): Rng => createRng(seed ^ (lang === "zh" ? 0x4f5a : 0x4f45));
+  pairs.push(...buildOpeningPairs(sources, openingRng, { perBucket: sizes.negOpening, newsletters: sizes.negNewsletter }, pairs.length));
   return pairs;
 }
 

@@ -23,6 +23,7 @@ What each peer sees:
 """
 import json
 import sys
+from collections import Counter
 import time
 from pathlib import Path
 
@@ -82,7 +83,13 @@ def main():
         return Simhash(feats or [""], f=64)
 
     def from_text(p, side):
-        return Simhash(p[side], f=64)
+        try:
+            return Simhash(p[side], f=64)
+        except OverflowError:
+            # simhash 2.1.2 on numpy 2: a feature counted more than 255 times
+            # overflows its uint8 bit array; the same features, counts capped.
+            counts = Counter(Simhash("", f=64)._tokenize(p[side]))
+            return Simhash({k: min(v, 255) for k, v in counts.items()}, f=64)
 
     out = {
         "n": n,

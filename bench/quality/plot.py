@@ -15,7 +15,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent.parent
 results = json.loads((ROOT / "bench" / "out" / "quality" / "results.json").read_text(encoding="utf-8"))
 buckets = ["<50", "50-200", "200-1000", ">1000"]
-similarity = ["tfidf cosine", "edit similarity", "minhash jaccard"]
+similarity = ["tfidf cosine", "edit similarity", "char 3-gram jaccard", "minhash jaccard"]
 distance = ["neardup simhash distance", "plain simhash distance", "simhash-py distance (core features)"]
 
 fig, axes = plt.subplots(2, 4, figsize=(16, 7), sharey=True)

@@ -32,10 +32,12 @@ import {
   permutationSeeds,
   segmentRadius,
   shingleHashes,
+  trigramJaccard,
+  CorpusIdf,
 } from "../../src/core/index.js";
 import type { Analysis, VerdictOptions } from "../../src/core/index.js";
 import { OUT_DIR, writeDataset } from "./build-dataset.js";
-import { BUCKETS } from "./dataset.js";
+import { BUCKETS, DEFAULT_SIZES, HARD_NEGATIVE_TIERS, scaledSizes } from "./dataset.js";
 import type { Bucket, Pair } from "./dataset.js";
 import { applies, bestRules } from "./calibrate.js";
 import type { Measured, Rules } from "./calibrate.js";
@@ -55,6 +57,10 @@ interface Row extends Measured {
   /** Per LSH_VARIANTS entry: a and b share at least one band key. */
   lsh: boolean[];
   compareMs: number;
+  /** Brute-force character 3-gram Jaccard of the normalized texts (the peer of issue 14). */
+  jac3: number;
+  /** The default verdict with an IDF table fit on every text of the pair set (`neardup idf fit`). */
+  corpusVerdict: boolean;
 }
 
 function arg(name: string, fallback: string): string {
@@ -119,8 +125,21 @@ function lshHitsPerMillion(keysA: string[][], keysB: string[][]): number {
 
 async function main(): Promise<void> {
   const seed = Number(arg("seed", "20260601"));
-  const { pairs } = writeDataset(seed);
+  const scale = Number(arg("scale", "1"));
+  const { pairs } = writeDataset(seed, scale === 1 ? DEFAULT_SIZES : scaledSizes(scale));
   const fp = await createFingerprinter();
+  // Corpus IDF as `neardup idf fit` builds it: document frequencies of the
+  // core's tokens (stop words included) over every text of the set.
+  const tokensOf = (t: string): string[] => {
+    try {
+      return fp.tokenize(t);
+    } catch {
+      return []; // refused by validateText: skipped below as well
+    }
+  };
+  const corpusIdf = CorpusIdf.fit(pairs.flatMap((p) => [tokensOf(p.a), tokensOf(p.b)]));
+  const withCorpusIdf = await createFingerprinter({ idf: corpusIdf });
+  let jaccardMs = 0;
   // The original design alone: word TF-IDF features only, no short-text bigrams.
   const plain = await createFingerprinter({ shortTextLength: 0 });
 
@@ -149,6 +168,10 @@ async function main(): Promise<void> {
     const v = fp.compare(a, b);
     const pairMs = performance.now() - t1;
     compareMs += pairMs;
+    const t2 = performance.now();
+    const jac3 = trigramJaccard(a.normalized, b.normalized);
+    jaccardMs += performance.now() - t2;
+    const corpusVerdict = withCorpusIdf.compare(withCorpusIdf.analyze(pair.a), withCorpusIdf.analyze(pair.b)).duplicate;
     const pa = plain.analyze(pair.a);
     const pb = plain.analyze(pair.b);
     const minLength = Math.min(a.length, b.length);
@@ -176,6 +199,8 @@ async function main(): Promise<void> {
       oldRadius: oldRadius(b.length),
       lsh,
       compareMs: pairMs,
+      jac3,
+      corpusVerdict,
     });
     const words = (t: string): string[] => fp.tokenize(t).filter((w) => !fp.stopWords.has(w));
     peerLines.push(
@@ -197,6 +222,7 @@ async function main(): Promise<void> {
   const labels = scored.map(({ r }) => r.label);
   const cosineCurve = curve(scored.map(({ r }) => r.cosine), labels, range(0.3, 0.99, 0.01), true);
   const cosineBest = best(cosineCurve);
+  const jaccardBest = best(curve(scored.map(({ r }) => r.jac3), labels, range(0.2, 0.95, 0.01), true));
 
   const methods: Method[] = [
     { name: "neardup (defaults, pairwise verdict)", decide: (r) => r.verdict },
@@ -207,6 +233,8 @@ async function main(): Promise<void> {
       name: `neardup end to end, LSH ${v.name} + radius 3`,
       decide: (r: Row) => r.verdict && (r.distance <= 3 || r.lsh[k + 1]!),
     })),
+    { name: "neardup defaults with corpus IDF (fit on the pair set's texts), pairwise", decide: (r) => r.corpusVerdict },
+    { name: `char 3-gram Jaccard >= ${jaccardBest.threshold} (brute force, best threshold)`, decide: (r) => r.jac3 >= jaccardBest.threshold },
     { name: `TF-IDF cosine >= ${cosineBest.threshold} (oracle ceiling)`, decide: (r) => r.cosine >= cosineBest.threshold },
     { name: "plain simhash, distance <= 3", decide: (r) => r.plainDistance <= 3 },
   ];
@@ -232,11 +260,21 @@ async function main(): Promise<void> {
       perBucket[bucket] = score(sel.map(({ r, i }) => m.decide(r, i)), sel.map(({ r }) => r.label));
     }
     const heavy = rows.map((r, i) => ({ r, i })).filter(({ r }) => r.pair.tier === "heavy");
+    const hard = scored.filter(({ r }) => HARD_NEGATIVE_TIERS.includes(r.pair.tier));
+    const held = scored.filter(({ r }) => r.pair.id % 2 === 1);
+    const heldPerBucket = {} as Record<Bucket, Scores>;
+    for (const bucket of BUCKETS) {
+      const sel = held.filter(({ r }) => r.pair.bucket === bucket);
+      heldPerBucket[bucket] = score(sel.map(({ r, i }) => m.decide(r, i)), sel.map(({ r }) => r.label));
+    }
     return {
       name: m.name,
       overall: score(scored.map(({ r, i }) => m.decide(r, i)), labels),
       perBucket,
       heavyRecall: heavy.filter(({ r, i }) => m.decide(r, i)).length / Math.max(1, heavy.length),
+      hardNegativeFpRate: hard.filter(({ r, i }) => m.decide(r, i)).length / Math.max(1, hard.length),
+      heldOut: score(held.map(({ r, i }) => m.decide(r, i)), held.map(({ r }) => r.label)),
+      heldOutPerBucket: heldPerBucket,
     };
   });
 
@@ -295,9 +333,17 @@ async function main(): Promise<void> {
 
   const curves = curvesPerBucket(scored.map(({ r }) => r), peers, scored.map(({ i }) => i));
   const byEdit = recallByEdit(rows);
+  const byKindLow = recallByKindAtLowStrength(rows);
+  const hardByTier = Object.fromEntries(
+    [...HARD_NEGATIVE_TIERS, "neg-template", "neg-random"].map((tier) => {
+      const sel = rows.filter((r) => r.pair.tier === tier);
+      return [tier, { n: sel.length, neardup: sel.filter((r) => r.verdict).length / Math.max(1, sel.length), jaccard: sel.filter((r) => r.jac3 >= jaccardBest.threshold).length / Math.max(1, sel.length) }];
+    }),
+  );
   const timing = {
     neardupAnalyzeMsPerDoc: analyzeMs / analyzed,
     neardupCompareMsPerPair: compareMs / rows.length,
+    jaccardMsPerPair: jaccardMs / rows.length,
     neardupCompareMsPerPairByBucket: Object.fromEntries(
       BUCKETS.map((bucket) => {
         const sel = rows.filter((r) => r.pair.bucket === bucket);
@@ -329,6 +375,9 @@ async function main(): Promise<void> {
     lshTable,
     curves,
     byEdit,
+    byKindLow,
+    hardByTier,
+    jaccardBest,
     rulesFired: countBy(rows.filter((r) => r.rule !== null).map((r) => r.rule as string)),
     timing,
   };
@@ -355,6 +404,11 @@ interface MethodResult {
   overall: Scores;
   perBucket: Record<Bucket, Scores>;
   heavyRecall: number;
+  /** Share of hard negatives (HARD_NEGATIVE_TIERS) flagged as duplicates. */
+  hardNegativeFpRate: number;
+  /** Odd pair ids only (the defaults were chosen on even ids). */
+  heldOut: Scores;
+  heldOutPerBucket: Record<Bucket, Scores>;
 }
 
 /** End to end as the service finds candidates: within b's search radius, or sharing an lsh1 band key. */
@@ -381,6 +435,7 @@ function curvesPerBucket(rows: Row[], peers: PeerOutput | null, index: number[])
     const c: Record<string, CurvePoint[]> = {
       "tfidf cosine": curve(sel.map(({ r }) => r.cosine), labels, range(0.3, 1, 0.05), true),
       "edit similarity": curve(sel.map(({ r }) => r.edit), labels, range(0.3, 1, 0.05), true),
+      "char 3-gram jaccard": curve(sel.map(({ r }) => r.jac3), labels, range(0.3, 1, 0.05), true),
       "neardup simhash distance": curve(sel.map(({ r }) => r.distance), labels, range(0, 20, 1), false),
       "plain simhash distance": curve(sel.map(({ r }) => r.plainDistance), labels, range(0, 20, 1), false),
     };
@@ -391,6 +446,20 @@ function curvesPerBucket(rows: Row[], peers: PeerOutput | null, index: number[])
     out[bucket] = c;
   }
   return out;
+}
+
+/** Recall per edit kind at strengths 1-2 pooled (the issue 14 goal), pairwise and end to end. */
+function recallByKindAtLowStrength(rows: Row[]): Record<string, { n: number; recall: number; endToEnd: number }> {
+  const out: Record<string, { n: number; hit: number; found: number }> = {};
+  for (const r of rows) {
+    const [kind, strength] = r.pair.edit.split(":");
+    if (r.pair.tier !== "gen" || (strength !== "1" && strength !== "2")) continue;
+    const e = (out[kind!] ??= { n: 0, hit: 0, found: 0 });
+    e.n++;
+    if (r.verdict) e.hit++;
+    if (found(r)) e.found++;
+  }
+  return Object.fromEntries(Object.entries(out).sort().map(([k, v]) => [k, { n: v.n, recall: v.hit / v.n, endToEnd: v.found / v.n }]));
 }
 
 function recallByEdit(rows: Row[]): Record<string, { n: number; recall: number; endToEnd: number }> {
@@ -479,20 +548,32 @@ function printReport(report: {
     heldOut: Scores;
   }[];
   byEdit: Record<string, { n: number; recall: number; endToEnd: number }>;
+  byKindLow: Record<string, { n: number; recall: number; endToEnd: number }>;
+  hardByTier: Record<string, { n: number; neardup: number; jaccard: number }>;
+  jaccardBest: CurvePoint;
   rulesFired: Record<string, number>;
   timing: {
     neardupAnalyzeMsPerDoc: number;
     neardupCompareMsPerPair: number;
+    jaccardMsPerPair: number;
     neardupCompareMsPerPairByBucket: Record<string, number>;
     peersSecondsPerDoc: Record<string, number> | null;
   };
 }): void {
   console.log(`\n${report.pairs} pairs (${report.scoredPairs} scored, heavy edits apart; ${report.skipped} skipped: empty after normalization)\n`);
-  const head = ["method", ...BUCKETS.map((b) => `F1 ${b}`), "P", "R", "F1", "heavy R"];
+  const head = ["method", ...BUCKETS.map((b) => `F1 ${b}`), "P", "R", "F1", "heavy R", "hard-neg FP"];
   console.log(`| ${head.join(" | ")} |`);
   console.log(`|${head.map(() => "---").join("|")}|`);
   for (const r of report.results) {
-    const cells = [r.name, ...BUCKETS.map((b) => pct(r.perBucket[b].f1)), pct(r.overall.precision), pct(r.overall.recall), pct(r.overall.f1), pct(r.heavyRecall)];
+    const cells = [r.name, ...BUCKETS.map((b) => pct(r.perBucket[b].f1)), pct(r.overall.precision), pct(r.overall.recall), pct(r.overall.f1), pct(r.heavyRecall), pct(r.hardNegativeFpRate)];
+    console.log(`| ${cells.join(" | ")} |`);
+  }
+  console.log("\nheld out (odd pair ids): F1 per bucket and overall, P / R");
+  const head2 = ["method", ...BUCKETS.map((b) => `F1 ${b}`), "P", "R", "F1"];
+  console.log(`| ${head2.join(" | ")} |`);
+  console.log(`|${head2.map(() => "---").join("|")}|`);
+  for (const r of report.results) {
+    const cells = [r.name, ...BUCKETS.map((b) => pct(r.heldOutPerBucket[b].f1)), pct(r.heldOut.precision), pct(r.heldOut.recall), pct(r.heldOut.f1)];
     console.log(`| ${cells.join(" | ")} |`);
   }
   console.log("\nneardup defaults, per bucket: P / R / F1, pairwise verdict | end to end (b within its bucket's search radius of a, or sharing an LSH key)");
@@ -531,8 +612,12 @@ function printReport(report: {
   console.log(`\nrules that fired at the defaults (all pairs): ${Object.entries(report.rulesFired).sort().map(([k, n]) => `${k} ${n}`).join(", ")}`);
   console.log("\nneardup recall by edit (defaults): pairwise / end to end");
   for (const [k, v] of Object.entries(report.byEdit)) console.log(`  ${k.padEnd(32)} n=${String(v.n).padStart(4)} recall ${pct(v.recall)} / ${pct(v.endToEnd)}`);
+  console.log("\nrecall by edit kind at strengths 1-2 (pooled): pairwise / end to end");
+  for (const [k, v] of Object.entries(report.byKindLow)) console.log(`  ${k.padEnd(18)} n=${String(v.n).padStart(4)} recall ${pct(v.recall)} / ${pct(v.endToEnd)}`);
+  console.log(`\nflagged as duplicates, per negative tier: neardup pairwise / char 3-gram Jaccard >= ${report.jaccardBest.threshold}`);
+  for (const [k, v] of Object.entries(report.hardByTier)) console.log(`  ${k.padEnd(18)} n=${String(v.n).padStart(4)} ${pct(v.neardup)} / ${pct(v.jaccard)}`);
   const t = report.timing;
-  console.log(`\ntime: neardup analyze ${t.neardupAnalyzeMsPerDoc.toFixed(3)} ms/doc, compare ${t.neardupCompareMsPerPair.toFixed(3)} ms/pair`);
+  console.log(`\ntime: neardup analyze ${t.neardupAnalyzeMsPerDoc.toFixed(3)} ms/doc, compare ${t.neardupCompareMsPerPair.toFixed(3)} ms/pair; char 3-gram Jaccard ${t.jaccardMsPerPair.toFixed(3)} ms/pair`);
   console.log(`  compare ms/pair by bucket: ${Object.entries(t.neardupCompareMsPerPairByBucket).map(([b, ms]) => `${b} ${ms.toFixed(3)}`).join(", ")}`);
   if (t.peersSecondsPerDoc) {
     for (const [k, v] of Object.entries(t.peersSecondsPerDoc)) console.log(`  ${k.padEnd(24)} ${(v * 1000).toFixed(3)} ms/doc`);

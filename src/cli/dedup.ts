@@ -2,12 +2,17 @@
  * The batch dedup loop behind `neardup dedup`: each document against every
  * earlier one (first one wins), with the embedded index for candidates and
  * the core's verdict rules for the decision. No I/O here: see run-dedup.ts.
+ *
+ * A duplicate points at its root original by the service's rule (core
+ * `chooseRoot`, docs/dedup.md): of the earlier documents the verdict calls
+ * duplicates, the earliest by time, ties by id, resolved to its own original.
  */
 import { NeardupError } from "../core/errors.js";
 import { decide, reportedSimilarity } from "../core/verdict.js";
 import type { Comparable } from "../core/verdict.js";
 import type { Fingerprinter } from "../core/fingerprinter.js";
 import { hamming } from "../core/fingerprint.js";
+import { byTimeThenId } from "../core/original.js";
 import { LshTable, SegmentIndex } from "../index/index.js";
 import type { InputDoc } from "./input.js";
 
@@ -18,7 +23,7 @@ export interface DedupOptions {
   windowMs?: number | undefined;
   /** Compare only against the last this-many documents. */
   windowDocs?: number | undefined;
-  /** Most candidates verified per document, nearest first. Default 100. */
+  /** Most candidates verified per document: the nearest this many. Default 100. */
   maxCandidates?: number | undefined;
 }
 
@@ -57,7 +62,10 @@ interface Seen {
   /** Ordinal of the cluster's original. */
   root: number;
   comparable: Comparable;
+  /** Window clock: the document's time (time windows) or ordinal, never going backwards. */
   time: number;
+  /** The document's own time for choosing originals: its time field, else the previous document's, else its ordinal. */
+  docTime: number;
 }
 
 export class BatchDeduper {
@@ -70,6 +78,9 @@ export class BatchDeduper {
   private ordinal = 0;
   private duplicates = 0;
   private lastTime = -Infinity;
+  /** Whether any document so far had a time; then documents without one take the previous document's. */
+  private timed = false;
+  private lastDocTime = 0;
   private readonly maxCandidates: number;
 
   constructor(
@@ -85,6 +96,9 @@ export class BatchDeduper {
   /** Checks one document and remembers it. @throws NeardupError INVALID_INPUT / TOO_LARGE for a bad text. */
   check(doc: InputDoc): DedupRecord {
     const fp = this.fingerprinter;
+    if (this.options.windowMs !== undefined && doc.time === undefined) {
+      throw new NeardupError("INVALID_INPUT", "no time: a time window needs one (fields time, timestamp, @timestamp, date, created_at, or --time-field)", { field: "time" });
+    }
     const a = fp.analyze(doc.text, "text");
     const ordinal = ++this.ordinal;
     // Times never go backwards (the index clamps the same way).
@@ -92,32 +106,29 @@ export class BatchDeduper {
     this.lastTime = time;
     this.expire(time);
 
+    if (doc.time !== undefined) this.timed = true;
+    const docTime = doc.time ?? (this.timed ? this.lastDocTime : ordinal);
+    this.lastDocTime = docTime;
+
     const comparable: Comparable = { normalized: a.normalized, length: a.length, vector: a.vector, simhash: a.simhash };
     const radius = this.options.radius ?? fp.searchRadius(a.length);
-    const matches = this.candidates(a.simhash, a.lsh, radius);
+    // The nearest maxCandidates, then earliest first: the first duplicate is
+    // the one core `chooseRoot` would pick from all of them (byTimeThenId).
+    const nearest = this.candidates(a.simhash, a.lsh, radius).slice(0, this.maxCandidates).map((m) => this.seen.get(m.id)!);
+    nearest.sort((x, y) => byTimeThenId({ id: x.id, time: x.docTime }, { id: y.id, time: y.docTime }) || x.ordinal - y.ordinal);
     let chosen: { prev: Seen; distance: number; similarity: number; rule: string } | undefined;
-    let fallback: typeof chosen;
-    for (let i = 0; i < matches.length && i < this.maxCandidates; i++) {
-      const prev = this.seen.get(matches[i]!.id)!;
+    for (const prev of nearest) {
       const v = decide(comparable, prev.comparable, fp.verdictOptions);
       if (!v.duplicate) continue;
-      const rule = v.rule!;
-      const similarity = reportedSimilarity(v);
-      const pick = { prev, distance: v.distance, similarity, rule };
-      // Prefer an original (nearest first); else the nearest duplicate, joining its cluster.
-      if (prev.root === prev.ordinal) {
-        chosen = pick;
-        break;
-      }
-      fallback ??= pick;
+      chosen = { prev, distance: v.distance, similarity: reportedSimilarity(v), rule: v.rule! };
+      break;
     }
-    chosen ??= fallback;
 
     const root = chosen === undefined ? ordinal : chosen.prev.root;
     const key = String(ordinal);
     this.index.insert(key, a.simhash, time);
     this.lsh.add(key, a.lsh);
-    this.seen.set(key, { ordinal, id: doc.id, root, comparable, time });
+    this.seen.set(key, { ordinal, id: doc.id, root, comparable, time, docTime });
     if (chosen === undefined) {
       return { id: doc.id, status: "original", duplicate_of: null, distance: null, similarity: null, reason: null };
     }
@@ -128,7 +139,8 @@ export class BatchDeduper {
     return {
       id: doc.id,
       status: "duplicate",
-      duplicate_of: chosen.prev.id,
+      // The root original: the chosen document, or its own original if it is a duplicate.
+      duplicate_of: this.rootId(chosen.prev),
       distance: chosen.distance,
       similarity: Math.round(chosen.similarity * 10_000) / 10_000,
       reason: chosen.rule,

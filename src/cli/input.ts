@@ -5,10 +5,18 @@ export type InputFormat = "jsonl" | "text";
 export interface FieldOptions {
   /** JSONL field holding the text. Default `text`. */
   textField: string;
-  /** JSONL field holding the id; absent: the line number. */
-  idField?: string | undefined;
-  /** JSONL field holding the time (ISO 8601 string or epoch number); absent: the document's ordinal. */
-  timeField?: string | undefined;
+  /**
+   * JSONL field holding the id. Undefined (default): `id` when the line has
+   * one (a non-empty string or a number), else the line number. False: always
+   * the line number.
+   */
+  idField?: string | false | undefined;
+  /**
+   * JSONL field holding the time (ISO 8601 string or epoch number).
+   * Undefined (default): the first of `DEFAULT_TIME_FIELDS` the line has.
+   * False: no time (documents are in line order).
+   */
+  timeField?: string | false | undefined;
   /** Unit of numeric times: `ms` (default) or `s`. */
   timeUnit: "ms" | "s";
 }
@@ -19,6 +27,12 @@ export interface InputDoc {
   /** Milliseconds since the epoch when a time field is set, else undefined. */
   time: number | undefined;
 }
+
+/** Time fields looked for, in this order, when no time field is named. */
+export const DEFAULT_TIME_FIELDS: readonly string[] = ["time", "timestamp", "@timestamp", "date", "created_at"];
+
+/** Id field looked for when none is named. */
+export const DEFAULT_ID_FIELD = "id";
 
 export type ParsedLine = { kind: "doc"; doc: InputDoc } | { kind: "blank" } | { kind: "bad"; message: string };
 
@@ -71,15 +85,18 @@ export function parseLine(line: string, lineNumber: number, format: InputFormat,
     return { kind: "bad", message: `field "${fields.textField}" must be a string, got ${text === undefined ? "nothing" : shown(JSON.stringify(text))}` };
   }
   let id = String(lineNumber);
-  if (fields.idField !== undefined) {
-    const raw = field(obj, fields.idField);
+  // A named field must be there; the default `id` is used when it is (and then must be valid).
+  const idName = fields.idField === undefined ? (Object.hasOwn(obj, DEFAULT_ID_FIELD) ? DEFAULT_ID_FIELD : undefined) : fields.idField || undefined;
+  if (idName !== undefined) {
+    const raw = field(obj, idName);
     if (typeof raw === "string" && raw !== "") id = raw;
     else if (typeof raw === "number" && Number.isFinite(raw)) id = String(raw);
-    else return { kind: "bad", message: `field "${fields.idField}" must be a non-empty string or a number, got ${raw === undefined ? "nothing" : shown(JSON.stringify(raw))}` };
+    else return { kind: "bad", message: `field "${idName}" must be a non-empty string or a number, got ${raw === undefined ? "nothing" : shown(JSON.stringify(raw))}` };
   }
   let time: number | undefined;
-  if (fields.timeField !== undefined) {
-    const t = parseTime(field(obj, fields.timeField), fields.timeField, fields.timeUnit);
+  const timeName = fields.timeField === undefined ? DEFAULT_TIME_FIELDS.find((f) => Object.hasOwn(obj, f) && obj[f] !== null) : fields.timeField || undefined;
+  if (timeName !== undefined) {
+    const t = parseTime(field(obj, timeName), timeName, fields.timeUnit);
     if (typeof t === "string") return { kind: "bad", message: t };
     time = t;
   }

@@ -34,16 +34,19 @@ export interface ThresholdOverrides {
   maxDistance?: number | undefined;
   minCosine?: number | undefined;
   minEditSimilarity?: number | undefined;
+  minJaccard?: number | undefined;
 }
 
 /** The default verdict buckets with each given threshold set in every bucket (turning that rule on where it was off). */
 export function verdictWith(overrides: ThresholdOverrides): VerdictOptions {
   return {
+    ...DEFAULT_VERDICT_OPTIONS,
     buckets: DEFAULT_VERDICT_OPTIONS.buckets.map((b) => ({
       ...b,
       maxDistance: overrides.maxDistance ?? b.maxDistance,
       minCosine: overrides.minCosine ?? b.minCosine,
       minEditSimilarity: overrides.minEditSimilarity ?? b.minEditSimilarity,
+      minJaccard: overrides.minJaccard ?? b.minJaccard ?? null,
     })),
   };
 }

@@ -11,6 +11,8 @@ import { createProgress } from "./progress.js";
 import { runDedup } from "./run-dedup.js";
 import type { RunDedupOptions } from "./run-dedup.js";
 import { formatSummary } from "./summary.js";
+import { loadIdfFile } from "../resources/idf-file.js";
+import { addIdfCommand } from "./idf-command.js";
 
 /** What the program touches outside itself; tests pass their own. */
 export interface CliEnv {
@@ -24,8 +26,12 @@ export interface CliEnv {
 interface DedupFlags {
   format: "auto" | "jsonl" | "text";
   textField: string;
-  idField?: string;
-  timeField?: string;
+  /** Undefined: `id` when present; false: `--no-id-field`. */
+  idField?: string | false;
+  /** Undefined: the first common time field present; false: `--no-time-field`. */
+  timeField?: string | false;
+  idf?: string;
+  minJaccard?: number;
   timeUnit: "ms" | "s";
   out?: string;
   radius?: number;
@@ -44,9 +50,13 @@ Examples:
   $ neardup dedup articles.jsonl --out verdicts.jsonl
   $ neardup dedup - --format text < titles.txt | grep '"duplicate"'
   $ neardup dedup posts.jsonl --text-field body --id-field _id --time-field created_at --window 2d
+  $ neardup idf fit corpus.jsonl --out idf.json && neardup dedup new.jsonl --idf idf.json
 
 Each output line: {"id","status":"original"|"duplicate","duplicate_of","distance","similarity","reason"}.
-A document is compared with every earlier one (or those in --window); the first one wins.
+JSONL ids come from "id" and times from the first of time, timestamp, @timestamp, date,
+created_at that a line has, unless --id-field / --time-field (or --no-id-field / --no-time-field) say otherwise.
+A document is compared with every earlier one (or those in --window); the first one wins, and a
+duplicate points at its root original: of the earlier near-duplicates, the earliest by time, then id.
 Bad lines are reported on stderr with their line number and skipped (--strict: stop, exit 1).
 Exit status: 0 done, 1 stopped by --strict or an error.`;
 
@@ -64,14 +74,18 @@ export function createProgram(env: CliEnv): Command {
     .argument("[file]", 'input file, or "-" for stdin', "-")
     .addOption(new Option("--format <format>", "input format").choices(["auto", "jsonl", "text"]).default("auto"))
     .option("--text-field <name>", "JSONL field with the text (dots reach into objects)", "text")
-    .option("--id-field <name>", "JSONL field with the document id (default: the line number)")
-    .option("--time-field <name>", "JSONL field with the time: ISO 8601 or epoch number (needed for --window)")
+    .option("--id-field <name>", 'JSONL field with the document id (default: "id" when a line has it, else the line number)')
+    .option("--no-id-field", "ids are line numbers, even when lines have an id field")
+    .option("--time-field <name>", "JSONL field with the time, ISO 8601 or epoch number (default: the first of time, timestamp, @timestamp, date, created_at a line has)")
+    .option("--no-time-field", "no document times: documents are in line order")
+    .option("--idf <file>", "IDF table from `neardup idf fit` (default: the bundled one); fingerprints then carry its identity")
     .addOption(new Option("--time-unit <unit>", "unit of numeric times").choices(["ms", "s"]).default("ms"))
     .option("-o, --out <file>", "write verdicts here instead of stdout")
     .option("--radius <bits>", "Hamming radius for candidates (default: by text length, from the verdict buckets; >= 12 scans everything)", parseNonNegativeInt("--radius", 64))
     .option("--max-distance <bits>", "duplicate when simhash distance <= this (all length buckets)", parseNonNegativeInt("--max-distance", 64))
     .option("--min-cosine <x>", "duplicate when TF-IDF cosine >= this (all length buckets)", parseFraction("--min-cosine"))
     .option("--min-edit-similarity <x>", "duplicate when edit similarity >= this (all length buckets)", parseFraction("--min-edit-similarity"))
+    .option("--min-jaccard <x>", "duplicate when character 3-gram Jaccard >= this (all length buckets)", parseFraction("--min-jaccard"))
     .option("--window <duration>", "compare only with documents this much older, e.g. 2d, 12h (needs --time-field)", parseDuration)
     .option("--window-docs <n>", "compare only with the last n documents", parseNonNegativeInt("--window-docs"))
     .option("--max-candidates <n>", "most candidates verified per document, nearest first", parseNonNegativeInt("--max-candidates"), 100)
@@ -79,11 +93,12 @@ export function createProgram(env: CliEnv): Command {
     .option("--no-progress", "no progress bar (it only shows on a terminal anyway)")
     .addHelpText("after", EXAMPLES)
     .action(async (file: string, flags: DedupFlags, cmd: Command) => {
-      if (flags.window !== undefined && flags.timeField === undefined) cmd.error("error: --window needs --time-field (use --window-docs to count documents)");
+      if (flags.window !== undefined && flags.timeField === false) cmd.error("error: --window needs document times, not --no-time-field (use --window-docs to count documents)");
       if (flags.window !== undefined && flags.windowDocs !== undefined) cmd.error("error: give --window or --window-docs, not both");
       process.exitCode = await dedupCommand(file, flags, env);
     });
   addDashboardsCommand(program, env);
+  addIdfCommand(program, env);
   return program;
 }
 
@@ -92,8 +107,10 @@ async function dedupCommand(file: string, flags: DedupFlags, env: CliEnv): Promi
   const tty = flags.progress && env.stderr.isTTY === true;
   if (tty) env.stderr.write("neardup: loading dictionaries…\n");
   const make = env.fingerprinter ?? createFingerprinter;
+  const idf = flags.idf === undefined ? undefined : await loadIdfFile(flags.idf);
   const fingerprinter = await make({
-    verdict: verdictWith({ maxDistance: flags.maxDistance, minCosine: flags.minCosine, minEditSimilarity: flags.minEditSimilarity }),
+    verdict: verdictWith({ maxDistance: flags.maxDistance, minCosine: flags.minCosine, minEditSimilarity: flags.minEditSimilarity, minJaccard: flags.minJaccard }),
+    ...(idf === undefined ? {} : { idf }),
   });
 
   const input = file === "-" ? env.stdin : createReadStream(file);

@@ -23,6 +23,8 @@ export interface Config {
   maxTextChars: number;
   /** The writer lease (several sidecars on one index); `undefined` when off. */
   lease: { ttlMs: number; advertiseUrl: string | undefined; peerApiKey: string | undefined } | undefined;
+  /** IDF file (`neardup idf fit`) to weigh terms with; undefined: the bundled table. The entry point reads it. */
+  idfFile?: string | undefined;
 }
 
 /** Builds the typed config from raw settings (environment variables by name). */
@@ -67,5 +69,6 @@ export function buildConfig(raw: Partial<Record<SettingName | string, string | u
       s.NEARDUP_WRITER_LEASE === "on"
         ? { ttlMs: s.NEARDUP_LEASE_TTL_MS, advertiseUrl: s.NEARDUP_ADVERTISE_URL || undefined, peerApiKey: s.NEARDUP_PEER_API_KEY || undefined }
         : undefined,
+    idfFile: s.NEARDUP_IDF_FILE || undefined,
   };
 }

@@ -29,6 +29,19 @@ import type { LshOptions } from "./lsh.js";
 /** Version of the fingerprint algorithm (docs/fingerprint-spec.md); stored with every fingerprint. */
 export const FINGERPRINT_VERSION = "nd1";
 
+/**
+ * The version stored with a fingerprint (`neardup.version`, spec §1.1): the
+ * algorithm version alone with the bundled IDF table, or with the IDF
+ * table's identity appended when another table is used (`nd1+idf.1a2b3c4d`;
+ * `nd1+idf.custom` for a table without an identity). The IDF weighs every
+ * feature, so fingerprints made with different tables are not comparable and
+ * lookups compare only equal versions.
+ */
+export function analysisVersion(idf?: IdfTable): string {
+  if (idf === undefined) return FINGERPRINT_VERSION;
+  return `${FINGERPRINT_VERSION}+idf.${idf.identity ?? "custom"}`;
+}
+
 /** Dictionary resources; `src/resources/jieba.ts` loads the bundled ones. */
 export interface CoreResources {
   /** jieba `cut(text, true)`. */
@@ -73,7 +86,7 @@ const OPTION_KEYS: readonly (keyof FingerprinterOptions)[] = [
 
 /** Everything computed for one text. */
 export interface Analysis {
-  /** `FINGERPRINT_VERSION`. */
+  /** `analysisVersion(idf)`: `FINGERPRINT_VERSION`, plus the IDF table's identity when it is not the bundled one. */
   version: string;
   /** The normalized text (docs/fingerprint-spec.md §2). */
   normalized: string;
@@ -149,6 +162,7 @@ export function buildFingerprinter(options: FingerprinterOptions, resources: Cor
   const dictionary = parseIdfDictionary(resources.idfText);
   const idf = options.idf ?? dictionary;
   const bigramIdf = options.bigramIdf ?? dictionary.unknownIdf;
+  const version = analysisVersion(options.idf);
   const bundled = options.bundledStopWords ?? true;
   const stopWords = createStopWords(bundled ? parseStopWordList(resources.stopWordsText) : [], bundled ? ENGLISH_STOP_WORDS : [], options.stopWords ?? []);
   const tokenizer = options.tokenizer ?? createMixedTokenizer(resources.segmentHan);
@@ -193,7 +207,7 @@ export function buildFingerprinter(options: FingerprinterOptions, resources: Cor
     const simhash = fingerprint(vector, normalized, short);
     let features: SparseVector | undefined;
     const analysis: Analysis = {
-      version: FINGERPRINT_VERSION,
+      version,
       normalized,
       length,
       short,
@@ -218,7 +232,7 @@ export function buildFingerprinter(options: FingerprinterOptions, resources: Cor
   };
 
   return {
-    version: FINGERPRINT_VERSION,
+    version,
     analyze,
     compare(a, b) {
       const x = typeof a === "string" ? analyze(a, "a") : a;

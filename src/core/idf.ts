@@ -19,6 +19,25 @@ import { normalize } from "./normalize.js";
 export interface IdfTable {
   /** IDF of a normalized term; never throws, unknown terms follow the table's rule. */
   idf(term: string): number;
+  /**
+   * What the table is, for the fingerprint version (`nd1+idf.<identity>`):
+   * 8 lowercase hex characters of a hash of its content. Tables without one
+   * are named `custom` in the version.
+   */
+  readonly identity?: string;
+}
+
+/**
+ * FNV-1a (32-bit) of a string's UTF-16 code units, as 8 lowercase hex
+ * characters: a content hash for table identities (not for security).
+ */
+export function fnv1a32Hex(s: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) {
+    h ^= s.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return (h >>> 0).toString(16).padStart(8, "0");
 }
 
 /** A fixed term -> IDF table with one value for unknown terms. */
@@ -84,6 +103,14 @@ export class CorpusIdf implements IdfTable {
     private readonly df: ReadonlyMap<string, number>,
   ) {}
 
+  private cachedIdentity: string | undefined;
+
+  /** `fnv1a32Hex` of the canonical JSON (`toJSON`, terms sorted): equal tables have equal identities. */
+  get identity(): string {
+    this.cachedIdentity ??= fnv1a32Hex(JSON.stringify(this.toJSON()));
+    return this.cachedIdentity;
+  }
+
   static empty(): CorpusIdf {
     return new CorpusIdf(0, new Map());
   }
@@ -97,6 +124,11 @@ export class CorpusIdf implements IdfTable {
       for (const t of new Set(doc)) df.set(t, (df.get(t) ?? 0) + 1);
     }
     return new CorpusIdf(n, df);
+  }
+
+  /** A table from counts already taken (`CorpusIdfBuilder`). */
+  static fromCounts(n: number, df: ReadonlyMap<string, number>): CorpusIdf {
+    return new CorpusIdf(n, new Map(df));
   }
 
   /** Document frequency of a term (0 if unseen). */
@@ -151,5 +183,33 @@ export class CorpusIdf implements IdfTable {
       df.set(t, c);
     }
     return new CorpusIdf(v.n!, df);
+  }
+}
+
+/** Counts documents one at a time (streaming `neardup idf fit`); `build` returns the table. */
+export class CorpusIdfBuilder {
+  private n = 0;
+  private readonly df = new Map<string, number>();
+
+  /** Adds one document given as its terms (a term repeated within it counts once). */
+  add(terms: Iterable<string>): void {
+    this.n++;
+    for (const t of new Set(terms)) this.df.set(t, (this.df.get(t) ?? 0) + 1);
+  }
+
+  get documents(): number {
+    return this.n;
+  }
+
+  get terms(): number {
+    return this.df.size;
+  }
+
+  /** The table; terms seen in fewer than `minDf` documents are left out (they then count as unseen). */
+  build(minDf = 1): CorpusIdf {
+    if (minDf <= 1) return CorpusIdf.fromCounts(this.n, this.df);
+    const kept = new Map<string, number>();
+    for (const [t, c] of this.df) if (c >= minDf) kept.set(t, c);
+    return CorpusIdf.fromCounts(this.n, kept);
   }
 }

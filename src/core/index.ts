@@ -9,7 +9,7 @@ export type { Tokenizer, HanSegmenter } from "./tokenize.js";
 export { createStopWords, parseStopWordList } from "./stopwords.js";
 export type { StopWords } from "./stopwords.js";
 export { ENGLISH_STOP_WORDS } from "./data/english-stop-words.js";
-export { CorpusIdf, parseIdfDictionary, median } from "./idf.js";
+export { CorpusIdf, CorpusIdfBuilder, parseIdfDictionary, median, fnv1a32Hex } from "./idf.js";
 export type { IdfTable, DictionaryIdf, CorpusIdfJson } from "./idf.js";
 export { countTerms, tfidfVector, relevance } from "./tfidf.js";
 export type { SparseVector } from "./tfidf.js";
@@ -18,13 +18,16 @@ export type { FeatureHasher, Fingerprint128 } from "./simhash.js";
 export { segmentRadius, segmentNeighbours, neighboursForRadius } from "./neighbours.js";
 export * from "./similarity/index.js";
 export { charBigramCounts, addBigramFeatures, DEFAULT_SHORT_TEXT_LENGTH, BIGRAM_PREFIX } from "./short-text.js";
-export { decide, bucketFor, reportedSimilarity, validateVerdictOptions, DEFAULT_VERDICT_OPTIONS } from "./verdict.js";
-export type { Verdict, VerdictBucket, VerdictOptions, Comparable } from "./verdict.js";
+export { byTimeThenId, chooseRoot } from "./original.js";
+export type { Dated } from "./original.js";
+export { decide, bucketFor, reportedSimilarity, validateVerdictOptions, vetoedByMiddle, DEFAULT_VERDICT_OPTIONS } from "./verdict.js";
+export type { Verdict, VerdictBucket, VerdictOptions, Comparable, MiddleVeto } from "./verdict.js";
 export {
   createFingerprinter,
   buildFingerprinter,
   validateFingerprinterOptions,
   FINGERPRINT_VERSION,
+  analysisVersion,
 } from "./fingerprinter.js";
 export type { Fingerprinter, FingerprinterOptions, Analysis, CoreResources } from "./fingerprinter.js";
 export {

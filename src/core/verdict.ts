@@ -6,8 +6,20 @@
  * bucket's rules are tried in order and the first that holds decides:
  *   1. `<bucket>.simhash`: Hamming distance <= maxDistance;
  *   2. `<bucket>.cosine`:  TF-IDF cosine >= minCosine;
- *   3. `<bucket>.edit`:    Levenshtein similarity >= minEditSimilarity.
- * A rule whose threshold is null is off. `searchRadius` is the Hamming radius
+ *   3. `<bucket>.edit`:    Levenshtein similarity >= minEditSimilarity;
+ *   4. `<bucket>.jaccard`: character 3-gram Jaccard >= minJaccard (catches
+ *      moved clauses and several changed words that edit distance punishes).
+ * A rule whose threshold is null is off. Then one veto (issue 14), for every
+ * bucket:
+ *   5. `<bucket>.middle`: a pair a rule called duplicate is NOT one when the
+ *      two texts differ in a middle part present on both sides, at least
+ *      `minShare` of the longer text and `minLength` code units long, whose
+ *      character 3-gram Jaccard is below `maxSimilarity` (similarity/spread.ts):
+ *      a shared heading, greeting, template paragraph, quoted message or footer
+ *      around two different bodies. Spread-out edits leave a middle that is
+ *      still alike; a truncated copy or one with a notice added leaves an empty
+ *      middle on one side; neither is vetoed.
+ * `searchRadius` is the Hamming radius
  * the index layer should search for texts in that bucket (a wider net for
  * short texts, whose simhash is weak; the exact measures then decide).
  */
@@ -16,6 +28,7 @@ import { hamming } from "./fingerprint.js";
 import type { Fingerprint } from "./fingerprint.js";
 import { cosine, charCosine } from "./similarity/cosine.js";
 import { editSimilarity } from "./similarity/levenshtein.js";
+import { differingMiddle, trigramJaccard } from "./similarity/spread.js";
 import type { SparseVector } from "./tfidf.js";
 
 export interface VerdictBucket {
@@ -31,20 +44,35 @@ export interface VerdictBucket {
   minCosine: number | null;
   /** Duplicate if Levenshtein similarity >= this (null: rule off; only then is edit distance computed). */
   minEditSimilarity: number | null;
+  /** Duplicate if character 3-gram Jaccard of the normalized texts >= this (null or absent: rule off). */
+  minJaccard?: number | null;
+}
+
+/** The shared-part veto (rule 4 above); all three conditions must hold. */
+export interface MiddleVeto {
+  /** Smallest differing middle, as a share of the longer text (0..1). Default 0.1. */
+  minShare: number;
+  /** Smallest differing middle, code units of normalized text. Default 8. */
+  minLength: number;
+  /** Vetoed when the middles' character 3-gram Jaccard is below this (0..1). Default 0.3. */
+  maxSimilarity: number;
 }
 
 export interface VerdictOptions {
   /** Buckets by increasing `maxLength`; the last must have `maxLength: Infinity`. */
   buckets: VerdictBucket[];
+  /** The shared-part veto; null or absent: off. */
+  middleVeto?: MiddleVeto | null;
 }
 
 /**
  * Defaults, calibrated on real Chinese and English text (docs/quality.md,
- * issue 6: thresholds tuned on half of the labelled pairs, checked on the other half):
+ * issues 6 and 14: thresholds tuned on half of the labelled pairs, checked on
+ * the other half), then the shared-part veto in every bucket:
  *
- * - tiny (< 50 code points): cosine >= 0.7 or edit similarity >= 0.85;
+ * - tiny (< 50 code points): edit similarity >= 0.85 or 3-gram Jaccard >= 0.45;
  * - short (< 200): cosine >= 0.95 or edit similarity >= 0.8;
- * - medium (< 1,000): distance <= 3 or edit similarity >= 0.75;
+ * - medium (< 1,000): distance <= 3 or edit similarity >= 0.85;
  * - long (< 5,000): distance <= 3 or edit similarity >= 0.75;
  * - huge: distance <= 3 or cosine >= 0.8. No edit rule: edit distance is
  *   quadratic (about 8 ms for a pair of 5,000 characters, 30 ms at 10,000,
@@ -60,10 +88,11 @@ export interface VerdictOptions {
  * benchmark they change no F1 but name exact and near-exact copies `*.simhash`.
  */
 export const DEFAULT_VERDICT_OPTIONS: VerdictOptions = Object.freeze({
+  middleVeto: { minShare: 0.1, minLength: 8, maxSimilarity: 0.3 },
   buckets: [
-    { name: "tiny", maxLength: 50, searchRadius: 3, maxDistance: null, minCosine: 0.7, minEditSimilarity: 0.85 },
+    { name: "tiny", maxLength: 50, searchRadius: 3, maxDistance: null, minCosine: null, minEditSimilarity: 0.85, minJaccard: 0.45 },
     { name: "short", maxLength: 200, searchRadius: 3, maxDistance: null, minCosine: 0.95, minEditSimilarity: 0.8 },
-    { name: "medium", maxLength: 1000, searchRadius: 3, maxDistance: 3, minCosine: null, minEditSimilarity: 0.75 },
+    { name: "medium", maxLength: 1000, searchRadius: 3, maxDistance: 3, minCosine: null, minEditSimilarity: 0.85 },
     { name: "long", maxLength: 5000, searchRadius: 3, maxDistance: 3, minCosine: null, minEditSimilarity: 0.75 },
     { name: "huge", maxLength: Infinity, searchRadius: 3, maxDistance: 3, minCosine: 0.8, minEditSimilarity: null },
   ],
@@ -91,6 +120,10 @@ export interface Verdict {
   editSimilarity: number | null;
   /** Character-level cosine; null when the bucket has no edit rule. */
   charCosine: number | null;
+  /** Character 3-gram Jaccard; null when the bucket has no Jaccard rule (always set by `decide`). */
+  jaccard?: number | null;
+  /** The veto that overruled a duplicate rule, e.g. `long.middle`; null when none did (always set by `decide`). */
+  vetoed?: string | null;
 }
 
 function checkThreshold(v: unknown, field: string, max: number): void {
@@ -99,12 +132,12 @@ function checkThreshold(v: unknown, field: string, max: number): void {
   }
 }
 
-const BUCKET_KEYS = ["name", "maxLength", "searchRadius", "maxDistance", "minCosine", "minEditSimilarity"];
+const BUCKET_KEYS = ["name", "maxLength", "searchRadius", "maxDistance", "minCosine", "minEditSimilarity", "minJaccard"];
 
 /** Validates verdict options; @throws NeardupError INVALID_CONFIG naming the field. */
 export function validateVerdictOptions(o: VerdictOptions, path = "verdict"): VerdictOptions {
   for (const k of Object.keys(o)) {
-    if (k !== "buckets") throw new NeardupError("INVALID_CONFIG", `unknown option ${path}.${k}`, { field: `${path}.${k}` });
+    if (k !== "buckets" && k !== "middleVeto") throw new NeardupError("INVALID_CONFIG", `unknown option ${path}.${k}`, { field: `${path}.${k}` });
   }
   if (!Array.isArray(o.buckets) || o.buckets.length === 0) {
     throw new NeardupError("INVALID_CONFIG", `${path}.buckets must be a non-empty array`, { field: `${path}.buckets` });
@@ -126,8 +159,25 @@ export function validateVerdictOptions(o: VerdictOptions, path = "verdict"): Ver
     checkThreshold(b.maxDistance, `${p}.maxDistance`, 64);
     checkThreshold(b.minCosine, `${p}.minCosine`, 1);
     checkThreshold(b.minEditSimilarity, `${p}.minEditSimilarity`, 1);
+    if (b.minJaccard !== undefined) checkThreshold(b.minJaccard, `${p}.minJaccard`, 1);
   });
   if (last !== Infinity) throw new NeardupError("INVALID_CONFIG", `${path}.buckets: the last bucket must have maxLength Infinity`, { field: `${path}.buckets` });
+  const veto = o.middleVeto;
+  if (veto !== undefined && veto !== null) {
+    const p = `${path}.middleVeto`;
+    if (typeof veto !== "object") throw new NeardupError("INVALID_CONFIG", `${p} must be null or an object`, { field: p });
+    for (const k of Object.keys(veto)) {
+      if (!["minShare", "minLength", "maxSimilarity"].includes(k)) throw new NeardupError("INVALID_CONFIG", `unknown option ${p}.${k}`, { field: `${p}.${k}` });
+    }
+    for (const k of ["minShare", "maxSimilarity"] as const) {
+      if (typeof veto[k] !== "number" || !(veto[k] >= 0 && veto[k] <= 1)) {
+        throw new NeardupError("INVALID_CONFIG", `${p}.${k} must be a number in 0..1, got ${JSON.stringify(veto[k])}`, { field: `${p}.${k}` });
+      }
+    }
+    if (!Number.isInteger(veto.minLength) || veto.minLength < 0) {
+      throw new NeardupError("INVALID_CONFIG", `${p}.minLength must be a non-negative integer, got ${JSON.stringify(veto.minLength)}`, { field: `${p}.minLength` });
+    }
+  }
   return o;
 }
 
@@ -145,20 +195,36 @@ export function decide(a: Comparable, b: Comparable, options: VerdictOptions = D
   const withEdit = bucket.minEditSimilarity !== null;
   const edit = withEdit ? editSimilarity(a.normalized, b.normalized) : null;
   const charCos = withEdit ? charCosine(a.normalized, b.normalized) : null;
+  const minJaccard = bucket.minJaccard ?? null;
+  const jac = minJaccard === null ? null : trigramJaccard(a.normalized, b.normalized);
   let rule: string | null = null;
   if (bucket.maxDistance !== null && distance <= bucket.maxDistance) rule = `${bucket.name}.simhash`;
   else if (bucket.minCosine !== null && cos >= bucket.minCosine) rule = `${bucket.name}.cosine`;
   else if (edit !== null && edit >= bucket.minEditSimilarity!) rule = `${bucket.name}.edit`;
-  return { duplicate: rule !== null, rule, bucket: bucket.name, distance, cosine: cos, editSimilarity: edit, charCosine: charCos };
+  else if (jac !== null && jac >= minJaccard!) rule = `${bucket.name}.jaccard`;
+  let vetoed: string | null = null;
+  if (rule !== null && options.middleVeto && vetoedByMiddle(a.normalized, b.normalized, options.middleVeto)) {
+    vetoed = `${bucket.name}.middle`;
+    rule = null;
+  }
+  return { duplicate: rule !== null, rule, bucket: bucket.name, distance, cosine: cos, editSimilarity: edit, charCosine: charCos, jaccard: jac, vetoed };
+}
+
+/** Rule 4: a long differing middle on both sides that is not alike. Linear; the 3-grams only when the lengths qualify. */
+export function vetoedByMiddle(a: string, b: string, veto: MiddleVeto): boolean {
+  const m = differingMiddle(a, b, veto.minLength, veto.minShare);
+  return m !== null && m.similarity < veto.maxSimilarity;
 }
 
 /**
  * The similarity reported for a verdict: edit similarity when the edit rule
- * fired, TF-IDF cosine when the cosine or simhash rule fired; for a
- * non-duplicate, edit similarity where the bucket computes it, else cosine.
+ * fired, 3-gram Jaccard when the Jaccard rule fired, TF-IDF cosine when the
+ * cosine or simhash rule fired; for a non-duplicate, edit similarity where
+ * the bucket computes it, else cosine.
  */
 export function reportedSimilarity(verdict: Verdict): number {
   if (verdict.rule?.endsWith(".edit") && verdict.editSimilarity !== null) return verdict.editSimilarity;
+  if (verdict.rule?.endsWith(".jaccard") && verdict.jaccard != null) return verdict.jaccard;
   if (verdict.rule !== null) return verdict.cosine;
   return verdict.editSimilarity ?? verdict.cosine;
 }

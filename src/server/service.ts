@@ -3,6 +3,7 @@ import type { Logger } from "pino";
 import type { Config } from "../config/config.js";
 import { isNeardupError } from "../core/errors.js";
 import { createFingerprinter, type Fingerprinter } from "../core/fingerprinter.js";
+import { loadIdfFile } from "../resources/idf-file.js";
 import { DedupService } from "../service/dedup-service.js";
 import { createDedupMetrics } from "../service/metrics.js";
 import { connectEngine, installTemplates, redactUrl, type Engine, type EngineConnection } from "../engine/index.js";
@@ -47,8 +48,10 @@ export async function startService(config: Config, deps: ServiceDeps): Promise<R
   const readiness = new Readiness();
   const metrics = createMetrics();
   const dedupMetrics = createDedupMetrics(metrics.registry);
+  // Read at start, so a missing or corrupt IDF file stops the service before it listens.
+  const idf = config.idfFile === undefined ? undefined : await loadIdfFile(config.idfFile);
   let fingerprinterPromise: Promise<Fingerprinter> | undefined;
-  const fingerprinter = () => (fingerprinterPromise ??= createFingerprinter({ maxTextLength: config.maxTextChars }));
+  const fingerprinter = () => (fingerprinterPromise ??= createFingerprinter({ maxTextLength: config.maxTextChars, ...(idf === undefined ? {} : { idf }) }));
   let dedup: DedupService | undefined;
   const app = createApp({ logger, metrics, readiness, bodyLimit: config.bodyLimit, fingerprinter, service: () => dedup });
   const server = await listen(app, config.server.host, config.server.port);

@@ -7,6 +7,7 @@ import type { Analysis, Fingerprinter } from "../core/fingerprinter.js";
 import { reportedSimilarity, type Verdict } from "../core/verdict.js";
 import type { Candidate } from "./candidate.js";
 import { probeOf, reaches } from "./probe.js";
+import { byTimeThenId, chooseRoot } from "../core/original.js";
 
 export interface Match {
   candidate: Candidate;
@@ -15,10 +16,8 @@ export interface Match {
   similarity: number;
 }
 
-/** Oldest first, ties by id: the order in which the original is chosen. */
-export function byTimeThenId(a: Candidate, b: Candidate): number {
-  return a.time - b.time || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
-}
+/** Oldest first, ties by id (core/original.ts, shared with `neardup dedup`). */
+export { byTimeThenId };
 
 /**
  * Every candidate the lookup reaches (within `radius` bits, or sharing an LSH
@@ -67,9 +66,7 @@ export function rankMatches(matches: Match[]): Match[] {
  * when it is itself a duplicate. `undefined` when nothing matches.
  */
 export function chooseOriginal(matches: Match[]): { match: Match; originalId: string } | undefined {
-  const dups = matches.filter((m) => m.verdict.duplicate).sort((a, b) => byTimeThenId(a.candidate, b.candidate));
-  const first = dups[0];
-  if (!first) return undefined;
-  const c = first.candidate;
-  return { match: first, originalId: c.status === "duplicate" && c.duplicateOf ? c.duplicateOf : c.id };
+  const dups = matches.filter((m) => m.verdict.duplicate).map((m) => ({ id: m.candidate.id, time: m.candidate.time, match: m }));
+  const chosen = chooseRoot(dups, (d) => (d.match.candidate.status === "duplicate" ? d.match.candidate.duplicateOf : null));
+  return chosen && { match: chosen.earliest.match, originalId: chosen.originalId };
 }

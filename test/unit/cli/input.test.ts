@@ -25,6 +25,26 @@ describe("parseLine", () => {
     expect(parseLine('{"_id": null, "body": {"text": "x"}}', 1, "jsonl", fields)).toMatchObject({ kind: "bad", message: 'field "_id" must be a non-empty string or a number, got null' });
     expect(parseLine("[1,2]", 1, "jsonl", fields)).toMatchObject({ kind: "bad", message: "expected a JSON object, got [1,2]" });
   });
+  it("issue 14: reads `id` and a common time field by default", () => {
+    const auto: FieldOptions = { textField: "text", timeUnit: "ms" };
+    expect(parseLine('{"id": "doc-1", "created_at": "2024-05-01T00:00:00Z", "text": "x"}', 4, "jsonl", auto)).toEqual({
+      kind: "doc",
+      doc: { id: "doc-1", text: "x", time: Date.parse("2024-05-01T00:00:00Z") },
+    });
+    // The first name present wins: time, timestamp, @timestamp, date, created_at.
+    expect(parseLine('{"id": 5, "date": 1000, "@timestamp": 2000, "text": "x"}', 4, "jsonl", auto)).toEqual({ kind: "doc", doc: { id: "5", text: "x", time: 2000 } });
+    // Neither present: the line number and no time.
+    expect(parseLine('{"text": "x"}', 4, "jsonl", auto)).toEqual({ kind: "doc", doc: { id: "4", text: "x", time: undefined } });
+    // A default field that is there but unusable is reported, by name.
+    expect(parseLine('{"id": "", "text": "x"}', 4, "jsonl", auto)).toMatchObject({ kind: "bad", message: 'field "id" must be a non-empty string or a number, got ""' });
+    expect(parseLine('{"timestamp": "soon", "text": "x"}', 4, "jsonl", auto)).toMatchObject({ kind: "bad", message: 'field "timestamp" must be an ISO 8601 date or an epoch number, got "soon"' });
+  });
+  it("flags override the defaults; false turns a default off", () => {
+    const off: FieldOptions = { textField: "text", idField: false, timeField: false, timeUnit: "ms" };
+    expect(parseLine('{"id": "doc-1", "time": 5, "text": "x"}', 4, "jsonl", off)).toEqual({ kind: "doc", doc: { id: "4", text: "x", time: undefined } });
+    const named: FieldOptions = { textField: "text", idField: "key", timeField: "when", timeUnit: "s" };
+    expect(parseLine('{"id": "no", "key": "yes", "time": 5, "when": 7, "text": "x"}', 4, "jsonl", named)).toEqual({ kind: "doc", doc: { id: "yes", text: "x", time: 7000 } });
+  });
   it("plain text: the line is the document, the line number its id", () => {
     expect(parseLine('{"looks": "like json"}', 9, "text", fields)).toEqual({ kind: "doc", doc: { id: "9", text: '{"looks": "like json"}', time: undefined } });
     expect(parseLine("   ", 9, "text", fields)).toEqual({ kind: "blank" });

@@ -53,3 +53,20 @@ describe("neardup process", () => {
     expect(missing.stderr).toContain("no such file");
   }, 120_000);
 });
+
+describe("neardup idf fit, then dedup --idf (issue 14)", () => {
+  it("writes a versioned table and dedup loads it; a bad --idf path exits 1 naming it", async () => {
+    const table = join(dir, "idf.json");
+    const fit = await cli(["idf", "fit", "test/fixtures/cli/news.jsonl", "--out", table]);
+    expect(fit.code).toBe(0);
+    expect(fit.stderr).toMatch(/documents: 11, terms: \d+ kept of \d+, bad lines: 2/);
+    expect(fit.stderr).toMatch(/fingerprint version nd1\+idf\.[0-9a-f]{8}/);
+    expect(JSON.parse(readFileSync(table, "utf8"))).toMatchObject({ format: "neardup-idf", version: 1, n: 11 });
+    const dedup = await cli(["dedup", "test/fixtures/cli/news.jsonl", "--idf", table]);
+    expect(dedup.code).toBe(0);
+    expect(dedup.stdout.trim().split("\n")).toHaveLength(11);
+    const bad = await cli(["dedup", "test/fixtures/cli/news.jsonl", "--idf", join(dir, "missing.json")]);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain(`cannot read IDF file ${join(dir, "missing.json")}`);
+  }, 180_000);
+});

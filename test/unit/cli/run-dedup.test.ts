@@ -61,7 +61,7 @@ describe("runDedup on test/fixtures/cli/news.jsonl", () => {
     for (const r of records.filter((x) => x.status === "duplicate")) {
       expect(r.distance).toBeGreaterThanOrEqual(0);
       expect(r.similarity).toBeGreaterThan(0.8);
-      expect(r.reason).toMatch(/^\w+\.(simhash|cosine|edit)$/);
+      expect(r.reason).toMatch(/^\w+\.(simhash|cosine|edit|jaccard)$/);
     }
     for (const r of records.filter((x) => x.status === "original")) {
       expect(r).toMatchObject({ duplicate_of: null, distance: null, similarity: null, reason: null });
@@ -103,6 +103,71 @@ describe("runDedup on test/fixtures/cli/news.jsonl", () => {
       ["b", "duplicate", "a"],
       ["c", "original", null],
     ]);
+  });
+});
+
+// Issue 14: the CLI points a duplicate at its root original by the service's rule.
+describe("the original (core chooseRoot rule, as in the service)", () => {
+  // Preconditions checked below: A~C and B~C are near-duplicates, A and B are not.
+  const C = "The harbour board approved a plan on Monday to rebuild the old stone pier before the summer season begins";
+  const A = "The harbour board agreed a plan on Monday to rebuild the old stone pier before the summer season begins";
+  const B = "The harbour board approved a plan on Monday to rebuild the old stone jetty ahead of the summer season";
+  const jsonl = (docs: object[]) => Readable.from(docs.map((d) => JSON.stringify(d)).join("\n"));
+
+  it("the pairs are as the tests need them", () => {
+    expect(fingerprinter.compare(A, C).duplicate).toBe(true);
+    expect(fingerprinter.compare(B, C).duplicate).toBe(true);
+    expect(fingerprinter.compare(A, B).duplicate).toBe(false);
+  });
+
+  it("of two earlier originals, the earliest by time wins, not the first to arrive", async () => {
+    const { records } = await run(jsonl([{ id: "a", time: 5000, text: A }, { id: "b", time: 1000, text: B }, { id: "c", time: 9000, text: C }]), {
+      fields: { textField: "text", timeUnit: "ms" },
+    });
+    expect(verdicts(records)).toEqual([
+      ["a", "original", null],
+      ["b", "original", null],
+      ["c", "duplicate", "b"],
+    ]);
+    // The same texts with the times swapped: now a is the earliest.
+    const swapped = await run(jsonl([{ id: "a", time: 1000, text: A }, { id: "b", time: 5000, text: B }, { id: "c", time: 9000, text: C }]), {
+      fields: { textField: "text", timeUnit: "ms" },
+    });
+    expect(swapped.records.at(-1)).toMatchObject({ id: "c", duplicate_of: "a" });
+  });
+
+  it("equal times: the smaller id wins", async () => {
+    const { records } = await run(jsonl([{ id: "z", time: 1, text: A }, { id: "m", time: 1, text: B }, { id: "q", time: 1, text: C }]), {
+      fields: { textField: "text", timeUnit: "ms" },
+    });
+    expect(records.at(-1)).toMatchObject({ id: "q", duplicate_of: "m" });
+  });
+
+  it("a duplicate of a duplicate points at the root original", async () => {
+    // c duplicates a; b duplicates only c, so b's original is a, through c.
+    const { records } = await run(jsonl([{ id: "a", text: A }, { id: "c", text: C }, { id: "b", text: B }]), { fields: { textField: "text", timeUnit: "ms" } });
+    expect(verdicts(records)).toEqual([
+      ["a", "original", null],
+      ["c", "duplicate", "a"],
+      ["b", "duplicate", "a"],
+    ]);
+    expect(records[2]!.similarity).toBeCloseTo(fingerprinter.compare(B, C).editSimilarity!, 3);
+  });
+});
+
+describe("time windows and default time fields", () => {
+  it("a time window reads `timestamp` by default; a line without any time is a bad line, not silently kept forever", async () => {
+    const text = "The quick brown fox jumps over the lazy dog near the river bank";
+    const lines = [{ id: "a", timestamp: "2024-01-01T00:00:00Z", text }, { id: "b", text }, { id: "c", timestamp: "2024-01-03T00:00:00Z", text }];
+    const { records, reports } = await run(Readable.from(lines.map((o) => JSON.stringify(o)).join("\n")), {
+      fields: { textField: "text", timeUnit: "ms" },
+      windowMs: 86_400_000,
+    });
+    expect(verdicts(records)).toEqual([
+      ["a", "original", null],
+      ["c", "original", null],
+    ]);
+    expect(reports).toEqual(["line 2: no time: a time window needs one (fields time, timestamp, @timestamp, date, created_at, or --time-field)"]);
   });
 });
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { CorpusIdf, parseIdfDictionary } from "../../../src/core/index.js";
+import { analysisVersion, CorpusIdf, CorpusIdfBuilder, createFingerprinter, FINGERPRINT_VERSION, fnv1a32Hex, parseIdfDictionary } from "../../../src/core/index.js";
+import { defaultFingerprinter } from "./helpers.js";
 
 describe("IDF tables", () => {
   it("dictionary: known terms from the file, unknown terms at the median", () => {
@@ -29,5 +30,50 @@ describe("IDF tables", () => {
     const back = CorpusIdf.fromJSON(JSON.stringify(m));
     expect(back.toJSON()).toEqual(m.toJSON());
     expect(back.idf("z")).toBe(m.idf("z"));
+  });
+});
+
+describe("corpus IDF identity and the fingerprint version (issue 14)", () => {
+  it("identity: 8 hex of the canonical JSON; equal tables equal, any count change differs; survives a round trip", () => {
+    const a = CorpusIdf.fit([["x", "y"], ["y"]]);
+    expect(a.identity).toMatch(/^[0-9a-f]{8}$/);
+    expect(CorpusIdf.fit([["y"], ["y", "x"]]).identity).toBe(a.identity);
+    expect(CorpusIdf.fromJSON(JSON.stringify(a)).identity).toBe(a.identity);
+    expect(CorpusIdf.fit([["x", "y"], ["y"], ["z"]]).identity).not.toBe(a.identity);
+    expect(fnv1a32Hex("")).toBe("811c9dc5"); // FNV-1a offset basis
+    expect(fnv1a32Hex("a")).toBe("e40c292c"); // published FNV-1a 32 test vector
+  });
+
+  it("the streaming builder gives the same table as fit; minDf leaves rare terms out", () => {
+    const docs = [["a", "b", "a"], ["a"], ["c"], ["a", "c"]];
+    const builder = new CorpusIdfBuilder();
+    for (const d of docs) builder.add(d);
+    expect(builder.build().toJSON()).toEqual(CorpusIdf.fit(docs).toJSON());
+    const pruned = builder.build(2);
+    expect(pruned.n).toBe(4);
+    expect(pruned.documentFrequency("b")).toBe(0);
+    expect(pruned.documentFrequency("c")).toBe(2);
+  });
+
+  it("analysis version: nd1 with the bundled table, nd1+idf.<identity> with a corpus table", async () => {
+    expect(analysisVersion()).toBe(FINGERPRINT_VERSION);
+    const table = CorpusIdf.fit([["the", "cat"], ["the", "dog"], ["a", "bird"]]);
+    expect(analysisVersion(table)).toBe(`nd1+idf.${table.identity}`);
+    expect(analysisVersion({ idf: () => 1 })).toBe("nd1+idf.custom");
+    const fp = await createFingerprinter({ idf: table });
+    expect(fp.version).toBe(`nd1+idf.${table.identity}`);
+    expect(fp.analyze("the cat sat").version).toBe(fp.version);
+    expect((await defaultFingerprinter()).analyze("the cat sat").version).toBe("nd1");
+  });
+
+  it("English gets real weights from a corpus: a common word weighs less than a rare one (the bundled table gives both 11.95)", async () => {
+    const fp = await defaultFingerprinter();
+    const corpus = ["the council met today", "the council voted", "the weather was fine", "a rare aurora appeared"];
+    const table = CorpusIdf.fit(corpus.map((t) => fp.tokenize(t)));
+    expect(fp.idf.idf("council")).toBe(fp.idf.idf("aurora"));
+    expect(table.idf("council")).toBeLessThan(table.idf("aurora"));
+    const withTable = await createFingerprinter({ idf: table });
+    const v = withTable.analyze("council aurora").vector;
+    expect(v.get("council")!).toBeLessThan(v.get("aurora")!);
   });
 });

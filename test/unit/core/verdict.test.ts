@@ -4,8 +4,8 @@ import type { Fingerprinter, VerdictOptions } from "../../../src/core/index.js";
 import { defaultFingerprinter } from "./helpers.js";
 
 /** The defaults with one rule switched off in every bucket. */
-function without(rule: "maxDistance" | "minCosine" | "minEditSimilarity"): VerdictOptions {
-  return { buckets: DEFAULT_VERDICT_OPTIONS.buckets.map((b) => ({ ...b, [rule]: null })) };
+function without(rule: "maxDistance" | "minCosine" | "minEditSimilarity" | "minJaccard"): VerdictOptions {
+  return { ...DEFAULT_VERDICT_OPTIONS, buckets: DEFAULT_VERDICT_OPTIONS.buckets.map((b) => ({ ...b, [rule]: null })) };
 }
 
 const PARAGRAPH =
@@ -31,26 +31,37 @@ describe("fingerprinter and verdict", () => {
     expect(a.vector.has(" 飞碟")).toBe(false);
   });
 
-  it("the original 17-character pair is a duplicate: cosine decides first, edit similarity would too", async () => {
+  it("the original 17-character pair is a duplicate by edit similarity; with the edit rule off it is not", async () => {
     const a = "你妈妈喊你回家吃饭哦，回家罗回家罗";
     const b = "你妈妈叫你回家吃饭啦，回家罗回家罗";
     const v = fp.compare(a, b);
-    expect(v).toMatchObject({ duplicate: true, rule: "tiny.cosine", bucket: "tiny", distance: 8 });
-    expect(v.cosine).toBeGreaterThanOrEqual(0.7);
+    expect(v).toMatchObject({ duplicate: true, rule: "tiny.edit", bucket: "tiny", distance: 8, vetoed: null });
     expect(v.editSimilarity).toBeCloseTo(15 / 17, 12);
     expect(v.editSimilarity!).toBeGreaterThanOrEqual(0.85);
-    // With the cosine rule off, the edit rule (0.88 >= 0.85) catches it on its own.
+    // Two changed characters break most 3-grams of so short a text: Jaccard 0.4 < 0.45.
+    expect(v.jaccard).toBeCloseTo(0.4, 12);
     const { createFingerprinter } = await import("../../../src/core/index.js");
-    const editOnly = await createFingerprinter({ verdict: without("minCosine") });
-    expect(editOnly.compare(a, b)).toMatchObject({ duplicate: true, rule: "tiny.edit" });
+    const jaccardOnly = await createFingerprinter({ verdict: without("minEditSimilarity") });
+    expect(jaccardOnly.compare(a, b)).toMatchObject({ duplicate: false, rule: null });
   });
 
   it("a tiny pair with a changed character in a word is a duplicate by edit similarity", () => {
-    // The changed character splits a word: cosine 0.41 < 0.7, edit similarity 15/16.
+    // The changed character splits a word: cosine 0.41, edit similarity 15/16.
     const v = fp.compare("十年身事各如萍，白首相逢淚滿纓。", "蹔年身事各如萍，白首相逢淚滿纓。");
     expect(v).toMatchObject({ duplicate: true, rule: "tiny.edit", bucket: "tiny" });
     expect(v.cosine).toBeLessThan(0.7);
     expect(v.editSimilarity).toBeCloseTo(15 / 16, 12);
+  });
+
+  it("tiny.jaccard: two clauses swapped keep most 3-grams though edit similarity collapses", async () => {
+    const v = fp.compare("苹果发布新款手机，电池续航大幅提升", "电池续航大幅提升，苹果发布新款手机");
+    expect(v).toMatchObject({ duplicate: true, rule: "tiny.jaccard", bucket: "tiny" });
+    expect(v.editSimilarity!).toBeLessThan(0.85);
+    expect(v.jaccard!).toBeGreaterThanOrEqual(0.45);
+    const { createFingerprinter, reportedSimilarity } = await import("../../../src/core/index.js");
+    expect(reportedSimilarity(v)).toBe(v.jaccard);
+    const noJaccard = await createFingerprinter({ verdict: without("minJaccard") });
+    expect(noJaccard.compare("苹果发布新款手机，电池续航大幅提升", "电池续航大幅提升，苹果发布新款手机")).toMatchObject({ duplicate: false });
   });
 
   it("unrelated tiny texts are not duplicates", () => {
