@@ -1,4 +1,5 @@
-import type { Server } from "node:http";
+import { createServer as createHttpsServer } from "node:https";
+import { createServer as createHttpServer, type Server } from "node:http";
 import type { Logger } from "pino";
 import type { Config } from "../config/config.js";
 import { isNeardupError } from "../core/errors.js";
@@ -6,14 +7,19 @@ import { createFingerprinter, type Fingerprinter } from "../core/fingerprinter.j
 import { DedupService } from "../service/dedup-service.js";
 import { createDedupMetrics } from "../service/metrics.js";
 import { connectEngine, installTemplates, redactUrl, type Engine, type EngineConnection } from "../engine/index.js";
+import { redactText } from "../engine/errors.js";
+import { AnalysisPool } from "./analysis/pool.js";
 import { createApp } from "./app.js";
-import { createMetrics } from "./metrics.js";
+import { CircuitBreaker, withBreaker } from "./breaker.js";
+import { createMetrics, type Metrics } from "./metrics.js";
 import { Readiness } from "./readiness.js";
 
 /** A started engine the service owns (the embedded OpenSearch). */
 export interface OwnedEngine {
   url: string;
   stop(): Promise<void>;
+  /** Registers a listener for the engine process exiting (for restarts). */
+  onExit?(listener: (code: number | null, signal: string | null) => void): void;
 }
 
 export interface ServiceDeps {
@@ -22,105 +28,225 @@ export interface ServiceDeps {
   startLocalEngine: (local: Config["local"]) => Promise<OwnedEngine>;
   /** Pause between engine connection attempts. Default 2,000 ms. */
   retryDelayMs?: number;
+  /** First pause before restarting a dead embedded engine; doubles up to `supervision.restartMaxMs`. Default 1,000 ms. */
+  restartBaseMs?: number;
+  /** Metrics registry to use (tests read it). Default a new one. */
+  metrics?: Metrics;
 }
 
 export interface RunningService {
   /** Base URL of the HTTP server. */
   url: string;
   readiness: Readiness;
+  metrics: Metrics;
   /** Resolves once the engine is connected and templates installed (rejects if the service closes first). */
   engineReady: Promise<Engine>;
+  /** Stops accepting, lets in-flight requests finish (up to the shutdown timeout), then stops the engine. */
   close(): Promise<void>;
 }
 
+const BREAKER_STATE = { closed: 0, open: 1, "half-open": 2 } as const;
+
 /**
- * Starts the HTTP server at once (liveness answers immediately, readiness 503),
+ * Starts the HTTP(S) server at once (liveness answers immediately, readiness 503),
  * then brings up the engine in the background: the embedded OpenSearch when no
  * URL is configured, else the configured one, retried until it answers; then
- * installs the templates and turns /readyz to 200.
+ * installs the templates and turns /readyz to 200. From then on a health probe
+ * every few seconds drives /readyz, a circuit breaker guards engine calls, and
+ * a dead embedded engine is restarted with exponential backoff.
  */
 export async function startService(config: Config, deps: ServiceDeps): Promise<RunningService> {
   const { logger } = deps;
+  const { supervision } = config;
   const readiness = new Readiness();
-  const metrics = createMetrics();
+  const metrics = deps.metrics ?? createMetrics();
   const dedupMetrics = createDedupMetrics(metrics.registry);
   let fingerprinterPromise: Promise<Fingerprinter> | undefined;
-  const fingerprinter = () => (fingerprinterPromise ??= createFingerprinter({ maxTextLength: config.maxTextChars }));
+  const fingerprinterOptions = { maxTextLength: config.maxTextChars };
+  const fingerprinter = () => (fingerprinterPromise ??= createFingerprinter(fingerprinterOptions));
+  const pool = new AnalysisPool({ fingerprinter, fingerprinterOptions });
+  const breaker = new CircuitBreaker({
+    failures: supervision.breakerFailures,
+    openMs: supervision.breakerOpenMs,
+    onStateChange: (state) => {
+      metrics.breakerState.set(BREAKER_STATE[state]);
+      logger.warn({ breaker: state }, `engine circuit breaker ${state}`);
+    },
+    onReject: () => metrics.breakerRejections.inc(),
+  });
+  metrics.breakerState.set(0);
+  metrics.engineUp.set(0);
   let dedup: DedupService | undefined;
-  const app = createApp({ logger, metrics, readiness, bodyLimit: config.bodyLimit, fingerprinter, service: () => dedup });
-  const server = await listen(app, config.server.host, config.server.port);
+  const app = createApp({
+    logger,
+    metrics,
+    readiness,
+    bodyLimit: config.bodyLimit,
+    fingerprinter,
+    analysisPool: pool,
+    service: () => dedup,
+    apiKeys: config.security.apiKeys,
+    corsOrigins: config.security.corsOrigins,
+    limits: config.limits,
+  });
+  const tls = config.security.tls;
+  const server = await listen(tls ? createHttpsServer({ cert: tls.cert, key: tls.key }, app) : createHttpServer(app), config.server.host, config.server.port);
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : config.server.port;
-  const url = `http://${config.server.host}:${port}`;
-  logger.info({ url }, "neardup listening");
+  const url = `${tls ? "https" : "http"}://${config.server.host.includes(":") ? `[${config.server.host}]` : config.server.host}:${port}`;
+  logger.info({ url, apiKeys: config.security.apiKeys.length, tls: Boolean(tls) }, "neardup listening");
 
   let closed = false;
   let owned: OwnedEngine | undefined;
   let engine: Engine | undefined;
+  let restartAttempt = 0;
+  let readyAt = 0;
 
-  const bringUpEngine = async (): Promise<Engine> => {
-    let connection: EngineConnection | undefined = config.engine;
-    if (!connection) {
-      readiness.markNotReady("starting the embedded OpenSearch");
-      owned = await deps.startLocalEngine(config.local);
-      if (closed) {
-        await owned.stop();
-        throw new Error("service closed while the engine was starting");
-      }
-      connection = { url: owned.url };
-      logger.info({ engine: owned.url }, "embedded OpenSearch started");
-    }
+  const connectOnce = async (connection: EngineConnection): Promise<Engine> => {
     for (;;) {
       try {
         readiness.markNotReady(`connecting to ${redactUrl(connection.url)}`);
         const connected = await connectEngine(connection);
         await installTemplates(connected);
-        const svc = new DedupService(connected, await fingerprinter(), config.dedup, dedupMetrics);
+        const svc = new DedupService(withBreaker(connected, breaker), await fingerprinter(), config.dedup, dedupMetrics);
         await svc.ensureIndex();
+        if (closed) {
+          await connected.close();
+          throw new Error("service closed while connecting to the engine");
+        }
         engine = connected;
         dedup = svc;
-        readiness.markReady(`${connected.info.kind} ${connected.info.version}`);
+        breaker.recordSuccess();
+        const name = `${connected.info.kind} ${connected.info.version}`;
+        readiness.markReady(name);
+        metrics.engineUp.set(1);
+        readyAt = Date.now();
+        readiness.watch(
+          async () => `${name}, cluster ${await connected.health()}`,
+          supervision.probeIntervalMs,
+          (ok, reason) => {
+            metrics.engineUp.set(ok ? 1 : 0);
+            if (ok) breaker.recordSuccess();
+            else logger.warn({ reason }, "engine health probe failed");
+          },
+          Math.min(supervision.probeIntervalMs, 5000),
+        );
         logger.info({ engine: connected.info }, "engine ready");
         return connected;
       } catch (err) {
         if (closed) throw err;
+        const message = redactText(isNeardupError(err) ? err.message : String(err));
         const retryable = isNeardupError(err) && err.code === "ENGINE_UNAVAILABLE";
-        readiness.markNotReady(isNeardupError(err) ? err.message : "engine error");
-        logger.warn({ err: isNeardupError(err) ? err.message : String(err) }, retryable ? "engine not reachable yet, retrying" : "engine setup failed, retrying");
-        await new Promise((r) => setTimeout(r, deps.retryDelayMs ?? 2000));
+        readiness.markNotReady(isNeardupError(err) ? message : "engine error");
+        logger.warn({ err: message }, retryable ? "engine not reachable yet, retrying" : "engine setup failed, retrying");
+        await sleep(deps.retryDelayMs ?? 2000);
       }
     }
   };
 
+  const startOwned = async (): Promise<EngineConnection> => {
+    readiness.markNotReady("starting the embedded OpenSearch");
+    const started = await deps.startLocalEngine(config.local);
+    if (closed) {
+      await started.stop();
+      throw new Error("service closed while the engine was starting");
+    }
+    owned = started;
+    started.onExit?.((code, signal) => void onOwnedExit(started, code, signal));
+    logger.info({ engine: started.url }, "embedded OpenSearch started");
+    return { url: started.url };
+  };
+
+  /** The embedded engine died: mark not ready, then restart it with exponential backoff until it is back. */
+  const onOwnedExit = async (which: OwnedEngine, code: number | null, signal: string | null): Promise<void> => {
+    if (closed || which !== owned) return;
+    readiness.stopWatching();
+    dedup = undefined;
+    metrics.engineUp.set(0);
+    const old = engine;
+    engine = undefined;
+    owned = undefined;
+    await old?.close().catch(() => undefined);
+    if (Date.now() - readyAt > supervision.restartMaxMs) restartAttempt = 0;
+    for (;;) {
+      const delay = Math.min(supervision.restartMaxMs, (deps.restartBaseMs ?? 1000) * 2 ** restartAttempt);
+      restartAttempt++;
+      readiness.markNotReady(`the embedded engine exited (code ${code}, signal ${signal}); restart ${restartAttempt} in ${delay} ms`);
+      logger.error({ code, signal, attempt: restartAttempt, delayMs: delay }, "embedded engine exited unexpectedly; restarting");
+      await sleep(delay);
+      if (closed) return;
+      metrics.engineRestarts.inc();
+      try {
+        await connectOnce(await startOwned());
+        logger.info({ attempt: restartAttempt }, "embedded engine restarted");
+        return;
+      } catch (err) {
+        if (closed) return;
+        logger.error({ err: redactText(isNeardupError(err) ? err.message : String(err)) }, "embedded engine restart failed");
+      }
+    }
+  };
+
+  const bringUpEngine = async (): Promise<Engine> => connectOnce(config.engine ?? (await startOwned()));
+
   const engineReady = bringUpEngine();
   engineReady.catch((err: unknown) => {
     if (!closed) {
-      logger.error({ err: isNeardupError(err) ? err.message : String(err) }, "engine could not be started");
-      readiness.markNotReady(isNeardupError(err) ? err.message : "engine could not be started");
+      const message = redactText(isNeardupError(err) ? err.message : String(err));
+      logger.error({ err: message }, "engine could not be started");
+      readiness.markNotReady(isNeardupError(err) ? message : "engine could not be started");
     }
   });
 
   return {
     url,
     readiness,
+    metrics,
     engineReady,
     async close() {
       closed = true;
+      readiness.stopWatching();
       readiness.markNotReady("shutting down");
-      const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeIdleConnections();
-      await stopped;
-      await engine?.close();
+      await drain(server, supervision.shutdownTimeoutMs, logger);
+      await pool.close();
+      await engine?.close().catch(() => undefined);
       await owned?.stop();
       logger.info("neardup stopped");
     },
   };
 }
 
-function listen(app: ReturnType<typeof createApp>, host: string, port: number): Promise<Server> {
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/**
+ * Stops accepting connections and waits for in-flight requests to finish:
+ * idle keep-alive connections are closed as they become idle; whatever is
+ * still running after `timeoutMs` is cut.
+ */
+async function drain(server: Server, timeoutMs: number, logger: Logger): Promise<void> {
+  const closedPromise = new Promise<void>((resolve) => server.close(() => resolve()));
+  const idle = setInterval(() => server.closeIdleConnections(), 50);
+  server.closeIdleConnections();
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(true), timeoutMs);
+  });
+  const cut = await Promise.race([closedPromise.then(() => false), timedOut]);
+  clearInterval(idle);
+  clearTimeout(timer);
+  if (cut) {
+    logger.warn({ timeoutMs }, "requests still running at the shutdown timeout: closing their connections");
+    server.closeAllConnections();
+    await closedPromise;
+  }
+}
+
+function listen(server: Server, host: string, port: number): Promise<Server> {
   return new Promise((resolve, reject) => {
-    const server = app.listen(port, host);
     server.once("listening", () => resolve(server));
     server.once("error", reject);
+    server.listen(port, host);
   });
 }

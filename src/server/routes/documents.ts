@@ -3,12 +3,26 @@ import express, { Router, type Request } from "express";
 import { z } from "zod";
 import { NeardupError } from "../../core/errors.js";
 import type { DedupService, IndexResult } from "../../service/dedup-service.js";
-import { parseDocInput, parsePolicy, parseTime, parseWith, type DocInput } from "../../service/input.js";
+import { DEFAULT_TIME_SKEW_MS, parseDocInput, parsePolicy, parseTime, parseWith, type DocInput } from "../../service/input.js";
+
+/** The engines' own bound on a document id (Elasticsearch and OpenSearch refuse longer ones). */
+const MAX_ID_BYTES = 512;
+const idSchema = z
+  .string()
+  .min(1, "must not be empty")
+  .refine((s) => Buffer.byteLength(s) <= MAX_ID_BYTES, `must be at most ${MAX_ID_BYTES} bytes`);
+
+/** An id from the path: the same bound as in bodies, so an over-long id is a 400 here, not an engine error. */
+function pathId(raw: string): string {
+  const result = idSchema.safeParse(raw);
+  if (!result.success) throw new NeardupError("INVALID_INPUT", `id ${result.error.issues[0]?.message ?? "is invalid"}`, { field: "id" });
+  return result.data;
+}
 
 const checkBody = z
   .object({
     text: z.string({ error: (i) => (i.input === undefined ? "is required" : "must be a string") }),
-    id: z.string().min(1).optional(),
+    id: idSchema.optional(),
     time: z.union([z.string(), z.number()]).optional(),
   })
   .strict();
@@ -16,7 +30,7 @@ const checkBody = z
 const searchBody = z
   .object({
     text: z.string().optional(),
-    id: z.string().min(1, "must not be empty").optional(),
+    id: idSchema.optional(),
     radius: z.number().int().min(0).max(16).optional(),
     min_similarity: z.number().min(0).max(1).optional(),
     limit: z.number().int().min(1).max(1000).optional(),
@@ -59,19 +73,26 @@ function statusOf(r: IndexResult): number {
   return r.action === "indexed" ? 201 : r.action === "skipped" ? 200 : 409;
 }
 
-export function documentRoutes(service: () => DedupService, options: { bodyLimit: string }): Router {
+export interface DocumentRouteOptions {
+  bodyLimit: string;
+  /** Largest accepted distance of a document time into the future, ms. Default 300,000. */
+  timeSkewMs?: number;
+}
+
+export function documentRoutes(service: () => DedupService, options: DocumentRouteOptions): Router {
+  const skew = options.timeSkewMs ?? DEFAULT_TIME_SKEW_MS;
   const router = Router();
 
   router.post("/check", async (req, res) => {
     const body = parseWith(checkBody, req.body);
-    const time = parseTime(body.time, "time", Date.now());
+    const time = parseTime(body.time, "time", Date.now(), skew);
     res.json(await service().check(body.text, { id: body.id, time }));
   });
 
   router.post("/documents", async (req, res) => {
     const svc = service();
     const policy = parsePolicy(req.query.policy, svc.options.policy);
-    const doc = parseDocInput(req.body);
+    const doc = parseDocInput(req.body, "", Date.now(), skew);
     const [result] = await svc.index([doc], policy);
     if (result instanceof NeardupError) throw result;
     if (result!.action === "rejected") {
@@ -84,17 +105,18 @@ export function documentRoutes(service: () => DedupService, options: { bodyLimit
     res.status(statusOf(result!)).json(result);
   });
 
-  router.post("/documents/_bulk", express.text({ type: ["application/x-ndjson", "text/plain"], limit: options.bodyLimit }), async (req, res) => {
+  router.post("/documents/_bulk", express.text({ type: "application/x-ndjson", limit: options.bodyLimit }), async (req, res) => {
     const svc = service();
     const policy = parsePolicy(req.query.policy, svc.options.policy);
     const started = Date.now();
     const raw = bulkItems(req, svc.options.maxBulkItems);
+    const now = Date.now();
     const out: ({ status: number; result: IndexResult } | { status: number; error: ReturnType<typeof errorBody> })[] = new Array(raw.length);
     const valid: { doc: DocInput; position: number }[] = [];
     raw.forEach((item, position) => {
       try {
         if (item instanceof NeardupError) throw item;
-        valid.push({ doc: parseDocInput(item, `items[${position}]`), position });
+        valid.push({ doc: parseDocInput(item, `items[${position}]`, now, skew), position });
       } catch (err) {
         if (!(err instanceof NeardupError)) throw err;
         out[position] = { status: err.status, error: errorBody(err) };
@@ -119,7 +141,8 @@ export function documentRoutes(service: () => DedupService, options: { bodyLimit
   });
 
   router.get("/documents/:id/duplicates", async (req, res) => {
-    res.json(await service().cluster(req.params.id));
+    const id = pathId(req.params.id);
+    res.json(await service().cluster(id));
   });
 
   return router;

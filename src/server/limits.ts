@@ -1,0 +1,103 @@
+/**
+ * Load limits, applied to /v1 before the body is read: a token bucket per
+ * caller (API key, or client address without keys) and one global bound on
+ * requests in flight. Both answer 429 with Retry-After; a request refused here
+ * costs no body parsing and no memory for its body.
+ */
+import type { RequestHandler } from "express";
+import { callerOf } from "./auth.js";
+import { HttpError } from "./errors.js";
+import type { Metrics } from "./metrics.js";
+
+/** Tokens refill continuously at `rate` per second up to `burst`; one request takes one token. */
+export class TokenBuckets {
+  private readonly buckets = new Map<string, { tokens: number; at: number }>();
+
+  constructor(
+    private readonly rate: number,
+    private readonly burst: number,
+    private readonly now: () => number = () => performance.now(),
+  ) {}
+
+  /** Takes a token for `key`: 0 when granted, else the seconds until one is available. */
+  take(key: string): number {
+    const t = this.now();
+    let b = this.buckets.get(key);
+    if (!b) {
+      if (this.buckets.size >= 10_000) this.prune(t);
+      b = { tokens: this.burst, at: t };
+      this.buckets.set(key, b);
+    }
+    b.tokens = Math.min(this.burst, b.tokens + ((t - b.at) / 1000) * this.rate);
+    b.at = t;
+    if (b.tokens >= 1) {
+      b.tokens -= 1;
+      return 0;
+    }
+    return (1 - b.tokens) / this.rate;
+  }
+
+  /** Forgets buckets that have refilled (they behave exactly like new ones), so the map stays bounded. */
+  private prune(t: number): void {
+    for (const [key, b] of this.buckets) {
+      if (b.tokens + ((t - b.at) / 1000) * this.rate >= this.burst) this.buckets.delete(key);
+    }
+  }
+
+  get size(): number {
+    return this.buckets.size;
+  }
+}
+
+export interface LimitOptions {
+  /** Requests per second per caller; 0 disables the rate limit. */
+  rateLimitRps: number;
+  rateLimitBurst: number;
+  maxConcurrent: number;
+}
+
+/** Per-caller rate limit (runs after `authenticate`, which names the caller). */
+export function rateLimit(options: LimitOptions, metrics: Metrics): RequestHandler {
+  if (options.rateLimitRps <= 0) return (_req, _res, next) => next();
+  const buckets = new TokenBuckets(options.rateLimitRps, options.rateLimitBurst);
+  return (req, _res, next) => {
+    const who = callerOf(req)?.name ?? `addr:${req.socket.remoteAddress ?? "unknown"}`;
+    const wait = buckets.take(who);
+    if (wait === 0) {
+      next();
+      return;
+    }
+    metrics.limitRejections.inc({ limit: "rate" });
+    const seconds = Math.max(1, Math.ceil(wait));
+    next(
+      new HttpError("RATE_LIMITED", `rate limit of ${options.rateLimitRps} requests/s (burst ${options.rateLimitBurst}) exceeded for ${who}; retry in ${seconds} s`, {
+        headers: { "Retry-After": String(seconds) },
+      }),
+    );
+  };
+}
+
+/** Bounds the requests in flight; the slot is released when the answer is sent or the connection closes. */
+export function concurrencyLimit(options: LimitOptions, metrics: Metrics): RequestHandler {
+  let inFlight = 0;
+  return (req, res, next) => {
+    if (inFlight >= options.maxConcurrent) {
+      metrics.limitRejections.inc({ limit: "concurrency" });
+      next(new HttpError("RATE_LIMITED", `the service is handling ${options.maxConcurrent} requests already (NEARDUP_MAX_CONCURRENT); retry in 1 s`, { headers: { "Retry-After": "1" } }));
+      return;
+    }
+    inFlight++;
+    metrics.inFlight.set(inFlight);
+    let released = false;
+    const release = (): void => {
+      if (released) return;
+      released = true;
+      inFlight--;
+      metrics.inFlight.set(inFlight);
+    };
+    res.once("finish", release);
+    res.once("close", release);
+    req.once("error", release);
+    next();
+  };
+}
