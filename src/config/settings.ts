@@ -12,7 +12,11 @@ export const SETTINGS = {
   NEARDUP_PORT: { default: "8080", schema: z.coerce.number().int().min(0).max(65535), doc: "HTTP port (0 picks a free one)." },
   NEARDUP_ENGINE_URL: {
     default: "",
-    schema: z.string().url().or(z.literal("")),
+    schema: z
+      .string()
+      .url()
+      .refine((u) => /^https?:\/\//i.test(u), "must be an http or https URL")
+      .or(z.literal("")),
     doc: "Elasticsearch or OpenSearch base URL. Empty: start the embedded local OpenSearch (needs Java 17+ and Maven).",
   },
   NEARDUP_ENGINE_USERNAME: { default: "", schema: z.string(), doc: "Basic auth user name for the engine." },
