@@ -190,6 +190,8 @@ const docBody = {
   properties: { id: { ...id, pattern: "^[^_]", description: "Does not start with an underscore; at most 512 bytes." }, text, fields: { type: "object" }, time },
   additionalProperties: false,
 };
+/** A bulk item is validated alone (an invalid one gets its own error in the answer), so the body schema takes any value per item. */
+const bulkItem = { description: "A document: the schema of POST /v1/documents. Validated per item." };
 const policyParam = { name: "policy", in: "query", schema: { enum: ["mark", "skip", "reject"] }, description: "What to do with a duplicate. Default: the service's configured policy (mark)." };
 const json = (schema: unknown) => ({ required: true, content: { "application/json": { schema } } });
 const open = { security: [] as never[] };
@@ -249,10 +251,10 @@ export const openApiDocument = {
             "application/json": {
               schema: {
                 oneOf: [
-                  { type: "array", items: docBody, minItems: 1, maxItems: 1000 },
-                  { type: "object", required: ["items"], properties: { items: { type: "array", items: docBody, minItems: 1, maxItems: 1000 } } },
+                  { type: "array", items: bulkItem, minItems: 1, maxItems: 1000 },
+                  { type: "object", required: ["items"], properties: { items: { type: "array", items: bulkItem, minItems: 1, maxItems: 1000 } }, additionalProperties: false },
                 ],
-                description: "At most NEARDUP_MAX_BULK_ITEMS (1,000) documents; an invalid item fails alone.",
+                description: "At most NEARDUP_MAX_BULK_ITEMS (1,000) documents; an invalid item fails alone (its own 400 in the answer, the others are indexed).",
               },
             },
             "application/x-ndjson": { schema: { type: "string", minLength: 1, pattern: notBlank, description: "One document JSON object a line." } },

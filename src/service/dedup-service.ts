@@ -228,7 +228,8 @@ export class DedupService {
         const w = writes[i]!;
         if (engineItem.error) {
           this.recent.remove(w.item.doc.id);
-          const code = engineItem.status === 429 || engineItem.status >= 500 ? "ENGINE_UNAVAILABLE" : "ENGINE_ERROR";
+          // 400: the engine refused the document's own content (a `fields` value that conflicts with the mapping): the caller's error.
+          const code = engineItem.status === 429 || engineItem.status >= 500 ? "ENGINE_UNAVAILABLE" : engineItem.status === 400 ? "INVALID_INPUT" : "ENGINE_ERROR";
           results[w.item.position] = new NeardupError(code, `the engine refused document ${JSON.stringify(w.item.doc.id)}: ${engineItem.error.type}: ${engineItem.error.reason}`, {
             field: labels?.[w.item.position] ?? "body",
           });

@@ -60,6 +60,8 @@ function bulkItems(req: Request, maxItems: number): unknown[] {
   } else if (Array.isArray(req.body)) {
     items = req.body;
   } else if (req.body && typeof req.body === "object" && Array.isArray((req.body as { items?: unknown }).items)) {
+    const extra = Object.keys(req.body as object).find((k) => k !== "items");
+    if (extra !== undefined) throw new NeardupError("INVALID_INPUT", `${extra} is not a known field of a bulk body`, { field: extra });
     items = (req.body as { items: unknown[] }).items;
   } else {
     throw new NeardupError("INVALID_INPUT", "bulk body must be a JSON array of documents, {\"items\": [...]}, or NDJSON (application/x-ndjson)", { field: "body" });
