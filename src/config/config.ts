@@ -47,6 +47,8 @@ export interface LimitsConfig {
   rateLimitRps: number;
   rateLimitBurst: number;
   maxConcurrent: number;
+  /** Request body bytes in flight at once. */
+  maxInflightBodyBytes: number;
   compareEditMaxChars: number;
   /** Largest accepted distance of a document time into the future, ms. */
   timeSkewMs: number;
@@ -59,6 +61,13 @@ export interface SupervisionConfig {
   breakerOpenMs: number;
   restartMaxMs: number;
   shutdownTimeoutMs: number;
+}
+
+/** Bytes of a size setting such as `512kb` or `10mb` (validated by the setting's schema). */
+export function parseSize(size: string): number {
+  const m = /^(\d+)(b|kb|mb)$/.exec(size);
+  if (!m) throw new NeardupError("INVALID_CONFIG", `not a size: ${JSON.stringify(size)}`);
+  return Number(m[1]) * (m[2] === "mb" ? 1024 * 1024 : m[2] === "kb" ? 1024 : 1);
 }
 
 /** Builds the typed config from raw settings (environment variables by name). */
@@ -112,6 +121,7 @@ export function buildConfig(raw: Partial<Record<SettingName | string, string | u
       rateLimitRps: s.NEARDUP_RATE_LIMIT_RPS,
       rateLimitBurst: s.NEARDUP_RATE_LIMIT_BURST,
       maxConcurrent: s.NEARDUP_MAX_CONCURRENT,
+      maxInflightBodyBytes: parseSize(s.NEARDUP_MAX_INFLIGHT_BODY),
       compareEditMaxChars: s.NEARDUP_COMPARE_EDIT_MAX_CHARS,
       timeSkewMs: s.NEARDUP_TIME_SKEW_MS,
     },

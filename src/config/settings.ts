@@ -49,7 +49,12 @@ export const SETTINGS = {
   NEARDUP_CORS_ORIGINS: { default: "", schema: z.string(), doc: "Origins allowed to call the API from a browser, comma-separated (`*` for any). Empty: no CORS headers, so browsers refuse cross-site reads." },
   NEARDUP_RATE_LIMIT_RPS: { default: "200", schema: z.coerce.number().min(0), doc: "Requests per second per API key (per client address without keys) on /v1; 0 turns the limit off. Over it: 429 with Retry-After." },
   NEARDUP_RATE_LIMIT_BURST: { default: "400", schema: z.coerce.number().int().min(1), doc: "Requests a key may make at once above its rate (token bucket size)." },
-  NEARDUP_MAX_CONCURRENT: { default: "32", schema: z.coerce.number().int().min(1), doc: "Most /v1 requests in flight at once; more get 429 with Retry-After before their body is read." },
+  NEARDUP_MAX_CONCURRENT: { default: "64", schema: z.coerce.number().int().min(1), doc: "Most /v1 requests in flight at once; more get 429 with Retry-After before their body is read." },
+  NEARDUP_MAX_INFLIGHT_BODY: {
+    default: "64mb",
+    schema: z.string().regex(/^\d+(b|kb|mb)$/, "a size like 512kb or 64mb"),
+    doc: "Most request body bytes in flight at once (by Content-Length; a chunked body counts as NEARDUP_BODY_LIMIT); more get 429 with Retry-After before their body is read.",
+  },
   NEARDUP_COMPARE_EDIT_MAX_CHARS: {
     default: "4000",
     schema: z.coerce.number().int().min(1),

@@ -1,7 +1,7 @@
 import express, { Router, type Express } from "express";
 import type { Logger } from "pino";
 import type { ApiKey } from "../config/api-keys.js";
-import type { LimitsConfig } from "../config/config.js";
+import { parseSize, type LimitsConfig } from "../config/config.js";
 import { NeardupError } from "../core/errors.js";
 import type { Fingerprinter } from "../core/fingerprinter.js";
 import type { DedupService } from "../service/dedup-service.js";
@@ -37,7 +37,14 @@ export interface AppDeps {
 }
 
 /** Defaults of the limits, the same as the settings' (src/config/settings.ts). */
-const DEFAULT_LIMITS: LimitsConfig = { rateLimitRps: 200, rateLimitBurst: 400, maxConcurrent: 32, compareEditMaxChars: 4000, timeSkewMs: 300_000 };
+const DEFAULT_LIMITS: LimitsConfig = {
+  rateLimitRps: 200,
+  rateLimitBurst: 400,
+  maxConcurrent: 64,
+  maxInflightBodyBytes: 64 * 1024 * 1024,
+  compareEditMaxChars: 4000,
+  timeSkewMs: 300_000,
+};
 
 /** Paths anyone may call without a key: probes, metrics and the API description. */
 export const OPEN_PATHS = ["/livez", "/readyz", "/metrics", "/openapi.json"] as const;
@@ -69,10 +76,13 @@ export function createApp(deps: AppDeps): Express {
   });
   app.use(cors(deps.corsOrigins ?? []));
   const bodyLimit = deps.bodyLimit ?? "10mb";
+  const bodyLimitBytes = parseSize(bodyLimit);
   for (const [name, value] of Object.entries({
     rate_rps: limits.rateLimitRps,
     rate_burst: limits.rateLimitBurst,
     max_concurrent: limits.maxConcurrent,
+    max_inflight_body_bytes: limits.maxInflightBodyBytes,
+    body_bytes: bodyLimitBytes,
     compare_edit_max_chars: limits.compareEditMaxChars,
     time_skew_ms: limits.timeSkewMs,
   })) {
@@ -98,7 +108,7 @@ export function createApp(deps: AppDeps): Express {
   v1.use(authenticate(deps.apiKeys ?? [], (reason) => deps.metrics.authFailures.inc({ reason })));
   v1.use(authorize((reason) => deps.metrics.authFailures.inc({ reason })));
   v1.use(rateLimit(limits, deps.metrics));
-  v1.use(concurrencyLimit(limits, deps.metrics));
+  v1.use(concurrencyLimit({ ...limits, bodyLimitBytes }, deps.metrics));
   v1.use(requireJson(["/documents/_bulk"]));
   v1.use(express.json({ limit: bodyLimit }));
   const pool = deps.analysisPool ?? (deps.fingerprinter ? new AnalysisPool({ fingerprinter: deps.fingerprinter }) : undefined);

@@ -54,6 +54,15 @@ export interface LimitOptions {
   rateLimitRps: number;
   rateLimitBurst: number;
   maxConcurrent: number;
+  /** Request body bytes in flight at once (by Content-Length). */
+  maxInflightBodyBytes: number;
+}
+
+/** The bytes a request's body may take: its Content-Length, or the body limit for a chunked one. */
+function bodyBytes(headers: Record<string, string | string[] | undefined>, bodyLimitBytes: number): number {
+  const length = Number(headers["content-length"]);
+  if (Number.isFinite(length) && length >= 0) return Math.min(length, bodyLimitBytes);
+  return headers["transfer-encoding"] !== undefined ? bodyLimitBytes : 0;
 }
 
 /** Per-caller rate limit (runs after `authenticate`, which names the caller). */
@@ -77,22 +86,40 @@ export function rateLimit(options: LimitOptions, metrics: Metrics): RequestHandl
   };
 }
 
-/** Bounds the requests in flight; the slot is released when the answer is sent or the connection closes. */
-export function concurrencyLimit(options: LimitOptions, metrics: Metrics): RequestHandler {
+/**
+ * Bounds the requests in flight and the body bytes they bring (so many large
+ * bodies at once cannot balloon memory, even ones that will be refused); the
+ * slot is released when the answer is sent or the connection closes.
+ */
+export function concurrencyLimit(options: LimitOptions & { bodyLimitBytes: number }, metrics: Metrics): RequestHandler {
   let inFlight = 0;
+  let inFlightBytes = 0;
   return (req, res, next) => {
     if (inFlight >= options.maxConcurrent) {
       metrics.limitRejections.inc({ limit: "concurrency" });
       next(new HttpError("RATE_LIMITED", `the service is handling ${options.maxConcurrent} requests already (NEARDUP_MAX_CONCURRENT); retry in 1 s`, { headers: { "Retry-After": "1" } }));
       return;
     }
+    const bytes = bodyBytes(req.headers, options.bodyLimitBytes);
+    // One request alone is always let in (its own size is bounded by the body limit).
+    if (inFlightBytes > 0 && inFlightBytes + bytes > options.maxInflightBodyBytes) {
+      metrics.limitRejections.inc({ limit: "inflight_body" });
+      next(
+        new HttpError("RATE_LIMITED", `request bodies in flight would exceed ${options.maxInflightBodyBytes} bytes (NEARDUP_MAX_INFLIGHT_BODY); retry in 1 s`, {
+          headers: { "Retry-After": "1" },
+        }),
+      );
+      return;
+    }
     inFlight++;
+    inFlightBytes += bytes;
     metrics.inFlight.set(inFlight);
     let released = false;
     const release = (): void => {
       if (released) return;
       released = true;
       inFlight--;
+      inFlightBytes -= bytes;
       metrics.inFlight.set(inFlight);
     };
     res.once("finish", release);

@@ -97,6 +97,7 @@ export async function startService(config: Config, deps: ServiceDeps): Promise<R
   logger.info({ url, apiKeys: config.security.apiKeys.length, tls: Boolean(tls) }, "neardup listening");
 
   let closed = false;
+  let closing: Promise<void> | undefined;
   let owned: OwnedEngine | undefined;
   let engine: Engine | undefined;
   let restartAttempt = 0;
@@ -161,6 +162,7 @@ export async function startService(config: Config, deps: ServiceDeps): Promise<R
   const onOwnedExit = async (which: OwnedEngine, code: number | null, signal: string | null): Promise<void> => {
     if (closed || which !== owned) return;
     readiness.stopWatching();
+    readiness.markNotReady(`the embedded engine exited (code ${code}, signal ${signal})`);
     dedup = undefined;
     metrics.engineUp.set(0);
     const old = engine;
@@ -203,15 +205,18 @@ export async function startService(config: Config, deps: ServiceDeps): Promise<R
     readiness,
     metrics,
     engineReady,
-    async close() {
-      closed = true;
-      readiness.stopWatching();
-      readiness.markNotReady("shutting down");
-      await drain(server, supervision.shutdownTimeoutMs, logger);
-      await pool.close();
-      await engine?.close().catch(() => undefined);
-      await owned?.stop();
-      logger.info("neardup stopped");
+    close() {
+      closing ??= (async () => {
+        closed = true;
+        readiness.stopWatching();
+        readiness.markNotReady("shutting down");
+        await drain(server, supervision.shutdownTimeoutMs, logger);
+        await pool.close();
+        await engine?.close().catch(() => undefined);
+        await owned?.stop();
+        logger.info("neardup stopped");
+      })();
+      return closing;
     },
   };
 }

@@ -175,6 +175,25 @@ describe("limits (issue 15)", () => {
     server.closeAllConnections();
     await new Promise((r) => server.close(r));
   });
+  it("the in-flight body budget answers 429 before reading a body that would exceed it", async () => {
+    const { app: small, metrics } = app({ limits: { maxInflightBodyBytes: 1000 } });
+    const server = small.listen(0, "127.0.0.1");
+    await new Promise((r) => server.once("listening", r));
+    const port = (server.address() as { port: number }).port;
+    const http = await import("node:http");
+    const hold = http.request({ host: "127.0.0.1", port, method: "POST", path: "/v1/fingerprint", headers: { "Content-Type": "application/json", "Content-Length": "900" } });
+    hold.on("error", () => undefined);
+    hold.write('{"text": "');
+    await new Promise((r) => setTimeout(r, 100));
+    const res = await request(`http://127.0.0.1:${port}`).post("/v1/fingerprint").send({ text: "x".repeat(200) });
+    expect(res.status).toBe(429);
+    expect(res.body.error.message).toMatch(/NEARDUP_MAX_INFLIGHT_BODY/);
+    expect((await request(`http://127.0.0.1:${port}`).post("/v1/fingerprint").send({ text: "hi there" })).status).toBe(200);
+    expect(await metrics.registry.getSingleMetricAsString("neardup_limit_hits_total")).toMatch(/limit="inflight_body"\} 1/);
+    hold.destroy();
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+  });
   it("exposes every limit as a metric", async () => {
     const { metrics } = app({ limits: { maxConcurrent: 7 } });
     const text = await metrics.registry.getSingleMetricAsString("neardup_limit");
