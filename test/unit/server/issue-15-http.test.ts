@@ -8,9 +8,10 @@ import request from "supertest";
 import { describe, expect, it } from "vitest";
 import { parseApiKeys } from "../../../src/config/api-keys.js";
 import { createFingerprinter } from "../../../src/core/fingerprinter.js";
-import { createApp, type AppDeps } from "../../../src/server/app.js";
+import { OPEN_PATHS, createApp, type AppDeps } from "../../../src/server/app.js";
 import { createLogger } from "../../../src/server/logger.js";
 import { createMetrics } from "../../../src/server/metrics.js";
+import { openApiDocument } from "../../../src/server/openapi.js";
 import { Readiness } from "../../../src/server/readiness.js";
 import { expectSchema } from "../../helpers/openapi.js";
 
@@ -199,5 +200,32 @@ describe("limits (issue 15)", () => {
     const text = await metrics.registry.getSingleMetricAsString("neardup_limit");
     expect(text).toMatch(/limit="max_concurrent"\} 7/);
     expect(text).toMatch(/limit="compare_edit_max_chars"\} 4000/);
+  });
+});
+
+describe("the OpenAPI document is the contract (issue 15)", () => {
+  const doc = openApiDocument as unknown as {
+    paths: Record<string, Record<string, { responses: Record<string, unknown>; security?: unknown[]; requestBody?: { content: Record<string, { schema: Record<string, unknown> }> } }>>;
+  };
+  const engineFree = ["/v1/fingerprint", "/v1/compare"];
+  it("lists every status each /v1 operation can answer, 502 and 503 where the engine is called", () => {
+    for (const [path, item] of Object.entries(doc.paths).filter(([p]) => p.startsWith("/v1/"))) {
+      for (const [method, op] of Object.entries(item)) {
+        const statuses = Object.keys(op.responses);
+        for (const s of ["400", "401", "403", "405", "413", "415", "429"]) expect(statuses, `${method} ${path}`).toContain(s);
+        if (!engineFree.includes(path)) for (const s of ["502", "503"]) expect(statuses, `${method} ${path}`).toContain(s);
+      }
+    }
+  });
+  it("refuses blank texts and empty bulks in the schema, as the validation does", () => {
+    const compare = doc.paths["/v1/compare"]!.post!.requestBody!.content["application/json"]!.schema as { properties: Record<string, { minLength: number; pattern: string }> };
+    expect(compare.properties.a!.minLength).toBe(1);
+    expect(new RegExp(compare.properties.a!.pattern).test(" \t\u3000")).toBe(false);
+    const bulk = doc.paths["/v1/documents/_bulk"]!.post!.requestBody!.content["application/json"]!.schema as { oneOf: { minItems?: number; properties?: { items: { minItems: number } } }[] };
+    expect(bulk.oneOf[0]!.minItems).toBe(1);
+    expect(bulk.oneOf[1]!.properties!.items.minItems).toBe(1);
+  });
+  it("marks the probes, metrics and the document itself as open", () => {
+    for (const path of OPEN_PATHS) expect(doc.paths[path]!.get!.security, path).toEqual([]);
   });
 });
