@@ -10,9 +10,9 @@ if [ -x "$VENV/bin/st" ] && "$VENV/bin/st" --version 2>/dev/null | grep -q "$VER
   echo "schemathesis $VERSION already in $VENV"
   exit 0
 fi
-if ! python3 -m venv --help >/dev/null 2>&1; then
-  # Debian ships venv separately.
-  apt-get update -qq && apt-get install -y -qq python3-venv
+if ! command -v python3 >/dev/null 2>&1 || ! python3 -c "import ensurepip, venv" >/dev/null 2>&1; then
+  # Debian ships venv (and ensurepip) in python3-venv.
+  apt-get update -qq && apt-get install -y -qq python3 python3-venv
 fi
 mkdir -p .neardup
 rm -rf "$VENV"

@@ -6,6 +6,7 @@ import { NeardupError } from "../core/errors.js";
 import type { Fingerprinter } from "../core/fingerprinter.js";
 import type { DedupService } from "../service/dedup-service.js";
 import { AnalysisPool } from "./analysis/pool.js";
+import type { AnalysisPrefetch } from "./analysis/prefetch.js";
 import { authenticate, authorize } from "./auth.js";
 import { errorHandler } from "./errors.js";
 import { cors, methodNotAllowed, requireJson } from "./http-guards.js";
@@ -26,6 +27,8 @@ export interface AppDeps {
   fingerprinter?: () => Promise<Fingerprinter>;
   /** Runs fingerprint/compare jobs (large ones in a worker). Default: a pool over `fingerprinter`. */
   analysisPool?: AnalysisPool;
+  /** Analyses the texts of engine requests in the worker before the service runs (service built over `prefetch.wrap(fingerprinter)`). */
+  prefetch?: AnalysisPrefetch;
   /** The dedup service once the engine is ready, else `undefined` (the engine endpoints answer 503). */
   service?: () => DedupService | undefined;
   /** API keys (hashed). Empty or absent: no authentication (the start-up check allows that only on loopback). */
@@ -122,7 +125,8 @@ export function createApp(deps: AppDeps): Express {
       if (!svc) throw new NeardupError("ENGINE_UNAVAILABLE", `the engine is not ready yet (${deps.readiness.reason})`);
       return svc;
     };
-    v1.use(documentRoutes(readyService, { bodyLimit, timeSkewMs: limits.timeSkewMs }));
+    const prefetch = deps.prefetch;
+    v1.use(documentRoutes(readyService, { bodyLimit, timeSkewMs: limits.timeSkewMs, ...(prefetch ? { prefetch: (texts) => prefetch.prefetch(texts) } : {}) }));
   }
 
   app.use("/v1", v1);

@@ -9,6 +9,7 @@ import { createDedupMetrics } from "../service/metrics.js";
 import { connectEngine, installTemplates, redactUrl, type Engine, type EngineConnection } from "../engine/index.js";
 import { redactText } from "../engine/errors.js";
 import { AnalysisPool } from "./analysis/pool.js";
+import { AnalysisPrefetch } from "./analysis/prefetch.js";
 import { createApp } from "./app.js";
 import { CircuitBreaker, withBreaker } from "./breaker.js";
 import { createMetrics, type Metrics } from "./metrics.js";
@@ -65,6 +66,7 @@ export async function startService(config: Config, deps: ServiceDeps): Promise<R
   const fingerprinterOptions = { maxTextLength: config.maxTextChars };
   const fingerprinter = () => (fingerprinterPromise ??= createFingerprinter(fingerprinterOptions));
   const pool = new AnalysisPool({ fingerprinter, fingerprinterOptions });
+  const prefetch = new AnalysisPrefetch(pool);
   const breaker = new CircuitBreaker({
     failures: supervision.breakerFailures,
     openMs: supervision.breakerOpenMs,
@@ -84,6 +86,7 @@ export async function startService(config: Config, deps: ServiceDeps): Promise<R
     bodyLimit: config.bodyLimit,
     fingerprinter,
     analysisPool: pool,
+    prefetch,
     service: () => dedup,
     apiKeys: config.security.apiKeys,
     corsOrigins: config.security.corsOrigins,
@@ -109,7 +112,7 @@ export async function startService(config: Config, deps: ServiceDeps): Promise<R
         readiness.markNotReady(`connecting to ${redactUrl(connection.url)}`);
         const connected = await connectEngine(connection);
         await installTemplates(connected);
-        const svc = new DedupService(withBreaker(connected, breaker), await fingerprinter(), config.dedup, dedupMetrics);
+        const svc = new DedupService(withBreaker(connected, breaker), prefetch.wrap(await fingerprinter()), config.dedup, dedupMetrics);
         await svc.ensureIndex();
         if (closed) {
           await connected.close();

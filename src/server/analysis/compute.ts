@@ -21,7 +21,13 @@ export interface CompareJob {
   editMaxChars: number;
 }
 
-export type AnalysisJob = FingerprintJob | CompareJob;
+/** Analyses of several texts, for the dedup service (see prefetch.ts). */
+export interface AnalyzeJob {
+  kind: "analyze";
+  texts: string[];
+}
+
+export type AnalysisJob = FingerprintJob | CompareJob | AnalyzeJob;
 
 function round(x: number): number {
   return Math.round(x * 1e6) / 1e6;
@@ -70,11 +76,27 @@ export function compareReport(fp: Fingerprinter, job: CompareJob) {
   };
 }
 
+/**
+ * Each text's analysis, or null where analysing it failed (the service then
+ * analyses it again on the event loop and reports the error itself, with its field).
+ */
+export function analyzeTexts(fp: Fingerprinter, job: AnalyzeJob): (Analysis | null)[] {
+  return job.texts.map((text) => {
+    try {
+      return fp.analyze(text);
+    } catch {
+      return null;
+    }
+  });
+}
+
 export function runJob(fp: Fingerprinter, job: AnalysisJob): unknown {
+  if (job.kind === "analyze") return analyzeTexts(fp, job);
   return job.kind === "fingerprint" ? fingerprintReport(fp, job) : compareReport(fp, job);
 }
 
 /** Characters a job analyses: what decides whether it may run on the event loop. */
 export function jobSize(job: AnalysisJob): number {
+  if (job.kind === "analyze") return job.texts.reduce((n, t) => n + t.length, 0);
   return job.kind === "fingerprint" ? job.text.length : job.a.length + job.b.length;
 }

@@ -43,8 +43,9 @@ export class AnalysisPool {
     this.inlineMaxChars = options.inlineMaxChars ?? 3000;
   }
 
-  async run(job: AnalysisJob): Promise<unknown> {
-    if (jobSize(job) <= this.inlineMaxChars) return runJob(await this.options.fingerprinter(), job);
+  /** Runs a job: inline when small (unless `worker` forces the worker), else in the worker. */
+  async run(job: AnalysisJob, options: { worker?: boolean } = {}): Promise<unknown> {
+    if (!options.worker && jobSize(job) <= this.inlineMaxChars) return runJob(await this.options.fingerprinter(), job);
     const worker = this.ensureWorker();
     const id = this.nextId++;
     return new Promise((resolve, reject) => {

@@ -15,7 +15,13 @@ parentPort!.on("message", (message: { id: number; job: AnalysisJob }) => {
   fingerprinter.then(
     (fp) => {
       try {
-        parentPort!.postMessage({ id: message.id, ok: true, result: runJob(fp, message.job) });
+        const result = runJob(fp, message.job);
+        try {
+          parentPort!.postMessage({ id: message.id, ok: true, result });
+        } catch (err) {
+          // A result that cannot be cloned (a field added to Analysis that is not plain data): the caller falls back.
+          parentPort!.postMessage({ id: message.id, ok: false, error: { code: "INTERNAL", message: `result not transferable: ${String(err)}` } });
+        }
       } catch (err) {
         const error = isNeardupError(err) ? { code: err.code, message: err.message, field: err.field } : { code: "INTERNAL", message: String(err) };
         parentPort!.postMessage({ id: message.id, ok: false, error });

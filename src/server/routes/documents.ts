@@ -77,25 +77,37 @@ function statusOf(r: IndexResult): number {
 
 export interface DocumentRouteOptions {
   bodyLimit: string;
+  /** Has texts analysed off the event loop before the service sees them; returns the release of the entries. Default: none. */
+  prefetch?: (texts: readonly string[]) => Promise<() => void>;
   /** Largest accepted distance of a document time into the future, ms. Default 300,000. */
   timeSkewMs?: number;
 }
 
 export function documentRoutes(service: () => DedupService, options: DocumentRouteOptions): Router {
   const skew = options.timeSkewMs ?? DEFAULT_TIME_SKEW_MS;
+  /** Runs `work` with `texts` prefetched, releasing them after. */
+  const withTexts = async <T>(texts: readonly string[], work: () => Promise<T>): Promise<T> => {
+    const release = options.prefetch ? await options.prefetch(texts) : () => undefined;
+    try {
+      return await work();
+    } finally {
+      release();
+    }
+  };
   const router = Router();
 
   router.post("/check", async (req, res) => {
     const body = parseWith(checkBody, req.body);
     const time = parseTime(body.time, "time", Date.now(), skew);
-    res.json(await service().check(body.text, { id: body.id, time }));
+    const svc = service();
+    res.json(await withTexts([body.text], () => svc.check(body.text, { id: body.id, time })));
   });
 
   router.post("/documents", async (req, res) => {
     const svc = service();
     const policy = parsePolicy(req.query.policy, svc.options.policy);
     const doc = parseDocInput(req.body, "", Date.now(), skew);
-    const [result] = await svc.index([doc], policy);
+    const [result] = await withTexts([doc.text], () => svc.index([doc], policy));
     if (result instanceof NeardupError) throw result;
     if (result!.action === "rejected") {
       res.status(409).json({
@@ -124,10 +136,14 @@ export function documentRoutes(service: () => DedupService, options: DocumentRou
         out[position] = { status: err.status, error: errorBody(err) };
       }
     });
-    const results = await svc.index(
-      valid.map((v) => v.doc),
-      policy,
-      valid.map((v) => `items[${v.position}]`),
+    const results = await withTexts(
+      valid.map((v) => v.doc.text),
+      () =>
+        svc.index(
+          valid.map((v) => v.doc),
+          policy,
+          valid.map((v) => `items[${v.position}]`),
+        ),
     );
     results.forEach((r, i) => {
       const position = valid[i]!.position;
@@ -138,7 +154,10 @@ export function documentRoutes(service: () => DedupService, options: DocumentRou
 
   router.post("/search", async (req, res) => {
     const body = parseWith(searchBody, req.body);
-    const result = await service().search({ text: body.text, id: body.id, radius: body.radius, minSimilarity: body.min_similarity, limit: body.limit ?? 10 });
+    const svc = service();
+    const result = await withTexts(body.text === undefined ? [] : [body.text], () =>
+      svc.search({ text: body.text, id: body.id, radius: body.radius, minSimilarity: body.min_similarity, limit: body.limit ?? 10 }),
+    );
     res.json(result);
   });
 
