@@ -67,6 +67,8 @@ export async function startService(config: Config, deps: ServiceDeps): Promise<R
   const fingerprinter = () => (fingerprinterPromise ??= createFingerprinter(fingerprinterOptions));
   const pool = new AnalysisPool({ fingerprinter, fingerprinterOptions });
   const prefetch = new AnalysisPrefetch(pool);
+  // Load the worker's dictionaries while the engine comes up (a few seconds on a busy machine).
+  pool.warm().catch((err: unknown) => logger.warn({ err: redactText(String(err)) }, "the analysis worker could not start; large texts will fail"));
   const breaker = new CircuitBreaker({
     failures: supervision.breakerFailures,
     openMs: supervision.breakerOpenMs,
@@ -76,6 +78,17 @@ export async function startService(config: Config, deps: ServiceDeps): Promise<R
     },
     onReject: () => metrics.breakerRejections.inc(),
   });
+  for (const [limit, value] of Object.entries({
+    max_text_chars: config.maxTextChars,
+    max_bulk_items: config.dedup.maxBulkItems,
+    max_candidates: config.dedup.maxCandidates,
+    breaker_failures: supervision.breakerFailures,
+    breaker_open_ms: supervision.breakerOpenMs,
+    engine_probe_ms: supervision.probeIntervalMs,
+    shutdown_timeout_ms: supervision.shutdownTimeoutMs,
+  })) {
+    metrics.limits.set({ limit }, value);
+  }
   metrics.breakerState.set(0);
   metrics.engineUp.set(0);
   let dedup: DedupService | undefined;

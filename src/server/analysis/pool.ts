@@ -54,6 +54,11 @@ export class AnalysisPool {
     });
   }
 
+  /** Starts the worker and loads its fingerprinter now, so the first large request does not wait for it. */
+  async warm(): Promise<void> {
+    await this.run({ kind: "analyze", texts: ["warm up"] }, { worker: true });
+  }
+
   private ensureWorker(): Worker {
     if (this.worker) return this.worker;
     const worker = spawnWorker(this.options.fingerprinterOptions);
