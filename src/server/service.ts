@@ -68,7 +68,9 @@ export async function startService(config: Config, deps: ServiceDeps): Promise<R
   const pool = new AnalysisPool({ fingerprinter, fingerprinterOptions });
   const prefetch = new AnalysisPrefetch(pool);
   // Load the worker's dictionaries while the engine comes up (a few seconds on a busy machine).
-  pool.warm().catch((err: unknown) => logger.warn({ err: redactText(String(err)) }, "the analysis worker could not start; large texts will fail"));
+  pool.warm().catch((err: unknown) => {
+    if (!closed) logger.warn({ err: redactText(String(err)) }, "the analysis worker could not start; large texts will fail");
+  });
   const breaker = new CircuitBreaker({
     failures: supervision.breakerFailures,
     openMs: supervision.breakerOpenMs,
