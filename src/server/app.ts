@@ -129,6 +129,7 @@ export function createApp(deps: AppDeps): Express {
     v1.use(documentRoutes(readyService, { bodyLimit, timeSkewMs: limits.timeSkewMs, ...(prefetch ? { prefetch: (texts) => prefetch.prefetch(texts) } : {}) }));
   }
 
+  // New /v1 routers go above (v1.use), so they get the key, limits and body checks; then list them in openapi.ts.
   app.use("/v1", v1);
   app.use(methodNotAllowed(methodsByPath()));
   app.use((req, _res, next) => {

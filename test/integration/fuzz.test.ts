@@ -72,8 +72,10 @@ describe("API fuzzing with schemathesis (issue 15)", () => {
       EXAMPLES,
       "--seed",
       "15",
+      // One worker: with two, schemathesis's lazy imports can race in CPython 3.11
+      // ("SystemError: AST constructor recursion depth mismatch", seen once here).
       "--workers",
-      "2",
+      "1",
       "--no-shrink",
       "--output-truncate",
       "true",
@@ -95,6 +97,7 @@ describe("API fuzzing with schemathesis (issue 15)", () => {
     const summary = text.slice(text.lastIndexOf("Test cases:"));
     expect(code, `schemathesis failed:\n${text.slice(-20_000)}`).toBe(0);
     expect(summary).toMatch(/\d+ generated, \d+ passed/);
+    console.info(`[neardup] schemathesis: ${/\d+ generated[^\n]*/.exec(summary)?.[0] ?? summary.slice(0, 200)}`);
     expect(logs.join("")).not.toContain("unhandled error");
   }, 400_000);
 });
