@@ -47,8 +47,12 @@ export const SETTINGS = {
   NEARDUP_TLS_CERT_FILE: { default: "", schema: z.string(), doc: "PEM certificate (chain) file: serve HTTPS. Needs NEARDUP_TLS_KEY_FILE." },
   NEARDUP_TLS_KEY_FILE: { default: "", schema: z.string(), doc: "PEM private key file for NEARDUP_TLS_CERT_FILE." },
   NEARDUP_CORS_ORIGINS: { default: "", schema: z.string(), doc: "Origins allowed to call the API from a browser, comma-separated (`*` for any). Empty: no CORS headers, so browsers refuse cross-site reads." },
-  NEARDUP_RATE_LIMIT_RPS: { default: "200", schema: z.coerce.number().min(0), doc: "Requests per second per API key (per client address without keys) on /v1; 0 turns the limit off. Over it: 429 with Retry-After." },
-  NEARDUP_RATE_LIMIT_BURST: { default: "400", schema: z.coerce.number().int().min(1), doc: "Requests a key may make at once above its rate (token bucket size)." },
+  NEARDUP_RATE_LIMIT_RPS: {
+    default: "1000",
+    schema: z.coerce.number().min(0),
+    doc: "Requests per second per API key on /v1 (without keys there is no per-caller limit; the concurrency limits still apply); 0 turns it off. Over it: 429 with Retry-After.",
+  },
+  NEARDUP_RATE_LIMIT_BURST: { default: "2000", schema: z.coerce.number().int().min(1), doc: "Requests a key may make at once above its rate (token bucket size)." },
   NEARDUP_MAX_CONCURRENT: { default: "64", schema: z.coerce.number().int().min(1), doc: "Most /v1 requests in flight at once; more get 429 with Retry-After before their body is read." },
   NEARDUP_MAX_INFLIGHT_BODY: {
     default: "64mb",

@@ -41,8 +41,8 @@ export interface AppDeps {
 
 /** Defaults of the limits, the same as the settings' (src/config/settings.ts). */
 const DEFAULT_LIMITS: LimitsConfig = {
-  rateLimitRps: 200,
-  rateLimitBurst: 400,
+  rateLimitRps: 1000,
+  rateLimitBurst: 2000,
   maxConcurrent: 64,
   maxInflightBodyBytes: 64 * 1024 * 1024,
   compareEditMaxChars: 4000,

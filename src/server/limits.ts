@@ -1,7 +1,6 @@
 /**
  * Load limits, applied to /v1 before the body is read: a token bucket per
- * caller (API key, or client address without keys) and one global bound on
- * requests in flight. Both answer 429 with Retry-After; a request refused here
+ * API key and global bounds on requests and body bytes in flight. Both answer 429 with Retry-After; a request refused here
  * costs no body parsing and no memory for its body.
  */
 import type { RequestHandler } from "express";
@@ -65,12 +64,21 @@ function bodyBytes(headers: Record<string, string | string[] | undefined>, bodyL
   return headers["transfer-encoding"] !== undefined ? bodyLimitBytes : 0;
 }
 
-/** Per-caller rate limit (runs after `authenticate`, which names the caller). */
+/**
+ * Per-key rate limit (runs after `authenticate`, which names the caller).
+ * Without keys there is no caller to tell apart (a sidecar's clients all come
+ * from 127.0.0.1), so only the global concurrency limits apply.
+ */
 export function rateLimit(options: LimitOptions, metrics: Metrics): RequestHandler {
   if (options.rateLimitRps <= 0) return (_req, _res, next) => next();
   const buckets = new TokenBuckets(options.rateLimitRps, options.rateLimitBurst);
   return (req, _res, next) => {
-    const who = callerOf(req)?.name ?? `addr:${req.socket.remoteAddress ?? "unknown"}`;
+    const caller = callerOf(req);
+    if (!caller?.authenticated) {
+      next();
+      return;
+    }
+    const who = caller.name;
     const wait = buckets.take(who);
     if (wait === 0) {
       next();

@@ -229,3 +229,10 @@ describe("the OpenAPI document is the contract (issue 15)", () => {
     for (const path of OPEN_PATHS) expect(doc.paths[path]!.get!.security, path).toEqual([]);
   });
 });
+
+describe("rate limit without keys (issue 15)", () => {
+  it("does not throttle a keyless sidecar's clients, who all share 127.0.0.1", async () => {
+    const { app: open } = app({ limits: { rateLimitRps: 0.01, rateLimitBurst: 1 } });
+    for (let i = 0; i < 3; i++) expect((await request(open).post("/v1/fingerprint").send({ text: "hello world" })).status).toBe(200);
+  });
+});
