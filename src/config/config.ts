@@ -2,6 +2,7 @@ import { NeardupError } from "../core/errors.js";
 import type { EngineConnection } from "../engine/types.js";
 import type { DedupOptions } from "../service/options.js";
 import { resolveDedupOptions } from "../service/options.js";
+import { isLoopbackHost, parseApiKeys, type ApiKey } from "./api-keys.js";
 import type { SettingName } from "./settings.js";
 import { SETTINGS, parseSettings } from "./settings.js";
 
@@ -25,6 +26,52 @@ export interface Config {
   lease: { ttlMs: number; advertiseUrl: string | undefined; peerApiKey: string | undefined } | undefined;
   /** IDF file (`neardup idf fit`) to weigh terms with; undefined: the bundled table. The entry point reads it. */
   idfFile?: string | undefined;
+  security: SecurityConfig;
+  limits: LimitsConfig;
+  supervision: SupervisionConfig;
+}
+
+/** Who may call the API and how the listener is exposed. */
+export interface SecurityConfig {
+  /** Keys from NEARDUP_API_KEYS (the entry point adds those of NEARDUP_API_KEYS_FILE). Empty: no authentication. */
+  apiKeys: ApiKey[];
+  apiKeysFile: string | undefined;
+  allowUnauthenticated: boolean;
+  /** PEM file paths; the entry point reads them into `tls`. */
+  tlsCertFile: string | undefined;
+  tlsKeyFile: string | undefined;
+  tls?: { cert: string; key: string } | undefined;
+  /** Allowed browser origins (`*` = any). Empty: CORS closed. */
+  corsOrigins: string[];
+}
+
+/** Bounds on what callers can make the service do. */
+export interface LimitsConfig {
+  /** Requests per second per key (0 = off). */
+  rateLimitRps: number;
+  rateLimitBurst: number;
+  maxConcurrent: number;
+  /** Request body bytes in flight at once. */
+  maxInflightBodyBytes: number;
+  compareEditMaxChars: number;
+  /** Largest accepted distance of a document time into the future, ms. */
+  timeSkewMs: number;
+}
+
+/** How the engine is watched. */
+export interface SupervisionConfig {
+  probeIntervalMs: number;
+  breakerFailures: number;
+  breakerOpenMs: number;
+  restartMaxMs: number;
+  shutdownTimeoutMs: number;
+}
+
+/** Bytes of a size setting such as `512kb` or `10mb` (validated by the setting's schema). */
+export function parseSize(size: string): number {
+  const m = /^(\d+)(b|kb|mb)$/.exec(size);
+  if (!m) throw new NeardupError("INVALID_CONFIG", `not a size: ${JSON.stringify(size)}`);
+  return Number(m[1]) * (m[2] === "mb" ? 1024 * 1024 : m[2] === "kb" ? 1024 : 1);
 }
 
 /** Builds the typed config from raw settings (environment variables by name). */
@@ -70,5 +117,49 @@ export function buildConfig(raw: Partial<Record<SettingName | string, string | u
         ? { ttlMs: s.NEARDUP_LEASE_TTL_MS, advertiseUrl: s.NEARDUP_ADVERTISE_URL || undefined, peerApiKey: s.NEARDUP_PEER_API_KEY || undefined }
         : undefined,
     idfFile: s.NEARDUP_IDF_FILE || undefined,
+    security: {
+      apiKeys: parseApiKeys(s.NEARDUP_API_KEYS, "NEARDUP_API_KEYS"),
+      apiKeysFile: s.NEARDUP_API_KEYS_FILE || undefined,
+      allowUnauthenticated: s.NEARDUP_ALLOW_UNAUTHENTICATED === "true",
+      tlsCertFile: s.NEARDUP_TLS_CERT_FILE || undefined,
+      tlsKeyFile: s.NEARDUP_TLS_KEY_FILE || undefined,
+      corsOrigins: s.NEARDUP_CORS_ORIGINS.split(",")
+        .map((o) => o.trim())
+        .filter((o) => o !== ""),
+    },
+    limits: {
+      rateLimitRps: s.NEARDUP_RATE_LIMIT_RPS,
+      rateLimitBurst: s.NEARDUP_RATE_LIMIT_BURST,
+      maxConcurrent: s.NEARDUP_MAX_CONCURRENT,
+      maxInflightBodyBytes: parseSize(s.NEARDUP_MAX_INFLIGHT_BODY),
+      compareEditMaxChars: s.NEARDUP_COMPARE_EDIT_MAX_CHARS,
+      timeSkewMs: s.NEARDUP_TIME_SKEW_MS,
+    },
+    supervision: {
+      probeIntervalMs: s.NEARDUP_ENGINE_PROBE_MS,
+      breakerFailures: s.NEARDUP_BREAKER_FAILURES,
+      breakerOpenMs: s.NEARDUP_BREAKER_OPEN_MS,
+      restartMaxMs: s.NEARDUP_ENGINE_RESTART_MAX_MS,
+      shutdownTimeoutMs: s.NEARDUP_SHUTDOWN_TIMEOUT_MS,
+    },
   };
+}
+
+/**
+ * Start-up checks that need the whole config (keys from the file included):
+ * TLS needs both files; a listener reachable from other machines needs keys
+ * unless NEARDUP_ALLOW_UNAUTHENTICATED=true says the network is trusted.
+ */
+export function checkExposure(config: Config): void {
+  const { security, server } = config;
+  if (Boolean(security.tlsCertFile) !== Boolean(security.tlsKeyFile)) {
+    throw new NeardupError("INVALID_CONFIG", "NEARDUP_TLS_CERT_FILE and NEARDUP_TLS_KEY_FILE must be set together", { field: "NEARDUP_TLS_CERT_FILE" });
+  }
+  if (security.apiKeys.length === 0 && !security.allowUnauthenticated && !isLoopbackHost(server.host)) {
+    throw new NeardupError(
+      "INVALID_CONFIG",
+      `NEARDUP_HOST=${server.host} is reachable from other machines but no API keys are configured: set NEARDUP_API_KEYS or NEARDUP_API_KEYS_FILE, or NEARDUP_ALLOW_UNAUTHENTICATED=true on a trusted network`,
+      { field: "NEARDUP_HOST" },
+    );
+  }
 }

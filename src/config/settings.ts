@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { NeardupError } from "../core/errors.js";
+import { redactText } from "../engine/errors.js";
 
 /**
  * Every setting neardup reads, in one table: environment variable, default,
@@ -11,7 +12,11 @@ export const SETTINGS = {
   NEARDUP_PORT: { default: "8080", schema: z.coerce.number().int().min(0).max(65535), doc: "HTTP port (0 picks a free one)." },
   NEARDUP_ENGINE_URL: {
     default: "",
-    schema: z.string().url().or(z.literal("")),
+    schema: z
+      .string()
+      .url()
+      .refine((u) => /^https?:\/\//i.test(u), "must be an http or https URL")
+      .or(z.literal("")),
     doc: "Elasticsearch or OpenSearch base URL. Empty: start the embedded local OpenSearch (needs Java 17+ and Maven).",
   },
   NEARDUP_ENGINE_USERNAME: { default: "", schema: z.string(), doc: "Basic auth user name for the engine." },
@@ -38,6 +43,43 @@ export const SETTINGS = {
     schema: z.string(),
     doc: "IDF table written by `neardup idf fit` (read at start). Empty: jieba's bundled table. Fingerprints then carry the table's identity in `neardup.version` (`nd1+idf.<8 hex>`).",
   },
+  NEARDUP_API_KEYS: {
+    default: "",
+    schema: z.string(),
+    doc: "API keys, comma-separated `name:scopes:sha256hex` (scopes `read`, `write`, `admin` joined by `+`; the hash is the SHA-256 of the key in hex). Empty: no keys.",
+  },
+  NEARDUP_API_KEYS_FILE: { default: "", schema: z.string(), doc: "File of API keys, one `name:scopes:sha256hex` a line (`#` comments); added to NEARDUP_API_KEYS." },
+  NEARDUP_ALLOW_UNAUTHENTICATED: {
+    default: "false",
+    schema: z.enum(["true", "false"]),
+    doc: "Allow serving without API keys on an address other than loopback (refused at start-up otherwise).",
+  },
+  NEARDUP_TLS_CERT_FILE: { default: "", schema: z.string(), doc: "PEM certificate (chain) file: serve HTTPS. Needs NEARDUP_TLS_KEY_FILE." },
+  NEARDUP_TLS_KEY_FILE: { default: "", schema: z.string(), doc: "PEM private key file for NEARDUP_TLS_CERT_FILE." },
+  NEARDUP_CORS_ORIGINS: { default: "", schema: z.string(), doc: "Origins allowed to call the API from a browser, comma-separated (`*` for any). Empty: no CORS headers, so browsers refuse cross-site reads." },
+  NEARDUP_RATE_LIMIT_RPS: {
+    default: "1000",
+    schema: z.coerce.number().min(0),
+    doc: "Requests per second per API key on /v1 (without keys there is no per-caller limit; the concurrency limits still apply); 0 turns it off. Over it: 429 with Retry-After.",
+  },
+  NEARDUP_RATE_LIMIT_BURST: { default: "2000", schema: z.coerce.number().int().min(1), doc: "Requests a key may make at once above its rate (token bucket size)." },
+  NEARDUP_MAX_CONCURRENT: { default: "64", schema: z.coerce.number().int().min(1), doc: "Most /v1 requests in flight at once; more get 429 with Retry-After before their body is read." },
+  NEARDUP_MAX_INFLIGHT_BODY: {
+    default: "64mb",
+    schema: z.string().regex(/^\d+(b|kb|mb)$/, "a size like 512kb or 64mb"),
+    doc: "Most request body bytes in flight at once (by Content-Length; a chunked body counts as NEARDUP_BODY_LIMIT); more get 429 with Retry-After before their body is read.",
+  },
+  NEARDUP_COMPARE_EDIT_MAX_CHARS: {
+    default: "4000",
+    schema: z.coerce.number().int().min(1),
+    doc: "/v1/compare computes the exact edit distance only when the longer text has at most this many characters; beyond it, edit_similarity is estimated from character bigrams (linear time).",
+  },
+  NEARDUP_TIME_SKEW_MS: { default: "300000", schema: z.coerce.number().int().min(0), doc: "How far in the future a document time may be (clock skew), in milliseconds; later times are refused." },
+  NEARDUP_ENGINE_PROBE_MS: { default: "5000", schema: z.coerce.number().int().positive(), doc: "Interval of the engine health probe behind /readyz, in milliseconds." },
+  NEARDUP_BREAKER_FAILURES: { default: "5", schema: z.coerce.number().int().positive(), doc: "Consecutive engine-unavailable failures that open the circuit breaker (engine calls then fail fast with 503)." },
+  NEARDUP_BREAKER_OPEN_MS: { default: "10000", schema: z.coerce.number().int().positive(), doc: "How long the circuit breaker stays open before one trial call, in milliseconds." },
+  NEARDUP_ENGINE_RESTART_MAX_MS: { default: "60000", schema: z.coerce.number().int().positive(), doc: "Longest pause between restarts of the embedded engine after it dies (the backoff doubles from 1 s up to this)." },
+  NEARDUP_SHUTDOWN_TIMEOUT_MS: { default: "15000", schema: z.coerce.number().int().positive(), doc: "On SIGTERM, how long in-flight requests may finish before the server closes their connections." },
   NEARDUP_LOCAL_PORT: { default: "9200", schema: z.coerce.number().int().min(0).max(65535), doc: "HTTP port of the embedded OpenSearch (0 picks a free one)." },
   NEARDUP_LOCAL_DATA: { default: ".neardup/opensearch-data", schema: z.string().min(1), doc: "Data folder of the embedded OpenSearch." },
   NEARDUP_WRITER_LEASE: {
@@ -63,7 +105,7 @@ export function parseSettings(raw: Partial<Record<string, string | undefined>>):
     const result = setting.schema.safeParse(value);
     if (!result.success) {
       const problem = result.error.issues[0]?.message ?? "invalid value";
-      const shown = /PASSWORD|API_KEY/.test(name) ? "<redacted>" : JSON.stringify(value);
+      const shown = /PASSWORD|API_KEY/.test(name) ? "<redacted>" : JSON.stringify(redactText(value));
       throw new NeardupError("INVALID_CONFIG", `${name}=${shown} is invalid: ${problem}`, { field: name });
     }
     out[name] = result.data;

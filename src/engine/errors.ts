@@ -15,6 +15,26 @@ export function redactUrl(url: string): string {
   }
 }
 
+/**
+ * Removes credentials from free text (engine error reasons, client messages,
+ * setting values) before it is logged or sent to a caller: the user info of
+ * any URL (`scheme://user:pass@`, also in malformed URLs), and the value of any `Authorization`-style
+ * credential (`Basic ...`, `Bearer ...`, `ApiKey ...`), wherever it appears;
+ * plus any of the given secret values verbatim.
+ */
+export function redactText(text: string, secrets: readonly (string | undefined)[] = []): string {
+  let out = text
+    .replace(/([a-z][a-z0-9+.-]*:\/\/)[^\s/@"']*@/gi, "$1<redacted>@")
+    // `user:pass@` in a malformed URL (`http//u:p@host`, `u:p@host`).
+    .replace(/(^|[\s/"'=,([])[^\s/@:"',()[\]]+:(?!\/\/)[^\s@"']*@/g, "$1<redacted>@")
+    .replace(/\b(authorization|proxy-authorization|x-api-key|api[-_]?key)(["']?\s*[:=]\s*["']?)[^"'\s,;}]+(\s+[^"'\s,;}]+)?/gi, "$1$2<redacted>")
+    .replace(/\b(basic|bearer|apikey)(\s+)[A-Za-z0-9+/=._~-]{6,}/gi, "$1$2<redacted>");
+  for (const secret of secrets) {
+    if (secret && secret.length >= 4) out = out.split(secret).join("<redacted>");
+  }
+  return out;
+}
+
 interface ClientErrorLike {
   name?: string;
   message?: string;
@@ -63,7 +83,8 @@ export function toEngineError(err: unknown, kind: EngineKind, operation: string,
     });
   }
   const described = describeEngineError(e.meta?.body);
-  const text = described ? `${described.type}: ${described.reason}` : `HTTP ${status ?? "?"} ${e.name ?? "error"}`;
+  // An engine or a proxy in front of it may echo request headers in its error text.
+  const text = redactText(described ? `${described.type}: ${described.reason}` : `HTTP ${status ?? "?"} ${e.name ?? "error"}`);
   const details = { operation, status, engineErrorType: described?.type };
   const code = classifyEngineFailure(engineFailureOf(e.meta?.body, status) ?? { status, type: "unknown", reason: "", causes: [] }, "request");
   if (code === "ENGINE_UNAVAILABLE") {

@@ -1,9 +1,16 @@
-import express, { type Express } from "express";
+import express, { Router, type Express } from "express";
 import type { Logger } from "pino";
+import type { ApiKey } from "../config/api-keys.js";
+import { parseSize, type LimitsConfig } from "../config/config.js";
 import { NeardupError } from "../core/errors.js";
 import type { Fingerprinter } from "../core/fingerprinter.js";
 import type { DedupService } from "../service/dedup-service.js";
+import { AnalysisPool } from "./analysis/pool.js";
+import type { AnalysisPrefetch } from "./analysis/prefetch.js";
+import { authenticate, authorize } from "./auth.js";
 import { errorHandler } from "./errors.js";
+import { cors, methodNotAllowed, requireJson } from "./http-guards.js";
+import { concurrencyLimit, rateLimit } from "./limits.js";
 import { openApiDocument } from "./openapi.js";
 import { analysisRoutes } from "./routes/analysis.js";
 import { documentRoutes } from "./routes/documents.js";
@@ -20,25 +27,72 @@ export interface AppDeps {
   bodyLimit?: string;
   /** The fingerprinter (created once; engine-free endpoints need only this). */
   fingerprinter?: () => Promise<Fingerprinter>;
+  /** Runs fingerprint/compare jobs (large ones in a worker). Default: a pool over `fingerprinter`. */
+  analysisPool?: AnalysisPool;
+  /** Analyses the texts of engine requests in the worker before the service runs (service built over `prefetch.wrap(fingerprinter)`). */
+  prefetch?: AnalysisPrefetch;
   /** The dedup service once the engine is ready, else `undefined` (the engine endpoints answer 503). */
   service?: () => DedupService | undefined;
+  /** API keys (hashed). Empty or absent: no authentication (the start-up check allows that only on loopback). */
+  apiKeys?: readonly ApiKey[];
+  /** Browser origins allowed by CORS. Default none. */
+  corsOrigins?: readonly string[];
+  /** Load limits; defaults as in src/config/settings.ts. */
+  limits?: Partial<LimitsConfig>;
 }
 
-/** The HTTP interface: health, readiness and metrics; the dedup API mounts under /v1. */
+/** Defaults of the limits, the same as the settings' (src/config/settings.ts). */
+const DEFAULT_LIMITS: LimitsConfig = {
+  rateLimitRps: 1000,
+  rateLimitBurst: 2000,
+  maxConcurrent: 64,
+  maxInflightBodyBytes: 64 * 1024 * 1024,
+  compareEditMaxChars: 4000,
+  timeSkewMs: 300_000,
+};
+
+/** Paths anyone may call without a key: probes, metrics and the API description. */
+export const OPEN_PATHS = ["/livez", "/readyz", "/metrics", "/openapi.json"] as const;
+
+/** Method lists by path template, from the OpenAPI document: the 405 answers and their `Allow`. */
+function methodsByPath(): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const [path, item] of Object.entries(openApiDocument.paths)) out[path] = Object.keys(item);
+  return out;
+}
+
+/**
+ * The HTTP interface. Open: health, readiness, metrics, the OpenAPI document.
+ * Under /v1, in this order and before any body is read: API key, scope, rate
+ * limit, concurrency limit, Content-Type; then the JSON body and the routes.
+ */
 export function createApp(deps: AppDeps): Express {
   const app = express();
   app.disable("x-powered-by");
+  const limits: LimitsConfig = { ...DEFAULT_LIMITS, ...deps.limits };
   app.use((req, res, next) => {
     const end = deps.metrics.httpDuration.startTimer();
     res.on("finish", () => {
-      const route = (req.route as { path?: string } | undefined)?.path ?? (res.statusCode === 404 ? "unmatched" : req.path);
+      const route = (req.route as { path?: string } | undefined)?.path ?? (res.statusCode === 404 ? "unmatched" : res.statusCode === 405 ? "method_not_allowed" : req.path.startsWith("/v1/") ? "v1_refused" : req.path);
       end({ method: req.method, route });
       deps.metrics.httpRequests.inc({ method: req.method, route, status: String(res.statusCode) });
     });
     next();
   });
+  app.use(cors(deps.corsOrigins ?? []));
   const bodyLimit = deps.bodyLimit ?? "10mb";
-  app.use(express.json({ limit: bodyLimit }));
+  const bodyLimitBytes = parseSize(bodyLimit);
+  for (const [name, value] of Object.entries({
+    rate_rps: limits.rateLimitRps,
+    rate_burst: limits.rateLimitBurst,
+    max_concurrent: limits.maxConcurrent,
+    max_inflight_body_bytes: limits.maxInflightBodyBytes,
+    body_bytes: bodyLimitBytes,
+    compare_edit_max_chars: limits.compareEditMaxChars,
+    time_skew_ms: limits.timeSkewMs,
+  })) {
+    deps.metrics.limits.set({ limit: name }, value);
+  }
 
   app.get("/livez", (_req, res) => {
     res.json({ status: "ok" });
@@ -54,7 +108,18 @@ export function createApp(deps: AppDeps): Express {
   app.get("/openapi.json", (_req, res) => {
     res.json(openApiDocument);
   });
-  if (deps.fingerprinter) app.use("/v1", analysisRoutes(deps.fingerprinter));
+
+  const v1 = Router();
+  v1.use(authenticate(deps.apiKeys ?? [], (reason) => deps.metrics.authFailures.inc({ reason })));
+  v1.use(authorize((reason) => deps.metrics.authFailures.inc({ reason })));
+  v1.use(rateLimit(limits, deps.metrics));
+  v1.use(concurrencyLimit({ ...limits, bodyLimitBytes }, deps.metrics));
+  v1.use(requireJson(["/documents/_bulk"]));
+  v1.use(express.json({ limit: bodyLimit }));
+  const pool = deps.analysisPool ?? (deps.fingerprinter ? new AnalysisPool({ fingerprinter: deps.fingerprinter }) : undefined);
+  if (pool) {
+    v1.use(analysisRoutes(pool, { compareEditMaxChars: limits.compareEditMaxChars, onEditEstimated: () => deps.metrics.limitRejections.inc({ limit: "compare_edit" }) }));
+  }
   if (deps.service) {
     const getService = deps.service;
     const readyService = (): DedupService => {
@@ -62,10 +127,15 @@ export function createApp(deps: AppDeps): Express {
       if (!svc) throw new NeardupError("ENGINE_UNAVAILABLE", `the engine is not ready yet (${deps.readiness.reason})`);
       return svc;
     };
-    app.use("/v1", documentRoutes(readyService, { bodyLimit }));
-    app.use("/v1", statsRoutes(readyService));
+    const prefetch = deps.prefetch;
+    v1.use(statsRoutes(readyService));
+    v1.use(documentRoutes(readyService, { bodyLimit, timeSkewMs: limits.timeSkewMs, ...(prefetch ? { prefetch: (texts) => prefetch.prefetch(texts) } : {}) }));
   }
+
+  // New /v1 routers go above (v1.use), so they get the key, limits and body checks; then list them in openapi.ts.
+  app.use("/v1", v1);
   app.use(uiRoutes());
+  app.use(methodNotAllowed(methodsByPath()));
   app.use((req, _res, next) => {
     next(new NeardupError("NOT_FOUND", `no route ${req.method} ${req.path}`, { field: "path" }));
   });

@@ -1,35 +1,105 @@
 import type { ErrorRequestHandler } from "express";
 import type { Logger } from "pino";
 import { NeardupError, isNeardupError } from "../core/errors.js";
+import { redactText } from "../engine/errors.js";
 
 /** The JSON body of every error answer. */
 export interface ErrorBody {
   error: { code: string; message: string; field?: string };
 }
 
-/** Errors body-parser and express raise, mapped to our codes. */
-function fromHttpLayer(err: { type?: string; status?: number; message?: string; limit?: number }): NeardupError | undefined {
+/** Statuses only the HTTP layer produces (the core's codes live in src/core/errors.ts). */
+export const HTTP_ERROR_CODES = {
+  /** No or an unknown API key. */
+  UNAUTHORIZED: 401,
+  /** The key lacks the scope the route needs. */
+  FORBIDDEN: 403,
+  /** The path exists, the method does not (the answer lists the allowed ones in `Allow`). */
+  METHOD_NOT_ALLOWED: 405,
+  /** The body's Content-Type or Content-Encoding is not one the route accepts. */
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  /** A rate or concurrency limit was hit; `Retry-After` says when to try again. */
+  RATE_LIMITED: 429,
+} as const;
+
+export type HttpErrorCode = keyof typeof HTTP_ERROR_CODES;
+
+/** An error of the HTTP layer itself, with the headers its answer needs (`Allow`, `Retry-After`, `WWW-Authenticate`). */
+export class HttpError extends Error {
+  readonly code: HttpErrorCode;
+  readonly field: string | undefined;
+  readonly headers: Record<string, string>;
+
+  constructor(code: HttpErrorCode, message: string, options: { field?: string; headers?: Record<string, string> } = {}) {
+    super(message);
+    this.name = "HttpError";
+    this.code = code;
+    this.field = options.field;
+    this.headers = options.headers ?? {};
+  }
+
+  get status(): number {
+    return HTTP_ERROR_CODES[this.code];
+  }
+}
+
+interface HttpLayerError {
+  name?: string;
+  type?: string;
+  status?: number;
+  code?: string;
+  message?: string;
+  limit?: number;
+  expose?: boolean;
+}
+
+/** Errors body-parser, the router and zlib raise, mapped to our codes; undefined for anything else (a 500). */
+function fromHttpLayer(err: HttpLayerError): NeardupError | HttpError | undefined {
+  if (typeof err !== "object" || err === null) return undefined;
   if (err.type === "entity.parse.failed") return new NeardupError("INVALID_INPUT", `request body is not valid JSON: ${err.message}`, { field: "body" });
   if (err.type === "entity.too.large") return new NeardupError("TOO_LARGE", `request body is larger than the limit of ${err.limit} bytes`, { field: "body" });
-  if (err.type === "encoding.unsupported" || err.type === "charset.unsupported") {
-    return new NeardupError("INVALID_INPUT", `request body encoding is not supported: ${err.message}`, { field: "body" });
+  if (err.type === "encoding.unsupported") {
+    return new HttpError("UNSUPPORTED_MEDIA_TYPE", `${err.message}: send the body uncompressed, or with Content-Encoding gzip, deflate or br`, { field: "Content-Encoding" });
+  }
+  if (err.type === "charset.unsupported") return new HttpError("UNSUPPORTED_MEDIA_TYPE", `${err.message}: send UTF-8`, { field: "Content-Type" });
+  // The router could not percent-decode a path segment (`/v1/documents/%FF/duplicates`).
+  if (err.name === "URIError" && err.status === 400) return new NeardupError("INVALID_INPUT", `the path is not valid percent-encoded UTF-8: ${err.message}`, { field: "path" });
+  // zlib (or brotli) could not inflate a body sent with Content-Encoding gzip/deflate/br: the body is not what the header says.
+  if (err.status === 400 && typeof err.code === "string" && (err.code.startsWith("Z_") || err.code.startsWith("ERR__ERROR") || err.code.startsWith("ERR_BROTLI"))) {
+    return new NeardupError("INVALID_INPUT", `request body could not be decoded as its Content-Encoding says (${err.message})`, { field: "Content-Encoding" });
+  }
+  if (err.type === "request.aborted") return new NeardupError("INVALID_INPUT", "the client closed the request before its body was read", { field: "body" });
+  if (err.type === "stream.encoding.set" || err.type === "stream.not.readable") return undefined;
+  // Any other client error http-errors marks as safe to show.
+  if (err.expose === true && typeof err.status === "number" && err.status >= 400 && err.status < 500) {
+    return new NeardupError("INVALID_INPUT", `bad request: ${err.message}`, { field: "body" });
   }
   return undefined;
 }
 
-/** One handler maps error codes to HTTP statuses; unknown errors are 500 and logged. */
+/**
+ * One handler maps error codes to HTTP statuses; unknown errors are 500 and logged.
+ * Messages pass through `redactText` first: an engine (or a proxy in front of it)
+ * may echo credentials in its error text, and none may reach a caller or a log.
+ */
 export function errorHandler(logger: Logger): ErrorRequestHandler {
-  return (err, _req, res, _next) => {
-    const known = isNeardupError(err) ? err : fromHttpLayer(err as never);
+  return (err, req, res, _next) => {
+    const known = isNeardupError(err) || err instanceof HttpError ? err : fromHttpLayer(err as HttpLayerError);
     if (!known) {
-      logger.error({ err }, "unhandled error");
+      logger.error({ err: redactText(err instanceof Error ? (err.stack ?? err.message) : String(err)), path: req.path }, "unhandled error");
       res.status(500).json({ error: { code: "INTERNAL", message: "internal error" } } satisfies ErrorBody);
       return;
     }
-    if (known.status >= 500) logger.warn({ code: known.code, message: known.message }, "request failed");
-    if (known.code === "ENGINE_UNAVAILABLE") res.set("Retry-After", "5");
-    if (known.code === "RETRY") res.set("Retry-After", "1");
-    const body: ErrorBody = { error: { code: known.code, message: known.message } };
+    if (res.headersSent) return;
+    const message = redactText(known.message);
+    if (known.status >= 500) logger.warn({ code: known.code, message }, "request failed");
+    if (known instanceof HttpError) res.set(known.headers);
+    if (isNeardupError(known) && known.code === "ENGINE_UNAVAILABLE") {
+      const after = known.details?.retryAfterSeconds;
+      res.set("Retry-After", String(typeof after === "number" && after > 0 ? Math.ceil(after) : 5));
+    }
+    if (isNeardupError(known) && known.code === "RETRY") res.set("Retry-After", "1");
+    const body: ErrorBody = { error: { code: known.code, message } };
     if (known.field) body.error.field = known.field;
     res.status(known.status).json(body);
   };

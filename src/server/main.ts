@@ -1,11 +1,13 @@
 /**
  * Entry point of `npm start`: reads the environment, starts the HTTP service
  * and, when no engine URL is configured, the embedded local OpenSearch.
- * Ctrl-C (SIGINT) or SIGTERM stops both cleanly.
+ * Ctrl-C (SIGINT) or SIGTERM stops both cleanly: in-flight requests finish
+ * (up to NEARDUP_SHUTDOWN_TIMEOUT_MS), then the engine stops last.
  */
 import { resolve } from "node:path";
 import { configFromEnv } from "../config/env.js";
 import { isNeardupError } from "../core/errors.js";
+import { redactText } from "../engine/errors.js";
 import { startLocalOpenSearch } from "../engine/local/index.js";
 import { createLogger } from "./logger.js";
 import { startService } from "./service.js";
@@ -15,12 +17,14 @@ async function main(): Promise<void> {
   const logger = createLogger(config.logLevel);
   const service = await startService(config, {
     logger,
-    startLocalEngine: (local) =>
-      startLocalOpenSearch({
+    startLocalEngine: async (local) => {
+      const node = await startLocalOpenSearch({
         port: local.port,
         dataDir: resolve(local.dataDir),
         log: (line: string) => logger.debug({ engine: "local-opensearch" }, line),
-      }),
+      });
+      return { url: node.url, stop: () => node.stop(), onExit: (listener) => void node.process.once("exit", listener) };
+    },
   });
   let stopping = false;
   const stop = (signal: string) => {
@@ -30,7 +34,7 @@ async function main(): Promise<void> {
     service.close().then(
       () => process.exit(0),
       (err: unknown) => {
-        logger.error({ err: String(err) }, "error while stopping");
+        logger.error({ err: redactText(String(err)) }, "error while stopping");
         process.exit(1);
       },
     );
@@ -44,7 +48,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  const message = isNeardupError(err) ? `${err.code}: ${err.message}` : String(err);
+  // A malformed setting can carry a password (NEARDUP_ENGINE_URL=http//user:pass@host): never echo one.
+  const message = redactText(isNeardupError(err) ? `${err.code}: ${err.message}` : String(err), [process.env.NEARDUP_ENGINE_PASSWORD, process.env.NEARDUP_ENGINE_API_KEY]);
   console.error(`neardup failed to start: ${message}`);
   process.exit(1);
 });

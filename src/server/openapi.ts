@@ -73,15 +73,16 @@ const schemas = {
   },
   Compare: {
     type: "object",
-    required: ["hamming", "simhash", "tfidf_cosine", "tf_cosine", "char_cosine", "edit_distance", "edit_similarity", "jaccard_bigrams", "verdict"],
+    required: ["hamming", "simhash", "tfidf_cosine", "tf_cosine", "char_cosine", "edit_distance", "edit_similarity", "edit_measure", "jaccard_bigrams", "verdict"],
     properties: {
       hamming: int,
       simhash: { type: "object", required: ["a", "b"], properties: { a: str, b: str } },
       tfidf_cosine: num,
       tf_cosine: num,
       char_cosine: num,
-      edit_distance: int,
-      edit_similarity: num,
+      edit_distance: { type: ["integer", "null"], description: "Levenshtein distance in code points; null when the longer text is over the edit budget (NEARDUP_COMPARE_EDIT_MAX_CHARS)." },
+      edit_similarity: { type: "number", description: "1 - distance / longer length; over the edit budget, the linear q-gram upper bound (see edit_measure)." },
+      edit_measure: { enum: ["levenshtein", "qgram_bound"] },
       jaccard_bigrams: num,
       verdict: { type: "object", required: ["duplicate", "rule", "bucket"], properties: { duplicate: { type: "boolean" }, rule: nullable("string"), bucket: str } },
     },
@@ -185,54 +186,92 @@ const schemas = {
 };
 
 const ref = (name: keyof typeof schemas) => ({ "application/json": { schema: { $ref: `#/components/schemas/${name}` } } });
+const errorResponse = (description: string) => ({ description, content: ref("Error") });
+const retryAfter = { "Retry-After": { description: "Seconds to wait before retrying.", schema: { type: "integer", minimum: 1 } } };
+/** Statuses every /v1 operation can answer (src/server/errors.ts maps codes to these). */
 const errors = {
-  "400": { description: "Invalid input: the error names the field and the problem.", content: ref("Error") },
-  "413": { description: "Body or text larger than the limit.", content: ref("Error") },
-  "503": { description: "Engine unreachable, overloaded or not ready; retry after the Retry-After header.", content: ref("Error") },
+  "400": errorResponse("Invalid input (body, field, path encoding, time): the error names the field and the problem."),
+  "401": { ...errorResponse("No API key, or not a valid one (when keys are configured)."), headers: { "WWW-Authenticate": { schema: str } } },
+  "403": errorResponse("The API key lacks the scope this endpoint needs."),
+  "405": { ...errorResponse("Method not allowed on this path; the Allow header lists the allowed ones."), headers: { Allow: { schema: str } } },
+  "413": errorResponse("Body or text larger than the limit."),
+  "415": errorResponse("Content-Type is not application/json (or NDJSON for bulk), or the Content-Encoding or charset is not supported."),
+  "429": { ...errorResponse("A rate or concurrency limit was hit; retry after the Retry-After header."), headers: retryAfter },
+};
+const engineErrors = {
+  "502": errorResponse("The engine answered with an error (its type and reason, credentials removed)."),
+  "503": { ...errorResponse("Engine unreachable, overloaded, not ready, or its circuit breaker is open; retry after the Retry-After header."), headers: retryAfter },
+};
+/**
+ * Characters JavaScript's String.prototype.trim removes: a text must contain
+ * one other character (white-space-only text is refused). Spelled out rather
+ * than `\S` because other regex engines (Python's, used by schemathesis)
+ * disagree on what white space is.
+ */
+const notBlank = "[^\\t\\n\\u000b\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff]";
+const text = { type: "string", minLength: 1, pattern: notBlank, description: "Not empty or white space only; at most NEARDUP_MAX_TEXT_CHARS UTF-16 code units (413 beyond)." };
+const id = { type: "string", minLength: 1, maxLength: 512, description: "At most 512 characters and 512 UTF-8 bytes." };
+const time = {
+  oneOf: [
+    { type: "string", format: "date-time", description: "RFC 3339 date-time (2026-01-02T03:04:05Z) or full-date; not before 1970." },
+    { type: "integer", minimum: 0, description: "Epoch milliseconds." },
+  ],
+  description: "Default now. At most NEARDUP_TIME_SKEW_MS (5 minutes) in the future.",
 };
 const docBody = {
   type: "object",
   required: ["text"],
-  properties: { id: str, text: str, fields: { type: "object", description: "The client's own data, stored beside the text: at most 8 levels, 1,000 keys (1-256 characters, not starting with _), string values up to 8,192 bytes." }, time: { oneOf: [str, num], description: "ISO-8601 date or epoch milliseconds; default now." } },
+  properties: { id: { ...id, pattern: "^[^_]", description: "Does not start with an underscore; at most 512 bytes." }, text, fields: { type: "object", description: "The client's own data, stored beside the text: at most 8 levels, 1,000 keys (1-256 characters, not starting with _), string values up to 8,192 bytes." }, time },
   additionalProperties: false,
 };
+/** A bulk item is validated alone (an invalid one gets its own error in the answer), so the body schema takes any value per item. */
+const bulkItem = { description: "A document: the schema of POST /v1/documents. Validated per item." };
 const policyParam = { name: "policy", in: "query", schema: { enum: ["mark", "skip", "reject"] }, description: "What to do with a duplicate. Default: the service's configured policy (mark)." };
+const json = (schema: unknown) => ({ required: true, content: { "application/json": { schema } } });
+const open = { security: [] as never[] };
 
 export const openApiDocument = {
   openapi: "3.1.0",
-  info: { title: "neardup", version: "0.1.0", description: "Near-duplicate text detection for Elasticsearch and OpenSearch." },
+  info: {
+    title: "neardup",
+    version: "0.1.0",
+    description:
+      "Near-duplicate text detection for Elasticsearch and OpenSearch. /v1 needs an API key (`Authorization: ApiKey <key>` or `Bearer <key>`) when keys are configured; /livez, /readyz, /metrics and /openapi.json are always open. Writes must be application/json (bulk: also application/x-ndjson).",
+  },
+  security: [{ apiKey: [] }, { bearer: [] }],
   paths: {
     "/v1/fingerprint": {
       post: {
         summary: "Simhash, segments and top weighted terms of a text (no engine needed).",
-        requestBody: { required: true, content: { "application/json": { schema: { type: "object", required: ["text"], properties: { text: str, top: int }, additionalProperties: false } } } },
+        requestBody: json({ type: "object", required: ["text"], properties: { text, top: { type: "integer", minimum: 0, maximum: 100 } }, additionalProperties: false }),
         responses: { "200": { description: "The fingerprint.", content: ref("Fingerprint") }, ...errors },
       },
     },
     "/v1/compare": {
       post: {
-        summary: "Every pairwise measure between two texts.",
-        requestBody: { required: true, content: { "application/json": { schema: { type: "object", required: ["a", "b"], properties: { a: str, b: str }, additionalProperties: false } } } },
+        summary: "Every pairwise measure between two texts (exact edit distance up to NEARDUP_COMPARE_EDIT_MAX_CHARS, a linear bound beyond).",
+        requestBody: json({ type: "object", required: ["a", "b"], properties: { a: text, b: text }, additionalProperties: false }),
         responses: { "200": { description: "The measures and the verdict.", content: ref("Compare") }, ...errors },
       },
     },
     "/v1/check": {
       post: {
         summary: "The verdict and ranked matches for a text; nothing is written.",
-        requestBody: { required: true, content: { "application/json": { schema: { type: "object", required: ["text"], properties: { text: str, id: str, time: { oneOf: [str, num] } }, additionalProperties: false } } } },
-        responses: { "200": { description: "The verdict.", content: ref("Check") }, ...errors },
+        requestBody: json({ type: "object", required: ["text"], properties: { text, id, time }, additionalProperties: false }),
+        responses: { "200": { description: "The verdict.", content: ref("Check") }, ...errors, ...engineErrors },
       },
     },
     "/v1/documents": {
       post: {
         summary: "Index a document with dedup.",
         parameters: [policyParam],
-        requestBody: { required: true, content: { "application/json": { schema: docBody } } },
+        requestBody: json(docBody),
         responses: {
           "201": { description: "Indexed (original, or duplicate under policy mark).", content: ref("IndexResult") },
           "200": { description: "A duplicate not indexed (policy skip).", content: ref("IndexResult") },
-          "409": { description: "A duplicate refused (policy reject); names the original.", content: ref("Rejected") },
+          "409": { description: "A duplicate refused (policy reject), or the id is taken by another text; names the original.", content: ref("Rejected") },
           ...errors,
+          ...engineErrors,
         },
       },
     },
@@ -242,9 +281,20 @@ export const openApiDocument = {
         parameters: [policyParam],
         requestBody: {
           required: true,
-          content: { "application/json": { schema: { type: "array", items: docBody } }, "application/x-ndjson": { schema: { type: "string", description: "One document JSON object a line." } } },
+          content: {
+            "application/json": {
+              schema: {
+                oneOf: [
+                  { type: "array", items: bulkItem, minItems: 1, maxItems: 1000 },
+                  { type: "object", required: ["items"], properties: { items: { type: "array", items: bulkItem, minItems: 1, maxItems: 1000 } }, additionalProperties: false },
+                ],
+                description: "At most NEARDUP_MAX_BULK_ITEMS (1,000) documents; an invalid item fails alone (its own 400 in the answer, the others are indexed).",
+              },
+            },
+            "application/x-ndjson": { schema: { type: "string", minLength: 1, pattern: notBlank, description: "One document JSON object a line." } },
+          },
         },
-        responses: { "200": { description: "Per-item results; one bad item does not fail the others.", content: ref("Bulk") }, ...errors },
+        responses: { "200": { description: "Per-item results; one bad item does not fail the others.", content: ref("Bulk") }, ...errors, ...engineErrors },
       },
     },
     "/v1/search": {
@@ -254,18 +304,30 @@ export const openApiDocument = {
           required: true,
           content: {
             "application/json": {
-              schema: { type: "object", properties: { text: str, id: str, radius: int, min_similarity: num, limit: int }, additionalProperties: false, description: "Exactly one of text or id." },
+              schema: {
+                type: "object",
+                properties: {
+                  text,
+                  id,
+                  radius: { type: "integer", minimum: 0, maximum: 16 },
+                  min_similarity: { type: "number", minimum: 0, maximum: 1 },
+                  limit: { type: "integer", minimum: 1, maximum: 1000 },
+                },
+                oneOf: [{ required: ["text"], not: { required: ["id"] } }, { required: ["id"], not: { required: ["text"] } }],
+                additionalProperties: false,
+                description: "Exactly one of text or id.",
+              },
             },
           },
         },
-        responses: { "200": { description: "Ranked matches.", content: ref("Search") }, "404": { description: "No document with that id.", content: ref("Error") }, ...errors },
+        responses: { "200": { description: "Ranked matches.", content: ref("Search") }, "404": { description: "No document with that id.", content: ref("Error") }, ...errors, ...engineErrors },
       },
     },
     "/v1/documents/{id}/duplicates": {
       get: {
         summary: "The cluster of a document: its original and every duplicate marked of it.",
-        parameters: [{ name: "id", in: "path", required: true, schema: str }],
-        responses: { "200": { description: "The cluster.", content: ref("Cluster") }, "400": errors["400"], "404": { description: "No document with that id.", content: ref("Error") }, "503": errors["503"] },
+        parameters: [{ name: "id", in: "path", required: true, schema: id }],
+        responses: { "200": { description: "The cluster.", content: ref("Cluster") }, "404": { description: "No document with that id.", content: ref("Error") }, ...errors, ...engineErrors },
       },
     },
     "/v1/stats": {
@@ -278,12 +340,25 @@ export const openApiDocument = {
           { name: "by", in: "query", schema: str, description: "User field for the rate-by panel. Default fields.source (its .keyword subfield when it is a text field)." },
           { name: "top", in: "query", schema: { type: "integer", minimum: 1, maximum: 100 }, description: "Size of the top-N lists. Default 10." },
         ],
-        responses: { "200": { description: "The statistics.", content: ref("Stats") }, "400": errors["400"], "503": errors["503"] },
+        responses: { "200": { description: "The statistics.", content: ref("Stats") }, ...errors, ...engineErrors },
       },
     },
-    "/livez": { get: { summary: "Liveness.", responses: { "200": { description: "Alive.", content: ref("Health") } } } },
-    "/readyz": { get: { summary: "Readiness: 200 once the engine is ready.", responses: { "200": { description: "Ready.", content: ref("Health") }, "503": { description: "Not ready.", content: ref("Health") } } } },
-    "/metrics": { get: { summary: "Prometheus metrics.", responses: { "200": { description: "Text exposition format.", content: { "text/plain": { schema: str } } } } } },
+    "/livez": { get: { ...open, summary: "Liveness (no key needed).", responses: { "200": { description: "Alive.", content: ref("Health") }, "405": errors["405"] } } },
+    "/readyz": {
+      get: {
+        ...open,
+        summary: "Readiness (no key needed): the cached result of the engine health probe, refreshed every NEARDUP_ENGINE_PROBE_MS.",
+        responses: { "200": { description: "Ready.", content: ref("Health") }, "503": { description: "Not ready; the reason says why (credentials removed).", content: ref("Health") }, "405": errors["405"] },
+      },
+    },
+    "/metrics": { get: { ...open, summary: "Prometheus metrics (no key needed).", responses: { "200": { description: "Text exposition format.", content: { "text/plain": { schema: str } } }, "405": errors["405"] } } },
+    "/openapi.json": { get: { ...open, summary: "This document (no key needed).", responses: { "200": { description: "The OpenAPI 3.1 document.", content: { "application/json": { schema: { type: "object" } } } }, "405": errors["405"] } } },
   },
-  components: { schemas },
+  components: {
+    schemas,
+    securitySchemes: {
+      apiKey: { type: "apiKey", in: "header", name: "Authorization", description: "`ApiKey <key>`." },
+      bearer: { type: "http", scheme: "bearer", description: "`Bearer <key>`." },
+    },
+  },
 } as const;

@@ -1,4 +1,5 @@
-import type { Server } from "node:http";
+import { createServer as createHttpsServer } from "node:https";
+import { createServer as createHttpServer, type Server } from "node:http";
 import type { Logger } from "pino";
 import type { Config } from "../config/config.js";
 import { isNeardupError } from "../core/errors.js";
@@ -9,15 +10,21 @@ import { createDedupMetrics } from "../service/metrics.js";
 import { connectEngine, installTemplates, redactUrl, type Engine, type EngineConnection } from "../engine/index.js";
 import { randomUUID } from "node:crypto";
 import { LEASE_INDEX as LEASE_INDEX_NAME, WriterLease } from "../service/writer-lease.js";
-import { createApp } from "./app.js";
 import { httpForwarder } from "./peer.js";
-import { createMetrics } from "./metrics.js";
+import { redactText } from "../engine/errors.js";
+import { AnalysisPool } from "./analysis/pool.js";
+import { AnalysisPrefetch } from "./analysis/prefetch.js";
+import { createApp } from "./app.js";
+import { CircuitBreaker, withBreaker } from "./breaker.js";
+import { createMetrics, type Metrics } from "./metrics.js";
 import { Readiness } from "./readiness.js";
 
 /** A started engine the service owns (the embedded OpenSearch). */
 export interface OwnedEngine {
   url: string;
   stop(): Promise<void>;
+  /** Registers a listener for the engine process exiting (for restarts). */
+  onExit?(listener: (code: number | null, signal: string | null) => void): void;
 }
 
 export interface ServiceDeps {
@@ -26,67 +33,117 @@ export interface ServiceDeps {
   startLocalEngine: (local: Config["local"]) => Promise<OwnedEngine>;
   /** Pause between engine connection attempts. Default 2,000 ms. */
   retryDelayMs?: number;
+  /** First pause before restarting a dead embedded engine; doubles up to `supervision.restartMaxMs`. Default 1,000 ms. */
+  restartBaseMs?: number;
+  /** Metrics registry to use (tests read it). Default a new one. */
+  metrics?: Metrics;
 }
 
 export interface RunningService {
   /** Base URL of the HTTP server. */
   url: string;
   readiness: Readiness;
+  metrics: Metrics;
   /** Resolves once the engine is connected and templates installed (rejects if the service closes first). */
   engineReady: Promise<Engine>;
+  /** Stops accepting, lets in-flight requests finish (up to the shutdown timeout), then stops the engine. */
   close(): Promise<void>;
 }
 
+const BREAKER_STATE = { closed: 0, open: 1, "half-open": 2 } as const;
+
 /**
- * Starts the HTTP server at once (liveness answers immediately, readiness 503),
+ * Starts the HTTP(S) server at once (liveness answers immediately, readiness 503),
  * then brings up the engine in the background: the embedded OpenSearch when no
  * URL is configured, else the configured one, retried until it answers; then
- * installs the templates and turns /readyz to 200.
+ * installs the templates and turns /readyz to 200. From then on a health probe
+ * every few seconds drives /readyz, a circuit breaker guards engine calls, and
+ * a dead embedded engine is restarted with exponential backoff.
  */
 export async function startService(config: Config, deps: ServiceDeps): Promise<RunningService> {
   const { logger } = deps;
+  const { supervision } = config;
   const readiness = new Readiness();
-  const metrics = createMetrics();
+  const metrics = deps.metrics ?? createMetrics();
   const dedupMetrics = createDedupMetrics(metrics.registry);
   // Read at start, so a missing or corrupt IDF file stops the service before it listens.
   const idf = config.idfFile === undefined ? undefined : await loadIdfFile(config.idfFile);
   let fingerprinterPromise: Promise<Fingerprinter> | undefined;
-  const fingerprinter = () => (fingerprinterPromise ??= createFingerprinter({ maxTextLength: config.maxTextChars, ...(idf === undefined ? {} : { idf }) }));
+  const fingerprinterOptions = { maxTextLength: config.maxTextChars, ...(idf === undefined ? {} : { idf }) };
+  const fingerprinter = () => (fingerprinterPromise ??= createFingerprinter(fingerprinterOptions));
+  const pool = new AnalysisPool({ fingerprinter, fingerprinterOptions });
+  const prefetch = new AnalysisPrefetch(pool);
+  // Load the worker's dictionaries while the engine comes up (a few seconds on a busy machine).
+  pool.warm().catch((err: unknown) => {
+    if (!closed) logger.warn({ err: redactText(String(err)) }, "the analysis worker could not start; large texts will fail");
+  });
+  const breaker = new CircuitBreaker({
+    failures: supervision.breakerFailures,
+    openMs: supervision.breakerOpenMs,
+    onStateChange: (state) => {
+      metrics.breakerState.set(BREAKER_STATE[state]);
+      logger.warn({ breaker: state }, `engine circuit breaker ${state}`);
+    },
+    onReject: () => metrics.breakerRejections.inc(),
+  });
+  for (const [limit, value] of Object.entries({
+    max_text_chars: config.maxTextChars,
+    max_bulk_items: config.dedup.maxBulkItems,
+    max_candidates: config.dedup.maxCandidates,
+    breaker_failures: supervision.breakerFailures,
+    breaker_open_ms: supervision.breakerOpenMs,
+    engine_probe_ms: supervision.probeIntervalMs,
+    shutdown_timeout_ms: supervision.shutdownTimeoutMs,
+  })) {
+    metrics.limits.set({ limit }, value);
+  }
+  metrics.breakerState.set(0);
+  metrics.engineUp.set(0);
   let dedup: DedupService | undefined;
-  const app = createApp({ logger, metrics, readiness, bodyLimit: config.bodyLimit, fingerprinter, service: () => dedup });
-  const server = await listen(app, config.server.host, config.server.port);
+  const app = createApp({
+    logger,
+    metrics,
+    readiness,
+    bodyLimit: config.bodyLimit,
+    fingerprinter,
+    analysisPool: pool,
+    prefetch,
+    service: () => dedup,
+    apiKeys: config.security.apiKeys,
+    corsOrigins: config.security.corsOrigins,
+    limits: config.limits,
+  });
+  const tls = config.security.tls;
+  const server = await listen(tls ? createHttpsServer({ cert: tls.cert, key: tls.key }, app) : createHttpServer(app), config.server.host, config.server.port);
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : config.server.port;
-  const url = `http://${config.server.host}:${port}`;
-  logger.info({ url }, "neardup listening");
+  const url = `${tls ? "https" : "http"}://${config.server.host.includes(":") ? `[${config.server.host}]` : config.server.host}:${port}`;
+  logger.info({ url, apiKeys: config.security.apiKeys.length, tls: Boolean(tls) }, "neardup listening");
 
   let closed = false;
+  let closing: Promise<void> | undefined;
   let owned: OwnedEngine | undefined;
   let engine: Engine | undefined;
   let lease: WriterLease | undefined;
+  let restartAttempt = 0;
+  let readyAt = 0;
 
-  const bringUpEngine = async (): Promise<Engine> => {
-    let connection: EngineConnection | undefined = config.engine;
-    if (!connection) {
-      readiness.markNotReady("starting the embedded OpenSearch");
-      owned = await deps.startLocalEngine(config.local);
-      if (closed) {
-        await owned.stop();
-        throw new Error("service closed while the engine was starting");
-      }
-      connection = { url: owned.url };
-      logger.info({ engine: owned.url }, "embedded OpenSearch started");
-    }
+  const connectOnce = async (connection: EngineConnection): Promise<Engine> => {
     for (;;) {
       try {
         readiness.markNotReady(`connecting to ${redactUrl(connection.url)}`);
         const connected = await connectEngine(connection);
         await installTemplates(connected);
-        const svc = new DedupService(connected, await fingerprinter(), config.dedup, dedupMetrics);
+        const svc = new DedupService(withBreaker(connected, breaker), prefetch.wrap(await fingerprinter()), config.dedup, dedupMetrics);
         await svc.ensureIndex();
+        if (closed) {
+          await connected.close();
+          throw new Error("service closed while connecting to the engine");
+        }
         if (config.lease) {
           const refreshMs = await svc.learnRefreshInterval();
           await connected.createIndex(LEASE_INDEX_NAME, { settings: { index: { auto_expand_replicas: "0-1" } } });
+          await lease?.stop(); // the engine came back: a fresh lease round
           lease = new WriterLease(
             connected,
             { index: config.dedup.index, holder: randomUUID(), url: config.lease.advertiseUrl ?? url, ttlMs: config.lease.ttlMs, refreshMs },
@@ -98,49 +155,142 @@ export async function startService(config: Config, deps: ServiceDeps): Promise<R
         }
         engine = connected;
         dedup = svc;
-        readiness.markReady(`${connected.info.kind} ${connected.info.version}`);
+        breaker.recordSuccess();
+        const name = `${connected.info.kind} ${connected.info.version}`;
+        readiness.markReady(name);
+        metrics.engineUp.set(1);
+        readyAt = Date.now();
+        readiness.watch(
+          async () => `${name}, cluster ${await connected.health()}`,
+          supervision.probeIntervalMs,
+          (ok, reason) => {
+            metrics.engineUp.set(ok ? 1 : 0);
+            if (ok) breaker.recordSuccess();
+            else logger.warn({ reason }, "engine health probe failed");
+          },
+          Math.min(supervision.probeIntervalMs, 5000),
+        );
         logger.info({ engine: connected.info }, "engine ready");
         return connected;
       } catch (err) {
         if (closed) throw err;
+        const message = redactText(isNeardupError(err) ? err.message : String(err));
         const retryable = isNeardupError(err) && err.code === "ENGINE_UNAVAILABLE";
-        readiness.markNotReady(isNeardupError(err) ? err.message : "engine error");
-        logger.warn({ err: isNeardupError(err) ? err.message : String(err) }, retryable ? "engine not reachable yet, retrying" : "engine setup failed, retrying");
-        await new Promise((r) => setTimeout(r, deps.retryDelayMs ?? 2000));
+        readiness.markNotReady(isNeardupError(err) ? message : "engine error");
+        logger.warn({ err: message }, retryable ? "engine not reachable yet, retrying" : "engine setup failed, retrying");
+        await sleep(deps.retryDelayMs ?? 2000);
       }
     }
   };
 
+  const startOwned = async (): Promise<EngineConnection> => {
+    readiness.markNotReady("starting the embedded OpenSearch");
+    const started = await deps.startLocalEngine(config.local);
+    if (closed) {
+      await started.stop();
+      throw new Error("service closed while the engine was starting");
+    }
+    owned = started;
+    started.onExit?.((code, signal) => void onOwnedExit(started, code, signal));
+    logger.info({ engine: started.url }, "embedded OpenSearch started");
+    return { url: started.url };
+  };
+
+  /** The embedded engine died: mark not ready, then restart it with exponential backoff until it is back. */
+  const onOwnedExit = async (which: OwnedEngine, code: number | null, signal: string | null): Promise<void> => {
+    if (closed || which !== owned) return;
+    readiness.stopWatching();
+    readiness.markNotReady(`the embedded engine exited (code ${code}, signal ${signal})`);
+    dedup = undefined;
+    metrics.engineUp.set(0);
+    const old = engine;
+    engine = undefined;
+    owned = undefined;
+    await old?.close().catch(() => undefined);
+    if (Date.now() - readyAt > supervision.restartMaxMs) restartAttempt = 0;
+    for (;;) {
+      const delay = Math.min(supervision.restartMaxMs, (deps.restartBaseMs ?? 1000) * 2 ** restartAttempt);
+      restartAttempt++;
+      readiness.markNotReady(`the embedded engine exited (code ${code}, signal ${signal}); restart ${restartAttempt} in ${delay} ms`);
+      logger.error({ code, signal, attempt: restartAttempt, delayMs: delay }, "embedded engine exited unexpectedly; restarting");
+      await sleep(delay);
+      if (closed) return;
+      metrics.engineRestarts.inc();
+      try {
+        await connectOnce(await startOwned());
+        logger.info({ attempt: restartAttempt }, "embedded engine restarted");
+        return;
+      } catch (err) {
+        if (closed) return;
+        logger.error({ err: redactText(isNeardupError(err) ? err.message : String(err)) }, "embedded engine restart failed");
+      }
+    }
+  };
+
+  const bringUpEngine = async (): Promise<Engine> => connectOnce(config.engine ?? (await startOwned()));
+
   const engineReady = bringUpEngine();
   engineReady.catch((err: unknown) => {
     if (!closed) {
-      logger.error({ err: isNeardupError(err) ? err.message : String(err) }, "engine could not be started");
-      readiness.markNotReady(isNeardupError(err) ? err.message : "engine could not be started");
+      const message = redactText(isNeardupError(err) ? err.message : String(err));
+      logger.error({ err: message }, "engine could not be started");
+      readiness.markNotReady(isNeardupError(err) ? message : "engine could not be started");
     }
   });
 
   return {
     url,
     readiness,
+    metrics,
     engineReady,
-    async close() {
-      closed = true;
-      readiness.markNotReady("shutting down");
-      const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeIdleConnections();
-      await stopped;
-      await lease?.stop();
-      await engine?.close();
-      await owned?.stop();
-      logger.info("neardup stopped");
+    close() {
+      closing ??= (async () => {
+        closed = true;
+        readiness.stopWatching();
+        readiness.markNotReady("shutting down");
+        await drain(server, supervision.shutdownTimeoutMs, logger);
+        await pool.close();
+        await lease?.stop();
+        await engine?.close().catch(() => undefined);
+        await owned?.stop();
+        logger.info("neardup stopped");
+      })();
+      return closing;
     },
   };
 }
 
-function listen(app: ReturnType<typeof createApp>, host: string, port: number): Promise<Server> {
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/**
+ * Stops accepting connections and waits for in-flight requests to finish:
+ * idle keep-alive connections are closed as they become idle; whatever is
+ * still running after `timeoutMs` is cut.
+ */
+async function drain(server: Server, timeoutMs: number, logger: Logger): Promise<void> {
+  const closedPromise = new Promise<void>((resolve) => server.close(() => resolve()));
+  const idle = setInterval(() => server.closeIdleConnections(), 50);
+  server.closeIdleConnections();
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(true), timeoutMs);
+  });
+  const cut = await Promise.race([closedPromise.then(() => false), timedOut]);
+  clearInterval(idle);
+  clearTimeout(timer);
+  if (cut) {
+    logger.warn({ timeoutMs }, "requests still running at the shutdown timeout: closing their connections");
+    server.closeAllConnections();
+    await closedPromise;
+  }
+}
+
+function listen(server: Server, host: string, port: number): Promise<Server> {
   return new Promise((resolve, reject) => {
-    const server = app.listen(port, host);
     server.once("listening", () => resolve(server));
     server.once("error", reject);
+    server.listen(port, host);
   });
 }

@@ -41,12 +41,14 @@ export const idSchema = z
   .min(1, "must not be empty")
   .check((ctx) => {
     if (!isWellFormed(ctx.value)) ctx.issues.push({ code: "custom", input: ctx.value, message: `must be well-formed Unicode${loneSurrogate(ctx.value)}` });
+    else if (Buffer.byteLength(ctx.value) > MAX_ID_BYTES) ctx.issues.push({ code: "custom", input: ctx.value, message: `must be at most ${MAX_ID_BYTES} bytes` });
   });
 
 /** Checks an id taken from a URL path, naming `field` when it is not well-formed. */
 export function parseId(value: string, field = "id"): string {
   if (value === "") throw new NeardupError("INVALID_INPUT", `${field} must not be empty`, { field });
   if (!isWellFormed(value)) throw new NeardupError("INVALID_INPUT", `${field} must be well-formed Unicode${loneSurrogate(value)}`, { field });
+  if (Buffer.byteLength(value) > MAX_ID_BYTES) throw new NeardupError("INVALID_INPUT", `${field} must be at most ${MAX_ID_BYTES} bytes`, { field });
   return value;
 }
 
@@ -137,18 +139,63 @@ export function parseWith<T>(schema: z.ZodType<T>, raw: unknown, prefix = ""): T
   throw new NeardupError("INVALID_INPUT", message, { field });
 }
 
-/** Epoch ms from an ISO-8601 string or epoch milliseconds. */
-export function parseTime(value: string | number | undefined, field: string, now: number): number {
+/** Default allowance for clocks ahead of ours: 5 minutes (NEARDUP_TIME_SKEW_MS). */
+export const DEFAULT_TIME_SKEW_MS = 300_000;
+
+const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})(?:[Tt](\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?([Zz]|([+-])(\d{2}):(\d{2})))?$/;
+
+/**
+ * Epoch ms of a strict RFC 3339 string: `2026-01-02T03:04:05Z`, with optional
+ * fraction and a `Z` or `+hh:mm` offset, or a bare full-date `2026-01-02`
+ * (UTC midnight). Every field is range-checked (no `2024-02-30`, no hour 24),
+ * so nothing is silently rolled over the way `Date.parse` does. NaN otherwise.
+ */
+function parseRfc3339(text: string): number {
+  const m = RFC3339.exec(text);
+  if (!m) return NaN;
+  const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth) return NaN;
+  if (m[4] === undefined) return Date.UTC(year, month - 1, day);
+  const [hour, minute, second] = [Number(m[4]), Number(m[5]), Number(m[6])];
+  if (hour > 23 || minute > 59 || second > 59) return NaN;
+  const ms = m[7] ? Math.trunc(Number(`0${m[7]}`) * 1000) : 0;
+  let offset = 0;
+  if (m[9]) {
+    const [oh, om] = [Number(m[10]), Number(m[11])];
+    if (oh > 23 || om > 59) return NaN;
+    offset = (m[9] === "-" ? -1 : 1) * (oh * 60 + om) * 60_000;
+  }
+  const utc = new Date(0);
+  utc.setUTCFullYear(year, month - 1, day);
+  utc.setUTCHours(hour, minute, second, ms);
+  return utc.getTime() - offset;
+}
+
+/**
+ * Epoch ms from a strict RFC 3339 string or a JSON number of epoch
+ * milliseconds (an integer >= 0). Strings of digits (`"1"`, `"0"`) are not
+ * times. A time more than `maxFutureMs` after `now` is refused: a
+ * future-dated document would stay a candidate for everything after it.
+ */
+export function parseTime(value: string | number | undefined, field: string, now: number, maxFutureMs = Infinity): number {
   if (value === undefined) return now;
-  const ms = typeof value === "number" ? value : Date.parse(value);
+  const ms = typeof value === "number" ? (Number.isInteger(value) ? value : NaN) : parseRfc3339(value);
   if (!Number.isFinite(ms) || ms < 0 || ms > 253402300799999) {
     throw new NeardupError("INVALID_INPUT", `${field} must be an ISO-8601 date or epoch milliseconds, got ${JSON.stringify(value)}`, { field });
   }
-  return Math.trunc(ms);
+  if (ms > now + maxFutureMs) {
+    throw new NeardupError(
+      "INVALID_INPUT",
+      `${field} ${JSON.stringify(value)} is ${Math.round((ms - now) / 1000)} s in the future; at most ${Math.round(maxFutureMs / 1000)} s of clock skew is allowed (NEARDUP_TIME_SKEW_MS)`,
+      { field },
+    );
+  }
+  return ms;
 }
 
 /** Validates one document of a request; `prefix` names it in errors (e.g. `items[3]`). */
-export function parseDocInput(raw: unknown, prefix = "", now = Date.now()): DocInput {
+export function parseDocInput(raw: unknown, prefix = "", now = Date.now(), maxFutureMs = Infinity): DocInput {
   const doc = parseWith(docSchema, raw, prefix);
   const at = (f: string) => (prefix ? `${prefix}.${f}` : f);
   if (doc.fields) checkFields(doc.fields, at("fields"));
@@ -157,7 +204,7 @@ export function parseDocInput(raw: unknown, prefix = "", now = Date.now()): DocI
     idGiven: doc.id !== undefined,
     text: doc.text,
     fields: doc.fields,
-    time: parseTime(doc.time, at("time"), now),
+    time: parseTime(doc.time, at("time"), now, maxFutureMs),
   };
 }
 

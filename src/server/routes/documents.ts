@@ -3,7 +3,7 @@ import express, { Router, type ErrorRequestHandler, type Request } from "express
 import { z } from "zod";
 import { NeardupError } from "../../core/errors.js";
 import type { DedupService, IndexResult } from "../../service/dedup-service.js";
-import { idSchema, parseDocInput, parseId, parsePolicy, parseTime, parseWith, type DocInput } from "../../service/input.js";
+import { DEFAULT_TIME_SKEW_MS, idSchema, parseDocInput, parseId, parsePolicy, parseTime, parseWith, type DocInput } from "../../service/input.js";
 import { fromPeerDoc, toPeerAnswer, PEER_ROUTE } from "../peer.js";
 
 /** A write forwarded by another sidecar (already validated there). */
@@ -68,6 +68,8 @@ function bulkItems(req: Request, maxItems: number): unknown[] {
   } else if (Array.isArray(req.body)) {
     items = req.body;
   } else if (req.body && typeof req.body === "object" && Array.isArray((req.body as { items?: unknown }).items)) {
+    const extra = Object.keys(req.body as object).find((k) => k !== "items");
+    if (extra !== undefined) throw new NeardupError("INVALID_INPUT", `${extra} is not a known field of a bulk body`, { field: extra });
     items = (req.body as { items: unknown[] }).items;
   } else {
     throw new NeardupError("INVALID_INPUT", "bulk body must be a JSON array of documents, {\"items\": [...]}, or NDJSON (application/x-ndjson)", { field: "body" });
@@ -93,20 +95,39 @@ function statusOf(r: IndexResult): number {
   return r.action === "indexed" ? 201 : r.action === "skipped" ? 200 : 409;
 }
 
-export function documentRoutes(service: () => DedupService, options: { bodyLimit: string }): Router {
+export interface DocumentRouteOptions {
+  bodyLimit: string;
+  /** Has texts analysed off the event loop before the service sees them; returns the release of the entries. Default: none. */
+  prefetch?: (texts: readonly string[]) => Promise<() => void>;
+  /** Largest accepted distance of a document time into the future, ms. Default 300,000. */
+  timeSkewMs?: number;
+}
+
+export function documentRoutes(service: () => DedupService, options: DocumentRouteOptions): Router {
+  const skew = options.timeSkewMs ?? DEFAULT_TIME_SKEW_MS;
+  /** Runs `work` with `texts` prefetched, releasing them after. */
+  const withTexts = async <T>(texts: readonly string[], work: () => Promise<T>): Promise<T> => {
+    const release = options.prefetch ? await options.prefetch(texts) : () => undefined;
+    try {
+      return await work();
+    } finally {
+      release();
+    }
+  };
   const router = Router();
 
   router.post("/check", async (req, res) => {
     const body = parseWith(checkBody, req.body);
-    const time = parseTime(body.time, "time", Date.now());
-    res.json(await service().check(body.text, { id: body.id, time }));
+    const time = parseTime(body.time, "time", Date.now(), skew);
+    const svc = service();
+    res.json(await withTexts([body.text], () => svc.check(body.text, { id: body.id, time })));
   });
 
   router.post("/documents", async (req, res) => {
     const svc = service();
     const policy = parsePolicy(req.query.policy, svc.options.policy);
-    const doc = parseDocInput(req.body);
-    const [result] = await svc.index([doc], policy);
+    const doc = parseDocInput(req.body, "", Date.now(), skew);
+    const [result] = await withTexts([doc.text], () => svc.index([doc], policy));
     if (result instanceof NeardupError) throw result;
     if (result!.action === "rejected") {
       res.status(409).json({
@@ -118,26 +139,31 @@ export function documentRoutes(service: () => DedupService, options: { bodyLimit
     res.status(statusOf(result!)).json(result);
   });
 
-  router.post("/documents/_bulk", express.text({ type: ["application/x-ndjson", "text/plain"], limit: options.bodyLimit }), async (req, res) => {
+  router.post("/documents/_bulk", express.text({ type: "application/x-ndjson", limit: options.bodyLimit }), async (req, res) => {
     const svc = service();
     const policy = parsePolicy(req.query.policy, svc.options.policy);
     const started = Date.now();
     const raw = bulkItems(req, svc.options.maxBulkItems);
+    const now = Date.now();
     const out: ({ status: number; result: IndexResult } | { status: number; error: ReturnType<typeof errorBody> })[] = new Array(raw.length);
     const valid: { doc: DocInput; position: number }[] = [];
     raw.forEach((item, position) => {
       try {
         if (item instanceof NeardupError) throw item;
-        valid.push({ doc: parseDocInput(item, `items[${position}]`), position });
+        valid.push({ doc: parseDocInput(item, `items[${position}]`, now, skew), position });
       } catch (err) {
         if (!(err instanceof NeardupError)) throw err;
         out[position] = { status: err.status, error: errorBody(err) };
       }
     });
-    const results = await svc.index(
-      valid.map((v) => v.doc),
-      policy,
-      valid.map((v) => `items[${v.position}]`),
+    const results = await withTexts(
+      valid.map((v) => v.doc.text),
+      () =>
+        svc.index(
+          valid.map((v) => v.doc),
+          policy,
+          valid.map((v) => `items[${v.position}]`),
+        ),
     );
     results.forEach((r, i) => {
       const position = valid[i]!.position;
@@ -154,12 +180,16 @@ export function documentRoutes(service: () => DedupService, options: { bodyLimit
 
   router.post("/search", async (req, res) => {
     const body = parseWith(searchBody, req.body);
-    const result = await service().search({ text: body.text, id: body.id, radius: body.radius, minSimilarity: body.min_similarity, limit: body.limit ?? 10 });
+    const svc = service();
+    const result = await withTexts(body.text === undefined ? [] : [body.text], () =>
+      svc.search({ text: body.text, id: body.id, radius: body.radius, minSimilarity: body.min_similarity, limit: body.limit ?? 10 }),
+    );
     res.json(result);
   });
 
   router.get("/documents/:id/duplicates", async (req, res) => {
-    res.json(await service().cluster(parseId(req.params.id)));
+    const id = parseId(req.params.id); // a bad id is a 400 even while the engine is not ready
+    res.json(await service().cluster(id));
   });
 
   router.use(badPathParam);

@@ -1,0 +1,138 @@
+/**
+ * Load limits, applied to /v1 before the body is read: a token bucket per
+ * API key and global bounds on requests and body bytes in flight. Both answer 429 with Retry-After; a request refused here
+ * costs no body parsing and no memory for its body.
+ */
+import type { RequestHandler } from "express";
+import { callerOf } from "./auth.js";
+import { HttpError } from "./errors.js";
+import type { Metrics } from "./metrics.js";
+
+/** Tokens refill continuously at `rate` per second up to `burst`; one request takes one token. */
+export class TokenBuckets {
+  private readonly buckets = new Map<string, { tokens: number; at: number }>();
+
+  constructor(
+    private readonly rate: number,
+    private readonly burst: number,
+    private readonly now: () => number = () => performance.now(),
+  ) {}
+
+  /** Takes a token for `key`: 0 when granted, else the seconds until one is available. */
+  take(key: string): number {
+    const t = this.now();
+    let b = this.buckets.get(key);
+    if (!b) {
+      if (this.buckets.size >= 10_000) this.prune(t);
+      b = { tokens: this.burst, at: t };
+      this.buckets.set(key, b);
+    }
+    b.tokens = Math.min(this.burst, b.tokens + ((t - b.at) / 1000) * this.rate);
+    b.at = t;
+    if (b.tokens >= 1) {
+      b.tokens -= 1;
+      return 0;
+    }
+    return (1 - b.tokens) / this.rate;
+  }
+
+  /** Forgets buckets that have refilled (they behave exactly like new ones), so the map stays bounded. */
+  private prune(t: number): void {
+    for (const [key, b] of this.buckets) {
+      if (b.tokens + ((t - b.at) / 1000) * this.rate >= this.burst) this.buckets.delete(key);
+    }
+  }
+
+  get size(): number {
+    return this.buckets.size;
+  }
+}
+
+export interface LimitOptions {
+  /** Requests per second per caller; 0 disables the rate limit. */
+  rateLimitRps: number;
+  rateLimitBurst: number;
+  maxConcurrent: number;
+  /** Request body bytes in flight at once (by Content-Length). */
+  maxInflightBodyBytes: number;
+}
+
+/** The bytes a request's body may take: its Content-Length, or the body limit for a chunked one. */
+function bodyBytes(headers: Record<string, string | string[] | undefined>, bodyLimitBytes: number): number {
+  const length = Number(headers["content-length"]);
+  if (Number.isFinite(length) && length >= 0) return Math.min(length, bodyLimitBytes);
+  return headers["transfer-encoding"] !== undefined ? bodyLimitBytes : 0;
+}
+
+/**
+ * Per-key rate limit (runs after `authenticate`, which names the caller).
+ * Without keys there is no caller to tell apart (a sidecar's clients all come
+ * from 127.0.0.1), so only the global concurrency limits apply.
+ */
+export function rateLimit(options: LimitOptions, metrics: Metrics): RequestHandler {
+  if (options.rateLimitRps <= 0) return (_req, _res, next) => next();
+  const buckets = new TokenBuckets(options.rateLimitRps, options.rateLimitBurst);
+  return (req, _res, next) => {
+    const caller = callerOf(req);
+    if (!caller?.authenticated) {
+      next();
+      return;
+    }
+    const who = caller.name;
+    const wait = buckets.take(who);
+    if (wait === 0) {
+      next();
+      return;
+    }
+    metrics.limitRejections.inc({ limit: "rate" });
+    const seconds = Math.max(1, Math.ceil(wait));
+    next(
+      new HttpError("RATE_LIMITED", `rate limit of ${options.rateLimitRps} requests/s (burst ${options.rateLimitBurst}) exceeded for ${who}; retry in ${seconds} s`, {
+        headers: { "Retry-After": String(seconds) },
+      }),
+    );
+  };
+}
+
+/**
+ * Bounds the requests in flight and the body bytes they bring (so many large
+ * bodies at once cannot balloon memory, even ones that will be refused); the
+ * slot is released when the answer is sent or the connection closes.
+ */
+export function concurrencyLimit(options: LimitOptions & { bodyLimitBytes: number }, metrics: Metrics): RequestHandler {
+  let inFlight = 0;
+  let inFlightBytes = 0;
+  return (req, res, next) => {
+    if (inFlight >= options.maxConcurrent) {
+      metrics.limitRejections.inc({ limit: "concurrency" });
+      next(new HttpError("RATE_LIMITED", `the service is handling ${options.maxConcurrent} requests already (NEARDUP_MAX_CONCURRENT); retry in 1 s`, { headers: { "Retry-After": "1" } }));
+      return;
+    }
+    const bytes = bodyBytes(req.headers, options.bodyLimitBytes);
+    // One request alone is always let in (its own size is bounded by the body limit).
+    if (inFlightBytes > 0 && inFlightBytes + bytes > options.maxInflightBodyBytes) {
+      metrics.limitRejections.inc({ limit: "inflight_body" });
+      next(
+        new HttpError("RATE_LIMITED", `request bodies in flight would exceed ${options.maxInflightBodyBytes} bytes (NEARDUP_MAX_INFLIGHT_BODY); retry in 1 s`, {
+          headers: { "Retry-After": "1" },
+        }),
+      );
+      return;
+    }
+    inFlight++;
+    inFlightBytes += bytes;
+    metrics.inFlight.set(inFlight);
+    let released = false;
+    const release = (): void => {
+      if (released) return;
+      released = true;
+      inFlight--;
+      inFlightBytes -= bytes;
+      metrics.inFlight.set(inFlight);
+    };
+    res.once("finish", release);
+    res.once("close", release);
+    req.once("error", release);
+    next();
+  };
+}

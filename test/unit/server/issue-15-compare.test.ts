@@ -1,0 +1,72 @@
+/**
+ * Issue 15: /v1/compare on long texts no longer freezes the service. The exact
+ * edit distance stops at a character budget (a linear bound beyond it), and
+ * large texts are analysed in a worker thread, so /livez answers meanwhile.
+ */
+import request from "supertest";
+import { afterAll, describe, expect, it } from "vitest";
+import { createFingerprinter } from "../../../src/core/fingerprinter.js";
+import { editSimilarity } from "../../../src/core/similarity/index.js";
+import { AnalysisPool } from "../../../src/server/analysis/pool.js";
+import { createApp } from "../../../src/server/app.js";
+import { createLogger } from "../../../src/server/logger.js";
+import { createMetrics } from "../../../src/server/metrics.js";
+import { Readiness } from "../../../src/server/readiness.js";
+import { expectSchema } from "../../helpers/openapi.js";
+
+const fingerprinter = createFingerprinter();
+const pool = new AnalysisPool({ fingerprinter: () => fingerprinter });
+const metrics = createMetrics({ defaultMetrics: false });
+const app = createApp({ logger: createLogger("silent"), metrics, readiness: new Readiness(), analysisPool: pool, limits: { compareEditMaxChars: 4000 } });
+afterAll(() => pool.close());
+
+const base = "The quick brown fox jumps over the lazy dog while 美国雇员称内部有9架飞碟. ";
+const long = (n: number, salt = "") => (salt + base).repeat(Math.ceil(n / base.length)).slice(0, n);
+
+describe("/v1/compare bounds (issue 15)", () => {
+  it("computes the exact edit distance within the budget", async () => {
+    const res = await request(app).post("/v1/compare").send({ a: long(3000), b: long(3000, "x") });
+    expect(res.status).toBe(200);
+    expectSchema(res.body, "Compare");
+    expect(res.body.edit_measure).toBe("levenshtein");
+    expect(Number.isInteger(res.body.edit_distance)).toBe(true);
+  });
+
+  it("past the budget reports the linear upper bound instead, and counts it", async () => {
+    const a = long(6000);
+    const b = long(6000, "x");
+    const res = await request(app).post("/v1/compare").send({ a, b });
+    expect(res.status).toBe(200);
+    expectSchema(res.body, "Compare");
+    expect(res.body).toMatchObject({ edit_distance: null, edit_measure: "qgram_bound" });
+    const fp = await fingerprinter;
+    const exact = editSimilarity(fp.analyze(a).normalized, fp.analyze(b).normalized);
+    expect(res.body.edit_similarity).toBeGreaterThanOrEqual(exact - 1e-6);
+    expect(await metrics.registry.getSingleMetricAsString("neardup_limit_hits_total")).toMatch(/limit="compare_edit"\} 1/);
+  });
+
+  it("keeps answering /livez while two 300,000-character texts are compared", async () => {
+    const order: string[] = [];
+    const compare = request(app)
+      .post("/v1/compare")
+      .send({ a: long(300_000), b: long(300_000, "y") })
+      .then((res) => {
+        order.push("compare");
+        return res;
+      });
+    await new Promise((r) => setTimeout(r, 50));
+    const live = await request(app).get("/livez");
+    order.push("livez");
+    expect(live.status).toBe(200);
+    const res = await compare;
+    expect(res.status).toBe(200);
+    expect(res.body.edit_measure).toBe("qgram_bound");
+    expect(order).toEqual(["livez", "compare"]);
+  });
+
+  it("validation errors from the worker keep their status and field", async () => {
+    const res = await request(app).post("/v1/compare").send({ a: long(5000), b: " ".repeat(5000) });
+    expect(res.status).toBe(400);
+    expect(res.body.error.field).toBe("b");
+  });
+});

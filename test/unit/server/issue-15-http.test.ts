@@ -1,0 +1,238 @@
+/**
+ * Issue 15 regressions at the HTTP edge (no engine): access control, CORS,
+ * Content-Type and Content-Encoding, decode errors, 405, over-long ids, limits.
+ */
+import { createHash } from "node:crypto";
+import { gzipSync } from "node:zlib";
+import request from "supertest";
+import { describe, expect, it } from "vitest";
+import { parseApiKeys } from "../../../src/config/api-keys.js";
+import { createFingerprinter } from "../../../src/core/fingerprinter.js";
+import { OPEN_PATHS, createApp, type AppDeps } from "../../../src/server/app.js";
+import { createLogger } from "../../../src/server/logger.js";
+import { createMetrics } from "../../../src/server/metrics.js";
+import { openApiDocument } from "../../../src/server/openapi.js";
+import { Readiness } from "../../../src/server/readiness.js";
+import { expectSchema } from "../../helpers/openapi.js";
+
+const fingerprinter = createFingerprinter();
+const sha = (key: string) => createHash("sha256").update(key).digest("hex");
+const KEYS = parseApiKeys(`reader:read:${sha("r-key-0123456789")}, writer:write:${sha("w-key-0123456789")}, root:admin:${sha("a-key-0123456789")}`, "test");
+
+function app(extra: Partial<AppDeps> = {}) {
+  const metrics = createMetrics({ defaultMetrics: false });
+  const readiness = new Readiness();
+  const a = createApp({ logger: createLogger("silent"), metrics, readiness, fingerprinter: () => fingerprinter, service: () => undefined, ...extra });
+  return { app: a, metrics };
+}
+
+describe("access control (issue 15)", () => {
+  const { app: secured, metrics } = app({ apiKeys: KEYS });
+
+  it("refuses /v1 without a key or with a wrong one (401, WWW-Authenticate), and counts it", async () => {
+    const none = await request(secured).post("/v1/fingerprint").send({ text: "hello world" });
+    expect(none.status).toBe(401);
+    expect(none.headers["www-authenticate"]).toMatch(/ApiKey/);
+    expectSchema(none.body, "Error");
+    const wrong = await request(secured).post("/v1/fingerprint").set("Authorization", "Bearer nope-nope-nope").send({ text: "hello world" });
+    expect(wrong.status).toBe(401);
+    expect(wrong.body.error.message).toBe("the API key is not valid");
+    const basic = await request(secured).post("/v1/fingerprint").set("Authorization", "Basic dTpw").send({ text: "hello world" });
+    expect(basic.status).toBe(401);
+    expect(await metrics.registry.getSingleMetricAsString("neardup_auth_failures_total")).toMatch(/reason="invalid"\} 1/);
+  });
+
+  it("accepts ApiKey and Bearer, and enforces scopes (403 for a read key on a write route)", async () => {
+    expect((await request(secured).post("/v1/fingerprint").set("Authorization", "ApiKey r-key-0123456789").send({ text: "hello world" })).status).toBe(200);
+    expect((await request(secured).post("/v1/compare").set("Authorization", "Bearer a-key-0123456789").send({ a: "hello", b: "hallo" })).status).toBe(200);
+    const forbidden = await request(secured).post("/v1/documents").set("Authorization", "ApiKey r-key-0123456789").send({ text: "hello world" });
+    expect(forbidden.status).toBe(403);
+    expect(forbidden.body.error.message).toBe("the API key reader lacks the write scope this endpoint needs");
+    const writerReads = await request(secured).post("/v1/check").set("Authorization", "ApiKey w-key-0123456789").send({ text: "hello world" });
+    expect(writerReads.status).toBe(403);
+    // A write key passes the scope check; the engine is not ready, so 503.
+    expect((await request(secured).post("/v1/documents").set("Authorization", "ApiKey w-key-0123456789").send({ text: "hello world" })).status).toBe(503);
+  });
+
+  it("keeps /livez, /readyz, /metrics and /openapi.json open", async () => {
+    expect((await request(secured).get("/livez")).status).toBe(200);
+    expect((await request(secured).get("/readyz")).status).toBe(503);
+    expect((await request(secured).get("/metrics")).status).toBe(200);
+    expect((await request(secured).get("/openapi.json")).status).toBe(200);
+  });
+});
+
+describe("CORS and Content-Type: no cross-site simple POST (issue 15)", () => {
+  const { app: plain } = app();
+  it("sends no CORS header by default", async () => {
+    const res = await request(plain).post("/v1/fingerprint").set("Origin", "https://evil.example").send({ text: "hello world" });
+    expect(res.headers["access-control-allow-origin"]).toBeUndefined();
+    const preflight = await request(plain).options("/v1/fingerprint").set("Origin", "https://evil.example").set("Access-Control-Request-Method", "POST");
+    expect(preflight.headers["access-control-allow-origin"]).toBeUndefined();
+  });
+  it("allows configured origins only", async () => {
+    const { app: withCors } = app({ corsOrigins: ["https://ui.example"] });
+    const ok = await request(withCors).options("/v1/fingerprint").set("Origin", "https://ui.example").set("Access-Control-Request-Method", "POST");
+    expect(ok.status).toBe(204);
+    expect(ok.headers["access-control-allow-origin"]).toBe("https://ui.example");
+    const other = await request(withCors).post("/v1/fingerprint").set("Origin", "https://evil.example").send({ text: "hello world" });
+    expect(other.headers["access-control-allow-origin"]).toBeUndefined();
+  });
+  it.each(["text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x"])("a write sent as %s is 415 before anything runs", async (type) => {
+    const res = await request(plain).post("/v1/fingerprint").set("Content-Type", type).send('{"text":"hello world"}');
+    expect(res.status).toBe(415);
+    expect(res.body.error).toMatchObject({ code: "UNSUPPORTED_MEDIA_TYPE", field: "Content-Type" });
+  });
+  it("bulk accepts NDJSON but not text/plain", async () => {
+    const res = await request(plain).post("/v1/documents/_bulk").set("Content-Type", "text/plain").send('{"text":"a"}\n');
+    expect(res.status).toBe(415);
+    const nd = await request(plain).post("/v1/documents/_bulk").set("Content-Type", "application/x-ndjson").send('{"text":"a"}\n');
+    expect(nd.status).toBe(503);
+  });
+});
+
+describe("statuses of malformed requests (issue 15)", () => {
+  const { app: plain } = app();
+  it("a bad percent-escape in a path is 400, not 500", async () => {
+    const res = await request(plain).get("/v1/documents/%FF/duplicates");
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ code: "INVALID_INPUT", field: "id" });
+  });
+  it("Content-Encoding gzip or br on a plain body is a 400 naming Content-Encoding; an unknown encoding is 415", async () => {
+    for (const enc of ["gzip", "br", "deflate"]) {
+      const res = await request(plain).post("/v1/fingerprint").set("Content-Type", "application/json").set("Content-Encoding", enc).send('{"text":"hello world"}');
+      expect(res.status, enc).toBe(400);
+      expect(res.body.error.field).toBe("Content-Encoding");
+    }
+    const zstd = await request(plain).post("/v1/fingerprint").set("Content-Type", "application/json").set("Content-Encoding", "zstd").send('{"text":"hello world"}');
+    expect(zstd.status).toBe(415);
+  });
+  it("a real gzip body is accepted", async () => {
+    const server = plain.listen(0, "127.0.0.1");
+    await new Promise((r) => server.once("listening", r));
+    const res = await fetch(`http://127.0.0.1:${(server.address() as { port: number }).port}/v1/fingerprint`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "Content-Encoding": "gzip" },
+      body: gzipSync('{"text":"hello world"}'),
+    });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { simhash: string }).simhash).toMatch(/^[0-9a-f]{16}$/);
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+  });
+  it("a wrong method on a known path is 405 with Allow", async () => {
+    const res = await request(plain).get("/v1/check");
+    expect(res.status).toBe(405);
+    expect(res.headers.allow).toBe("POST");
+    expectSchema(res.body, "Error");
+    const del = await request(plain).delete("/v1/documents/abc/duplicates");
+    expect(del.status).toBe(405);
+    expect(del.headers.allow).toBe("GET, HEAD");
+    expect((await request(plain).post("/livez")).status).toBe(405);
+    expect((await request(plain).get("/v1/nothing-here")).status).toBe(404);
+  });
+  it("an over-long id on a read path is 400 before the engine is asked", async () => {
+    const res = await request(plain).get(`/v1/documents/${"x".repeat(513)}/duplicates`);
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ field: "id", message: "id must be at most 512 bytes" });
+    const search = await request(plain).post("/v1/search").send({ id: "é".repeat(300) });
+    expect(search.status).toBe(400);
+    expect(search.body.error.field).toBe("id");
+  });
+  it("blank text is refused as the OpenAPI document says", async () => {
+    const res = await request(plain).post("/v1/compare").send({ a: " ", b: "x" });
+    expect(res.status).toBe(400);
+  });
+});
+
+describe("limits (issue 15)", () => {
+  it("the per-key rate limit answers 429 with Retry-After, per key", async () => {
+    const { app: limited, metrics } = app({ apiKeys: KEYS, limits: { rateLimitRps: 0.01, rateLimitBurst: 2 } });
+    const send = (key: string) => request(limited).post("/v1/fingerprint").set("Authorization", `ApiKey ${key}`).send({ text: "hello world" });
+    expect((await send("r-key-0123456789")).status).toBe(200);
+    expect((await send("r-key-0123456789")).status).toBe(200);
+    const third = await send("r-key-0123456789");
+    expect(third.status).toBe(429);
+    expect(Number(third.headers["retry-after"])).toBeGreaterThanOrEqual(1);
+    expectSchema(third.body, "Error");
+    expect((await send("a-key-0123456789")).status).toBe(200);
+    expect(await metrics.registry.getSingleMetricAsString("neardup_limit_hits_total")).toMatch(/limit="rate"\} 1/);
+  });
+  it("the concurrency limit answers 429 before reading the body", async () => {
+    const { app: one } = app({ limits: { maxConcurrent: 1 } });
+    const server = one.listen(0, "127.0.0.1");
+    await new Promise((r) => server.once("listening", r));
+    const port = (server.address() as { port: number }).port;
+    const http = await import("node:http");
+    // A request whose body never finishes holds the only slot.
+    const hold = http.request({ host: "127.0.0.1", port, method: "POST", path: "/v1/fingerprint", headers: { "Content-Type": "application/json", "Content-Length": "1000" } });
+    hold.on("error", () => undefined);
+    hold.write('{"text": "');
+    await new Promise((r) => setTimeout(r, 100));
+    const res = await request(`http://127.0.0.1:${port}`).post("/v1/fingerprint").send({ text: "hello world" });
+    expect(res.status).toBe(429);
+    expect(res.headers["retry-after"]).toBe("1");
+    hold.destroy();
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+  });
+  it("the in-flight body budget answers 429 before reading a body that would exceed it", async () => {
+    const { app: small, metrics } = app({ limits: { maxInflightBodyBytes: 1000 } });
+    const server = small.listen(0, "127.0.0.1");
+    await new Promise((r) => server.once("listening", r));
+    const port = (server.address() as { port: number }).port;
+    const http = await import("node:http");
+    const hold = http.request({ host: "127.0.0.1", port, method: "POST", path: "/v1/fingerprint", headers: { "Content-Type": "application/json", "Content-Length": "900" } });
+    hold.on("error", () => undefined);
+    hold.write('{"text": "');
+    await new Promise((r) => setTimeout(r, 100));
+    const res = await request(`http://127.0.0.1:${port}`).post("/v1/fingerprint").send({ text: "x".repeat(200) });
+    expect(res.status).toBe(429);
+    expect(res.body.error.message).toMatch(/NEARDUP_MAX_INFLIGHT_BODY/);
+    expect((await request(`http://127.0.0.1:${port}`).post("/v1/fingerprint").send({ text: "hi there" })).status).toBe(200);
+    expect(await metrics.registry.getSingleMetricAsString("neardup_limit_hits_total")).toMatch(/limit="inflight_body"\} 1/);
+    hold.destroy();
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+  });
+  it("exposes every limit as a metric", async () => {
+    const { metrics } = app({ limits: { maxConcurrent: 7 } });
+    const text = await metrics.registry.getSingleMetricAsString("neardup_limit");
+    expect(text).toMatch(/limit="max_concurrent"\} 7/);
+    expect(text).toMatch(/limit="compare_edit_max_chars"\} 4000/);
+  });
+});
+
+describe("the OpenAPI document is the contract (issue 15)", () => {
+  const doc = openApiDocument as unknown as {
+    paths: Record<string, Record<string, { responses: Record<string, unknown>; security?: unknown[]; requestBody?: { content: Record<string, { schema: Record<string, unknown> }> } }>>;
+  };
+  const engineFree = ["/v1/fingerprint", "/v1/compare"];
+  it("lists every status each /v1 operation can answer, 502 and 503 where the engine is called", () => {
+    for (const [path, item] of Object.entries(doc.paths).filter(([p]) => p.startsWith("/v1/"))) {
+      for (const [method, op] of Object.entries(item)) {
+        const statuses = Object.keys(op.responses);
+        for (const s of ["400", "401", "403", "405", "413", "415", "429"]) expect(statuses, `${method} ${path}`).toContain(s);
+        if (!engineFree.includes(path)) for (const s of ["502", "503"]) expect(statuses, `${method} ${path}`).toContain(s);
+      }
+    }
+  });
+  it("refuses blank texts and empty bulks in the schema, as the validation does", () => {
+    const compare = doc.paths["/v1/compare"]!.post!.requestBody!.content["application/json"]!.schema as { properties: Record<string, { minLength: number; pattern: string }> };
+    expect(compare.properties.a!.minLength).toBe(1);
+    expect(new RegExp(compare.properties.a!.pattern).test(" \t\u3000")).toBe(false);
+    const bulk = doc.paths["/v1/documents/_bulk"]!.post!.requestBody!.content["application/json"]!.schema as { oneOf: { minItems?: number; properties?: { items: { minItems: number } } }[] };
+    expect(bulk.oneOf[0]!.minItems).toBe(1);
+    expect(bulk.oneOf[1]!.properties!.items.minItems).toBe(1);
+  });
+  it("marks the probes, metrics and the document itself as open", () => {
+    for (const path of OPEN_PATHS) expect(doc.paths[path]!.get!.security, path).toEqual([]);
+  });
+});
+
+describe("rate limit without keys (issue 15)", () => {
+  it("does not throttle a keyless sidecar's clients, who all share 127.0.0.1", async () => {
+    const { app: open } = app({ limits: { rateLimitRps: 0.01, rateLimitBurst: 1 } });
+    for (let i = 0; i < 3; i++) expect((await request(open).post("/v1/fingerprint").send({ text: "hello world" })).status).toBe(200);
+  });
+});
