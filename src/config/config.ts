@@ -1,5 +1,6 @@
 import { NeardupError } from "../core/errors.js";
 import type { EngineConnection } from "../engine/types.js";
+import { parseIndexRules, type IndexRule } from "../proxy/rules.js";
 import type { DedupOptions } from "../service/options.js";
 import { resolveDedupOptions } from "../service/options.js";
 import type { SettingName } from "./settings.js";
@@ -21,6 +22,8 @@ export interface Config {
   dedup: DedupOptions;
   bodyLimit: string;
   maxTextChars: number;
+  /** The `_bulk` proxy; `undefined` when NEARDUP_PROXY_PORT is empty. */
+  proxy: { port: number; rules: IndexRule[] } | undefined;
 }
 
 /** Builds the typed config from raw settings (environment variables by name). */
@@ -60,5 +63,6 @@ export function buildConfig(raw: Partial<Record<SettingName | string, string | u
     }),
     bodyLimit: s.NEARDUP_BODY_LIMIT,
     maxTextChars: s.NEARDUP_MAX_TEXT_CHARS,
+    proxy: s.NEARDUP_PROXY_PORT === "" ? undefined : { port: s.NEARDUP_PROXY_PORT, rules: parseIndexRules(s.NEARDUP_PROXY_INDICES) },
   };
 }

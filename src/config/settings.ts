@@ -30,6 +30,16 @@ export const SETTINGS = {
   NEARDUP_MAX_TEXT_CHARS: { default: "1000000", schema: z.coerce.number().int().positive(), doc: "Largest accepted text, in UTF-16 code units." },
   NEARDUP_LOCAL_PORT: { default: "9200", schema: z.coerce.number().int().min(0).max(65535), doc: "HTTP port of the embedded OpenSearch (0 picks a free one)." },
   NEARDUP_LOCAL_DATA: { default: ".neardup/opensearch-data", schema: z.string().min(1), doc: "Data folder of the embedded OpenSearch." },
+  NEARDUP_PROXY_PORT: {
+    default: "",
+    schema: z.literal("").or(z.coerce.number().int().min(0).max(65535)),
+    doc: "Port of the Elasticsearch-compatible `_bulk` proxy (docs/proxy.md); empty: no proxy, 0 picks a free one.",
+  },
+  NEARDUP_PROXY_INDICES: {
+    default: "",
+    schema: z.string(),
+    doc: "Indices the proxy deduplicates, as `pattern:textField[:policy]` rules separated by commas, e.g. `logs-*:message,articles:body:reject`; other indices pass through.",
+  },
   NEARDUP_LOG_LEVEL: { default: "info", schema: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]), doc: "Log level (pino)." },
 } as const;
 
