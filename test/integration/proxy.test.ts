@@ -230,3 +230,44 @@ describe.each(engineTargets())("_bulk proxy on $kind $version ($source)", (targe
     }
   });
 });
+
+describe.each(engineTargets())("_bulk proxy with the engine down, on $kind $version ($source)", (target) => {
+  it("answers 503 in the engine's error shape, acknowledges nothing it did not write, and recovers", async () => {
+    const { startTcpProxy } = await import("../helpers/tcp-proxy.js");
+    const tcp = await startTcpProxy(target.url);
+    const prefix = uniqueIndex("neardup-proxy-down");
+    const h = await startProxyFor(target, `${prefix}*:message`, { engineUrl: tcp.url });
+    const index = `${prefix}-logs`;
+    try {
+      const batch = (from: number) => lines(...[0, 1, 2].flatMap((k) => [{ index: { _index: index, _id: `d${from + k}` } }, { message: `${NEWS_EN} (copy ${from + k})` }]));
+      const acked: string[] = [];
+      const first = await rawBulk(h.url, "/_bulk", batch(0));
+      expect(first.status).toBe(200);
+      for (const item of first.body.items) if (item.index!.status === 201) acked.push(String(item.index!._id));
+      expect(acked).toEqual(["d0", "d1", "d2"]);
+
+      tcp.cut();
+      const down = await rawBulk(h.url, "/_bulk", batch(3));
+      expect(down.status).toBe(503);
+      expect(down.headers.get("retry-after")).toBe("5");
+      expect(down.body.error).toMatchObject({ type: "neardup_engine_unavailable_exception" });
+      const passDown = await rawBulk(h.url, "/_bulk", lines({ delete: { _index: index, _id: "d0" } }));
+      expect(passDown.status).toBe(503);
+      const client = target.kind === "elasticsearch" ? new ElasticClient({ node: h.url, maxRetries: 0 }) : new OpenSearchClient({ node: h.url, maxRetries: 0 });
+      await expect(client.helpers.bulk({ datasource: [{ message: RECIPE_EN }], onDocument: () => ({ index: { _index: index } }), retries: 0 } as never)).rejects.toThrow();
+      await client.close();
+
+      tcp.restore();
+      const again = await rawBulk(h.url, "/_bulk?refresh=true", batch(3));
+      expect(again.status).toBe(200);
+      for (const item of again.body.items) if (item.index!.status === 201) acked.push(String(item.index!._id));
+      await h.engine.refresh(index);
+      for (const id of acked) expect(await h.engine.get(index, id), id).toBeDefined();
+      expect(acked).toHaveLength(6);
+    } finally {
+      await h.engine.deleteIndex(index);
+      await h.close();
+      await tcp.close();
+    }
+  });
+});
