@@ -5,6 +5,7 @@ import { finished } from "node:stream/promises";
 import { Command, Option } from "commander";
 import { createFingerprinter } from "../core/fingerprinter.js";
 import type { Fingerprinter } from "../core/fingerprinter.js";
+import { addBackfillCommand } from "./backfill.js";
 import { parseDuration, parseFraction, parseNonNegativeInt, verdictWith } from "./options.js";
 import { createProgress } from "./progress.js";
 import { runDedup } from "./run-dedup.js";
@@ -82,6 +83,7 @@ export function createProgram(env: CliEnv): Command {
       if (flags.window !== undefined && flags.windowDocs !== undefined) cmd.error("error: give --window or --window-docs, not both");
       process.exitCode = await dedupCommand(file, flags, env);
     });
+  addBackfillCommand(program, env);
   return program;
 }
 

@@ -1,7 +1,7 @@
 import { Client, type ClientOptions } from "@elastic/elasticsearch";
 import { createGuard, createIfAbsent, orUndefinedIfMissing } from "./guard.js";
 import { msearchLines, toBulkResult, toMsearchResults, toSourceMap } from "./responses.js";
-import type { BulkResult, Engine, EngineConnection, EngineInfo, SearchRequest, SearchResponse } from "./types.js";
+import type { BulkResult, Engine, EngineConnection, EngineInfo, PointInTimePage, SearchRequest, SearchResponse } from "./types.js";
 
 /** Elasticsearch 8.x through `@elastic/elasticsearch` (client major = server major). */
 export class ElasticsearchEngine implements Engine {
@@ -99,6 +99,24 @@ export class ElasticsearchEngine implements Engine {
   refresh(index: string): Promise<void> {
     return this.guard(`refresh ${index}`, async () => {
       await this.client.indices.refresh({ index });
+    });
+  }
+
+  openPointInTime(index: string, keepAlive: string): Promise<string> {
+    return this.guard(`open point in time ${index}`, async () => (await this.client.openPointInTime({ index, keep_alive: keepAlive })).id);
+  }
+
+  closePointInTime(id: string): Promise<void> {
+    return this.guard("close point in time", async () => {
+      await orUndefinedIfMissing(() => this.client.closePointInTime({ id }));
+    });
+  }
+
+  searchPointInTime<T>(pitId: string, keepAlive: string, body: Record<string, unknown>): Promise<PointInTimePage<T>> {
+    return this.guard("search point in time", async () => {
+      // Elasticsearch adds `_shard_doc` as the tiebreaker of a sorted point-in-time search by itself.
+      const response = (await this.client.search({ ...body, pit: { id: pitId, keep_alive: keepAlive } } as never)) as unknown as SearchResponse<T> & { pit_id?: string };
+      return { ...response, pitId: response.pit_id ?? pitId };
     });
   }
 
