@@ -79,6 +79,19 @@ interface Outcome {
 
 const NOTHING: Outcome = { written: 0, failures: [] };
 
+let sequence = 0;
+
+/**
+ * An id for a document sent without one. The service decides documents of
+ * equal time in id order, so these ids sort in arrival order: milliseconds
+ * and a counter (fixed-width base 36), then randomness against collisions
+ * between proxies.
+ */
+export function arrivalId(now = Date.now()): string {
+  sequence = (sequence + 1) % 36 ** 4;
+  return now.toString(36).padStart(9, "0") + sequence.toString(36).padStart(4, "0") + randomUUID().replaceAll("-", "").slice(0, 8);
+}
+
 function docKey(item: BulkItem): string | undefined {
   const id = item.meta._id;
   return id === undefined || id === null ? undefined : `${item.index}\u0000${String(id)}`;
@@ -271,7 +284,7 @@ export class BulkHandler {
       const meta = { ...d.item.meta };
       delete meta._index;
       delete meta._id;
-      const doc: DocInput = { id: given ?? randomUUID(), idGiven: given !== undefined, text: d.text, fields: undefined, time: timeOf(d.source, this.deps.timeField, now), source: d.source };
+      const doc: DocInput = { id: given ?? arrivalId(now), idGiven: given !== undefined, text: d.text, fields: undefined, time: timeOf(d.source, this.deps.timeField, now), source: d.source };
       const plan: WritePlan = { op: d.item.op as "index" | "create", meta, query, headers };
       entry.writer.expect(doc.id, plan);
       docs.push(doc);
