@@ -7,7 +7,7 @@
  * Both are required: a missing venv or rsyslogd fails the test with the fix.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -101,24 +101,17 @@ describe.each(engineTargets())("shippers through the _bulk proxy on $kind $versi
     writeFileSync(log, lines.map((l) => `${l}\n`).join(""));
     const port = new URL(h.url).port;
     const conf = join(work, "rsyslog.conf");
-    writeFileSync(
-      conf,
-      `
-global(workDirectory="${work}")
-module(load="imfile" mode="polling" PollingInterval="1")
-module(load="omelasticsearch")
-template(name="neardup-es" type="list" option.jsonf="on") {
-  property(outname="message" name="msg" format="jsonf")
-  property(outname="@timestamp" name="timereported" dateFormat="rfc3339" format="jsonf")
-  property(outname="host" name="hostname" format="jsonf")
-}
-input(type="imfile" File="${log}" Tag="app" ruleset="ship" freshStartTail="off")
-ruleset(name="ship") {
-  action(type="omelasticsearch" server="127.0.0.1" serverport="${port}" searchIndex="${index}" template="neardup-es"
-         bulkmode="on" esVersion.major="8" errorFile="${work}/es-errors.json" action.resumeRetryCount="-1")
-}
-`,
-    );
+    // The shipped example, with this test's folder, log file, proxy port and index.
+    const example = readFileSync("examples/rsyslog/neardup-proxy.conf", "utf8");
+    const config = example
+      .replaceAll("/var/spool/rsyslog", work)
+      .replaceAll("/var/log/app.log", log)
+      .replace('serverport="9400"', `serverport="${port}"`)
+      .replace('searchIndex="logs-app"', `searchIndex="${index}"`);
+    expect(config).not.toBe(example);
+    expect(config).toContain(`serverport="${port}"`);
+    expect(config).toContain(`searchIndex="${index}"`);
+    writeFileSync(conf, config);
     await run(rsyslogd, ["-N1", "-f", conf], ""); // config check: fails loudly on a bad config
     let daemon: ChildProcess | undefined;
     let output = "";
