@@ -135,21 +135,28 @@ export async function runBackfill(engine: Engine, fingerprinter: Fingerprinter, 
   let pitId = await engine.openPointInTime(options.index, keepAlive);
   let seen = 0;
   let total = 0;
+  // Two stages overlap: while page k is written (and then checkpointed), page
+  // k+1 is read and decided. A page is checkpointed only after its write and
+  // every earlier one succeeded.
+  const fetchPage = (after: unknown[] | undefined, first: boolean) =>
+    engine.searchPointInTime<Record<string, unknown>>(pitId, keepAlive, {
+      size: options.batchSize,
+      _source: [options.textField, options.timeField],
+      sort: [{ [options.timeField]: { order: "asc", unmapped_type: "date", missing: "_last" } }],
+      track_total_hits: first,
+      ...(after ? { search_after: after } : {}),
+    });
+  let writing: Promise<void> = Promise.resolve();
   try {
-    let after: unknown[] | undefined;
+    let next = fetchPage(undefined, true);
     for (let page = 0; ; page++) {
-      const response = await engine.searchPointInTime<Record<string, unknown>>(pitId, keepAlive, {
-        size: options.batchSize,
-        _source: [options.textField, options.timeField],
-        sort: [{ [options.timeField]: { order: "asc", unmapped_type: "date", missing: "_last" } }],
-        track_total_hits: page === 0,
-        ...(after ? { search_after: after } : {}),
-      });
+      const response = await next;
       pitId = response.pitId;
       if (page === 0) total = totalHits(response);
       const hits = response.hits.hits;
       if (hits.length === 0) break;
-      after = hits[hits.length - 1]!.sort;
+      next = fetchPage(hits[hits.length - 1]!.sort, false);
+      next.catch(() => undefined); // awaited on the next turn; a failure then stops the run
       const operations: Record<string, unknown>[] = [];
       let lastId: string | null = null;
       for (const hit of hits) {
@@ -184,26 +191,37 @@ export async function runBackfill(engine: Engine, fingerprinter: Fingerprinter, 
         }
         operations.push(updateAction(hit), { doc: { neardup: neardupSource(last!, decisionOf(record), time) } });
       }
-      if (operations.length > 0) {
-        const bulk = await engine.bulk(operations);
-        const failed = bulk.items.filter((i) => i.error);
-        if (failed.length > 0) {
-          const f = failed[0]!;
-          throw new NeardupError("ENGINE_ERROR", `${failed.length} updates in this page were refused, e.g. ${f.id}: ${f.error!.type}: ${f.error!.reason}; the checkpoint stays before this page`);
-        }
-      }
-      if (options.checkpoint && !options.dryRun && seen > skipWrites) {
-        writeCheckpoint(options.checkpoint, { version: 1, index: options.index, settings, done: seen, lastId: lastId ?? hits[hits.length - 1]!._id, complete: false });
-      }
-      io.progress?.(seen, total);
-      io.afterPage?.(seen);
+      await writing;
+      const done = seen;
+      const checkpoint: Checkpoint | undefined =
+        options.checkpoint && !options.dryRun && done > skipWrites
+          ? { version: 1, index: options.index, settings, done, lastId: lastId ?? hits[hits.length - 1]!._id, complete: false }
+          : undefined;
+      writing = writePage(engine, operations).then(() => {
+        if (checkpoint) writeCheckpoint(options.checkpoint!, checkpoint);
+        io.progress?.(done, total);
+        io.afterPage?.(done);
+      });
+      writing.catch(() => undefined); // awaited before the next write and at the end
     }
+    await writing;
   } finally {
+    await writing.catch(() => undefined);
     await engine.closePointInTime(pitId).catch(() => undefined);
   }
   if (options.checkpoint && !options.dryRun) writeCheckpoint(options.checkpoint, { version: 1, index: options.index, settings, done: seen, lastId: null, complete: true });
   result.summary = deduper.summary();
   return result;
+}
+
+async function writePage(engine: Engine, operations: Record<string, unknown>[]): Promise<void> {
+  if (operations.length === 0) return;
+  const bulk = await engine.bulk(operations);
+  const failed = bulk.items.filter((i) => i.error);
+  if (failed.length > 0) {
+    const f = failed[0]!;
+    throw new NeardupError("ENGINE_ERROR", `${failed.length} updates in this page were refused, e.g. ${f.id}: ${f.error!.type}: ${f.error!.reason}; the checkpoint stays before this page`);
+  }
 }
 
 function updateAction(hit: SearchHit<unknown>): Record<string, unknown> {
