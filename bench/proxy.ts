@@ -9,9 +9,11 @@
  * sent as NDJSON `_bulk` requests of NEARDUP_BENCH_BULK documents (default 1,000),
  * one request at a time, like a single shipper worker. Measured in one run:
  *  1. direct `_bulk` to the engine (the baseline);
- *  2. the same documents through the proxy (fingerprint, candidates, verdict,
- *     write with the neardup fields): rate and ratio to 1.;
- *  3. `neardup backfill` of the index written in 1. plus the documents past
+ *  2. the same documents through DedupService.index in this process, in
+ *     batches of the same size (no proxy): what the proxy is built on;
+ *  3. the same documents through the proxy (parse, fingerprint, candidates,
+ *     verdict, write as sent plus the neardup fields): rate, ratio to 1. and to 2.;
+ *  4. `neardup backfill` of the index written in 1. plus the documents past
  *     NEARDUP_BENCH_PROXY_DOCS (read in time order, verdicts, bulk partial
  *     updates): docs/s and ratio of rates to 1.
  * With several URLs in NEARDUP_ENGINE_URL each engine is measured in turn.
@@ -23,6 +25,7 @@ import { runBackfill } from "../src/cli/backfill.js";
 import { createFingerprinter } from "../src/core/fingerprinter.js";
 import { connectEngine, installTemplates } from "../src/engine/index.js";
 import { parseIndexRules, startProxy } from "../src/proxy/index.js";
+import { DedupService } from "../src/service/dedup-service.js";
 import { resolveDedupOptions } from "../src/service/options.js";
 import { shortTexts, type ShortDoc } from "../test/helpers/short-texts.js";
 
@@ -54,6 +57,7 @@ async function benchEngine(url: string, docs: ShortDoc[]): Promise<string[]> {
   const stamp = Date.now().toString(36);
   const direct = `neardup-bench-direct-${stamp}`;
   const viaProxy = `neardup-bench-proxy-${stamp}`;
+  const viaService = `neardup-bench-service-${stamp}`;
   const mappings = { properties: { "@timestamp": { type: "date" }, message: { type: "text" } } };
   const settings = { number_of_shards: 1, number_of_replicas: 0 };
   await engine.createIndex(direct, { mappings, settings });
@@ -70,6 +74,16 @@ async function benchEngine(url: string, docs: ShortDoc[]): Promise<string[]> {
   try {
     const both = docs.slice(0, PROXY_DOCS);
     const directS = await sendAll(url, direct, both);
+    const service = new DedupService(engine, fingerprinter, resolveDedupOptions({ index: viaService, textField: "message" }));
+    await service.ensureIndex();
+    const serviceStart = performance.now();
+    for (let i = 0; i < both.length; i += BULK) {
+      await service.index(
+        both.slice(i, i + BULK).map((d) => ({ id: d.id, idGiven: true, text: d.message, fields: undefined, time: d.time })),
+        "mark",
+      );
+    }
+    const serviceS = (performance.now() - serviceStart) / 1000;
     const proxyS = await sendAll(proxy.url, viaProxy, both);
     if (docs.length > both.length) await sendAll(url, direct, docs.slice(both.length));
     await engine.refresh(viaProxy);
@@ -81,13 +95,15 @@ async function benchEngine(url: string, docs: ShortDoc[]): Promise<string[]> {
     const backfillS = (performance.now() - backfillStart) / 1000;
     return [
       `| ${engine.info.kind} ${engine.info.version} | direct \`_bulk\` (baseline) | ${both.length.toLocaleString("en-US")} | ${directS.toFixed(1)} | ${rate(both.length, directS)} | 1.00 | |`,
-      `| | through the proxy (dedup, mark) | ${both.length.toLocaleString("en-US")} | ${proxyS.toFixed(1)} | ${rate(both.length, proxyS)} | ${(directS / proxyS).toFixed(2)} | ${duplicates.toLocaleString("en-US")} marked |`,
+      `| | \`DedupService.index\` in process (mark) | ${both.length.toLocaleString("en-US")} | ${serviceS.toFixed(1)} | ${rate(both.length, serviceS)} | ${(directS / serviceS).toFixed(2)} | |`,
+      `| | through the proxy (dedup, mark) | ${both.length.toLocaleString("en-US")} | ${proxyS.toFixed(1)} | ${rate(both.length, proxyS)} | ${(directS / proxyS).toFixed(2)} (${(serviceS / proxyS).toFixed(2)} of the service's rate) | ${duplicates.toLocaleString("en-US")} marked |`,
       `| | \`neardup backfill\` of the direct index | ${result.written.toLocaleString("en-US")} | ${backfillS.toFixed(1)} | ${rate(result.written, backfillS)} | ${(result.written / backfillS / (both.length / directS)).toFixed(2)} | ${result.summary.duplicates.toLocaleString("en-US")} marked |`,
     ];
   } finally {
     await proxy.close();
     await engine.deleteIndex(direct);
     await engine.deleteIndex(viaProxy);
+    await engine.deleteIndex(viaService);
     await engine.close();
   }
 }

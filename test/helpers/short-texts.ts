@@ -15,7 +15,7 @@ function mulberry32(seed: number): () => number {
   };
 }
 
-const SYLLABLES = ["ka", "lo", "mi", "ne", "su", "ta", "ri", "po", "de", "ga", "vo", "zu", "ben", "tor", "lan", "mes", "dif", "ark", "pel", "sun"];
+const LETTERS = "abcdefghijklmnopqrstuvwxyz";
 
 export interface ShortDoc {
   id: string;
@@ -27,7 +27,10 @@ export interface ShortDoc {
 export function shortTexts(count: number, seed = 12, start = Date.UTC(2026, 11, 1)): ShortDoc[] {
   const rnd = mulberry32(seed);
   const pick = <T>(xs: readonly T[]) => xs[Math.floor(rnd() * xs.length)]!;
-  const vocabulary = Array.from({ length: 3000 }, () => pick(SYLLABLES) + pick(SYLLABLES) + (rnd() < 0.5 ? pick(SYLLABLES) : ""));
+  // Random letter words (3-9 letters): as varied in characters as real words, so
+  // character shingles (the LSH keys) of unrelated texts rarely collide.
+  const word = () => Array.from({ length: 3 + Math.floor(rnd() * 7) }, () => pick([...LETTERS])).join("");
+  const vocabulary = Array.from({ length: 5000 }, word);
   const recent: string[][] = [];
   const docs: ShortDoc[] = [];
   for (let i = 0; i < count; i++) {

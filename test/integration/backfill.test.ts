@@ -19,8 +19,8 @@ import { connectTarget, engineTargets, uniqueIndex } from "../helpers/engines.js
 import { shortTexts, type ShortDoc } from "../helpers/short-texts.js";
 
 /** Documents in the test index (the 100,000-document run is bench/proxy.ts). */
-const N = Number(process.env.NEARDUP_TEST_BACKFILL_DOCS ?? 4000);
-const BATCH = 250;
+const N = Number(process.env.NEARDUP_TEST_BACKFILL_DOCS ?? 10_000);
+const BATCH = 500;
 
 async function expectedVerdicts(docs: ShortDoc[]): Promise<Map<string, DedupRecord>> {
   const input = Readable.from(docs.map((d) => `${JSON.stringify(d)}\n`));
