@@ -7,7 +7,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if ! command -v rsyslogd >/dev/null 2>&1 || [ ! -e /usr/lib/x86_64-linux-gnu/rsyslog/omelasticsearch.so ] && ! ls /usr/lib/*/rsyslog/omelasticsearch.so >/dev/null 2>&1; then
+if ! command -v rsyslogd >/dev/null 2>&1 || ! ls /usr/lib/*/rsyslog/omelasticsearch.so >/dev/null 2>&1 \
+  || ! command -v python3 >/dev/null 2>&1 || ! python3 -m venv --help >/dev/null 2>&1; then
   export DEBIAN_FRONTEND=noninteractive
   # Keep the package scripts from starting a system rsyslog daemon.
   created_policy=0
@@ -17,10 +18,10 @@ if ! command -v rsyslogd >/dev/null 2>&1 || [ ! -e /usr/lib/x86_64-linux-gnu/rsy
     created_policy=1
   fi
   apt-get update -qq
-  apt-get install -y -qq --no-install-recommends rsyslog rsyslog-elasticsearch python3-venv >/dev/null
+  apt-get install -y -qq --no-install-recommends rsyslog rsyslog-elasticsearch python3 python3-venv >/dev/null
   if [ "$created_policy" = 1 ]; then rm -f /usr/sbin/policy-rc.d; fi
 fi
-rsyslogd -v | head -1
+rsyslogd -v | head -1 || true
 
 venv=.neardup/venv
 if [ ! -x "$venv/bin/python" ]; then
