@@ -23,7 +23,7 @@ import type { DocInput } from "../service/input.js";
 import type { Policy } from "../service/options.js";
 import { neardupErrorItem, noopItem, rejectedItem, unavailableItem, verdictOf, writtenItem, type ItemBody } from "./items.js";
 import { parseBulk, parseSource, type BulkItem } from "./ndjson.js";
-import type { ServicePool } from "./pool.js";
+import { MissingIndex, type ServicePool } from "./pool.js";
 import { ruleFor, type IndexRule } from "./rules.js";
 import { engineErrorBody, send, type Upstream } from "./upstream.js";
 import type { WritePlan } from "./write-through.js";
@@ -135,7 +135,7 @@ export class BulkHandler {
       }
       const outcomes = await Promise.all([
         this.runPass(segment.pass, request.pathIndex, queryString, headers, results),
-        this.runDedup(segment.dedup, queryString, headers, results),
+        this.runDedup(segment.dedup, request.pathIndex, query, headers, results),
       ]);
       for (const outcome of outcomes) {
         written += outcome.written;
@@ -236,8 +236,10 @@ export class BulkHandler {
   }
 
   /** Fingerprinted items through the dedup services, one per target index. */
-  private async runDedup(dedup: Dedup[], query: string, headers: Record<string, string | string[]>, results: Record<string, ItemBody>[]): Promise<Outcome> {
+  private async runDedup(dedup: Dedup[], pathIndex: string | undefined, params: URLSearchParams, headers: Record<string, string | string[]>, results: Record<string, ItemBody>[]): Promise<Outcome> {
     if (dedup.length === 0) return NOTHING;
+    const query = params.toString();
+    const aliasOnly = params.get("require_alias") === "true";
     const byIndex = new Map<string, Dedup[]>();
     for (const d of dedup) {
       const list = byIndex.get(d.item.index);
@@ -248,8 +250,10 @@ export class BulkHandler {
       [...byIndex].map(async ([index, group]): Promise<Outcome> => {
         let entry;
         try {
-          entry = await this.deps.pool.get(index, group[0]!.rule);
+          entry = await this.deps.pool.get(index, group[0]!.rule, !aliasOnly && !group.some((d) => d.item.meta.require_alias === true));
         } catch (err) {
+          // Not there and not to be created: the engine answers these items itself (index_not_found).
+          if (err instanceof MissingIndex) return this.runPass(group, pathIndex, query, headers, results);
           if (isNeardupError(err) && err.code === "ENGINE_UNAVAILABLE") return { written: 0, failures: [{ failure: { kind: "unavailable", status: 503, reason: err.message }, items: group }] };
           const failure = isNeardupError(err) ? err : new NeardupError("ENGINE_ERROR", String(err));
           for (const d of group) results[d.at] = { [d.item.op]: neardupErrorItem(index, idOf(d.item), failure) };

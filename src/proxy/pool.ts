@@ -12,6 +12,9 @@ import type { IndexRule } from "./rules.js";
 import type { Upstream } from "./upstream.js";
 import { WriteThrough } from "./write-through.js";
 
+/** The index does not exist and may not be created here (`require_alias`): its items go to the engine as sent. */
+export class MissingIndex extends Error {}
+
 export interface IndexDedup {
   service: DedupService;
   writer: WriteThrough;
@@ -31,18 +34,20 @@ export class ServicePool {
 
   constructor(private readonly deps: PoolDeps) {}
 
-  get(index: string, rule: IndexRule): Promise<IndexDedup> {
+  /** The index's service; `mayCreate: false` (the client asked `require_alias`) rejects with {@link MissingIndex} rather than create the index. */
+  get(index: string, rule: IndexRule, mayCreate = true): Promise<IndexDedup> {
     let entry = this.entries.get(index);
     if (!entry) {
-      entry = this.create(index, rule);
+      entry = this.create(index, rule, mayCreate);
       this.entries.set(index, entry);
       entry.catch(() => this.entries.delete(index));
     }
     return entry;
   }
 
-  private async create(index: string, rule: IndexRule): Promise<IndexDedup> {
+  private async create(index: string, rule: IndexRule, mayCreate: boolean): Promise<IndexDedup> {
     const { engine, fingerprinter, upstream, dedup, timeoutMs } = this.deps;
+    if (!mayCreate && !(await engine.indexExists(index))) throw new MissingIndex(index);
     const options = resolveDedupOptions({ ...dedup, index, textField: rule.textField, policy: rule.policy ?? dedup.policy });
     const writer = new WriteThrough(engine, upstream, timeoutMs);
     const service = new DedupService(writer.engine, fingerprinter, options);

@@ -212,6 +212,7 @@ describe.each(engineTargets())("_bulk proxy on $kind $version ($source)", (targe
     expect(JSON.stringify(item)).toMatch(/pipeline/);
     const alias = await rawBulk(h.url, `/_bulk?require_alias=true`, lines({ index: { _index: `${prefix}-mark-noalias`, _id: "c" } }, { message: OTHER_ZH }));
     expect(alias.body.items[0]!.index).toMatchObject({ status: 404, error: { type: expect.stringMatching(/index_not_found|alias/) } });
+    expect(await h.engine.indexExists(`${prefix}-mark-noalias`)).toBe(false); // the proxy did not create it either
   });
 
   it("everything else passes through: GET /, HEAD /, cluster health, search, with the engine's headers", async () => {
