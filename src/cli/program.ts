@@ -6,6 +6,7 @@ import { Command, Option } from "commander";
 import { createFingerprinter } from "../core/fingerprinter.js";
 import type { Fingerprinter } from "../core/fingerprinter.js";
 import { addDashboardsCommand } from "./dashboards.js";
+import { addBackfillCommand } from "./backfill.js";
 import { parseDuration, parseFraction, parseNonNegativeInt, verdictWith } from "./options.js";
 import { createProgress } from "./progress.js";
 import { runDedup } from "./run-dedup.js";
@@ -99,6 +100,7 @@ export function createProgram(env: CliEnv): Command {
     });
   addDashboardsCommand(program, env);
   addIdfCommand(program, env);
+  addBackfillCommand(program, env);
   return program;
 }
 

@@ -1,5 +1,6 @@
 import { NeardupError } from "../core/errors.js";
 import type { EngineConnection } from "../engine/types.js";
+import { parseIndexRules, type IndexRule } from "../proxy/rules.js";
 import type { DedupOptions } from "../service/options.js";
 import { resolveDedupOptions } from "../service/options.js";
 import { isLoopbackHost, parseApiKeys, type ApiKey } from "./api-keys.js";
@@ -29,6 +30,8 @@ export interface Config {
   security: SecurityConfig;
   limits: LimitsConfig;
   supervision: SupervisionConfig;
+  /** The `_bulk` proxy; `undefined` when NEARDUP_PROXY_PORT is empty. */
+  proxy: { port: number; rules: IndexRule[] } | undefined;
 }
 
 /** Who may call the API and how the listener is exposed. */
@@ -142,6 +145,7 @@ export function buildConfig(raw: Partial<Record<SettingName | string, string | u
       restartMaxMs: s.NEARDUP_ENGINE_RESTART_MAX_MS,
       shutdownTimeoutMs: s.NEARDUP_SHUTDOWN_TIMEOUT_MS,
     },
+    proxy: s.NEARDUP_PROXY_PORT === "" ? undefined : { port: s.NEARDUP_PROXY_PORT, rules: parseIndexRules(s.NEARDUP_PROXY_INDICES) },
   };
 }
 

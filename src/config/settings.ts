@@ -90,6 +90,16 @@ export const SETTINGS = {
   NEARDUP_LEASE_TTL_MS: { default: "10000", schema: z.coerce.number().int().min(3000), doc: "Writer lease time to live: how long a dead writer blocks writes before another sidecar takes over." },
   NEARDUP_ADVERTISE_URL: { default: "", schema: z.string().url().or(z.literal("")), doc: "URL other sidecars use to forward writes to this one. Empty: http://NEARDUP_HOST:port." },
   NEARDUP_PEER_API_KEY: { default: "", schema: z.string(), doc: "Bearer token this sidecar sends when it forwards writes to the lease holder (never logged)." },
+  NEARDUP_PROXY_PORT: {
+    default: "",
+    schema: z.literal("").or(z.coerce.number().int().min(0).max(65535)),
+    doc: "Port of the Elasticsearch-compatible `_bulk` proxy (docs/proxy.md); empty: no proxy, 0 picks a free one.",
+  },
+  NEARDUP_PROXY_INDICES: {
+    default: "",
+    schema: z.string(),
+    doc: "Indices the proxy deduplicates, as `pattern:textField[:policy]` rules separated by commas, e.g. `logs-*:message,articles:body:reject`; other indices pass through.",
+  },
   NEARDUP_LOG_LEVEL: { default: "info", schema: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]), doc: "Log level (pino)." },
 } as const;
 

@@ -1,7 +1,7 @@
 import { Client, type ClientOptions } from "@elastic/elasticsearch";
 import { createGuard, createIfAbsent, orUndefinedIfMissing } from "./guard.js";
 import { msearchLines, refreshIntervalFrom, toBulkResult, toMsearchResults, toSourceMap, toVersioned } from "./responses.js";
-import type { BulkResult, Engine, EngineConnection, EngineInfo, PutOptions, SearchRequest, SearchResponse, Versioned } from "./types.js";
+import type { BulkResult, Engine, EngineConnection, EngineInfo, PointInTimePage, PutOptions, SearchRequest, SearchResponse, Versioned } from "./types.js";
 
 /** Elasticsearch 8.x through `@elastic/elasticsearch` (client major = server major). */
 export class ElasticsearchEngine implements Engine {
@@ -124,6 +124,24 @@ export class ElasticsearchEngine implements Engine {
         ...(options.refresh === undefined ? {} : { refresh: options.refresh }),
       });
       return { seqNo: body._seq_no!, primaryTerm: body._primary_term! };
+    });
+  }
+
+  openPointInTime(index: string, keepAlive: string): Promise<string> {
+    return this.guard(`open point in time ${index}`, async () => (await this.client.openPointInTime({ index, keep_alive: keepAlive })).id);
+  }
+
+  closePointInTime(id: string): Promise<void> {
+    return this.guard("close point in time", async () => {
+      await orUndefinedIfMissing(() => this.client.closePointInTime({ id }));
+    });
+  }
+
+  searchPointInTime<T>(pitId: string, keepAlive: string, body: Record<string, unknown>): Promise<PointInTimePage<T>> {
+    return this.guard("search point in time", async () => {
+      // Elasticsearch adds `_shard_doc` as the tiebreaker of a sorted point-in-time search by itself.
+      const response = (await this.client.search({ ...body, pit: { id: pitId, keep_alive: keepAlive } } as never)) as unknown as SearchResponse<T> & { pit_id?: string };
+      return { ...response, pitId: response.pit_id ?? pitId };
     });
   }
 

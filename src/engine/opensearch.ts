@@ -1,7 +1,7 @@
 import { Client, type ClientOptions } from "@opensearch-project/opensearch";
 import { createGuard, createIfAbsent, orUndefinedIfMissing } from "./guard.js";
 import { msearchLines, refreshIntervalFrom, toBulkResult, toMsearchResults, toSourceMap, toVersioned } from "./responses.js";
-import type { BulkResult, Engine, EngineConnection, EngineInfo, PutOptions, SearchRequest, SearchResponse, Versioned } from "./types.js";
+import type { BulkResult, Engine, EngineConnection, EngineInfo, PointInTimePage, PutOptions, SearchRequest, SearchResponse, Versioned } from "./types.js";
 
 /** Builds the OpenSearch client options; also used to probe an unknown engine's root endpoint. */
 export function openSearchClientOptions(connection: EngineConnection): ClientOptions {
@@ -135,6 +135,29 @@ export class OpenSearchEngine implements Engine {
       };
       const body = (await this.client.index(params as never)).body as { _seq_no: number; _primary_term: number };
       return { seqNo: body._seq_no, primaryTerm: body._primary_term };
+    });
+  }
+
+  openPointInTime(index: string, keepAlive: string): Promise<string> {
+    return this.guard(`open point in time ${index}`, async () => {
+      const response = await this.client.transport.request({ method: "POST", path: `/${encodeURIComponent(index)}/_search/point_in_time`, querystring: { keep_alive: keepAlive } });
+      return (response.body as { pit_id: string }).pit_id;
+    });
+  }
+
+  closePointInTime(id: string): Promise<void> {
+    return this.guard("close point in time", async () => {
+      await orUndefinedIfMissing(() => this.client.transport.request({ method: "DELETE", path: "/_search/point_in_time", body: { pit_id: [id] } }));
+    });
+  }
+
+  searchPointInTime<T>(pitId: string, keepAlive: string, body: Record<string, unknown>): Promise<PointInTimePage<T>> {
+    return this.guard("search point in time", async () => {
+      // OpenSearch has no `_shard_doc`: `_id` breaks ties so search_after never skips or repeats a hit.
+      const sort = [...((body.sort as unknown[] | undefined) ?? []), { _id: "asc" }];
+      const response = await this.client.search({ body: { ...body, sort, pit: { id: pitId, keep_alive: keepAlive } } } as never);
+      const page = response.body as unknown as SearchResponse<T> & { pit_id?: string };
+      return { ...page, pitId: page.pit_id ?? pitId };
     });
   }
 

@@ -69,6 +69,12 @@ export interface BulkResult {
   items: BulkItemResult[];
 }
 
+/** One page of a point-in-time search (see {@link Engine.searchPointInTime}). */
+export interface PointInTimePage<TSource> extends SearchResponse<TSource> {
+  /** The point in time's id to use for the next page (engines may change it). */
+  pitId: string;
+}
+
 export interface SearchRequest {
   index: string;
   /** The engine's search body (query, size, _source, aggs, sort ...). */
@@ -130,5 +136,17 @@ export interface Engine {
    * fail with CONFLICT unless the stored version is exactly that one (optimistic concurrency).
    */
   putDocument(index: string, id: string, source: Record<string, unknown>, options?: PutOptions): Promise<{ seqNo: number; primaryTerm: number }>;
+  /** Opens a point in time on the index (ES `_pit`, OpenSearch `_search/point_in_time`); resolves its id. `keepAlive` like `5m`. */
+  openPointInTime(index: string, keepAlive: string): Promise<string>;
+  /** Closes a point in time; an unknown or expired one is not an error. */
+  closePointInTime(id: string): Promise<void>;
+  /**
+   * One page of a search in a point in time, for reading a whole index in
+   * order with `search_after`. `body` holds `size`, `sort`, `_source`,
+   * `search_after`...; the adapter adds the point in time and the engine's
+   * tiebreaker (Elasticsearch: the implicit `_shard_doc`; OpenSearch: `_id`),
+   * so every hit's `sort` is unique.
+   */
+  searchPointInTime<TSource>(pitId: string, keepAlive: string, body: Record<string, unknown>): Promise<PointInTimePage<TSource>>;
   close(): Promise<void>;
 }

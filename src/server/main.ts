@@ -8,13 +8,17 @@ import { resolve } from "node:path";
 import { configFromEnv } from "../config/env.js";
 import { isNeardupError } from "../core/errors.js";
 import { redactText } from "../engine/errors.js";
+import { createFingerprinter } from "../core/fingerprinter.js";
 import { startLocalOpenSearch } from "../engine/local/index.js";
+import type { Engine } from "../engine/types.js";
+import { startProxy } from "../proxy/index.js";
 import { createLogger } from "./logger.js";
 import { startService } from "./service.js";
 
 async function main(): Promise<void> {
   const config = configFromEnv();
   const logger = createLogger(config.logLevel);
+  let localUrl: string | undefined;
   const service = await startService(config, {
     logger,
     startLocalEngine: async (local) => {
@@ -23,15 +27,42 @@ async function main(): Promise<void> {
         dataDir: resolve(local.dataDir),
         log: (line: string) => logger.debug({ engine: "local-opensearch" }, line),
       });
+      localUrl = node.url;
       return { url: node.url, stop: () => node.stop(), onExit: (listener) => void node.process.once("exit", listener) };
     },
   });
+  // The `_bulk` proxy (docs/proxy.md), on its own port once the engine is up.
+  let proxy: Awaited<ReturnType<typeof startProxy>> | undefined;
+  if (config.proxy) {
+    const proxyConfig = config.proxy;
+    let engine: Engine | undefined;
+    service.engineReady.then(
+      async (connected) => {
+        engine = connected;
+        proxy = await startProxy({
+          host: config.server.host,
+          port: proxyConfig.port,
+          connection: config.engine ?? { url: localUrl! },
+          rules: proxyConfig.rules,
+          dedup: config.dedup,
+          engine: () => engine,
+          fingerprinter: () => createFingerprinter({ maxTextLength: config.maxTextChars }),
+          logger,
+        });
+        if (proxyConfig.rules.length === 0) logger.warn("NEARDUP_PROXY_INDICES is empty: the proxy passes every index through untouched");
+      },
+      () => undefined,
+    ).catch((err: unknown) => {
+      logger.error({ err: String(err) }, "the _bulk proxy could not start");
+      process.exit(1);
+    });
+  }
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, "stopping");
-    service.close().then(
+    Promise.all([proxy?.close(), service.close()]).then(
       () => process.exit(0),
       (err: unknown) => {
         logger.error({ err: redactText(String(err)) }, "error while stopping");

@@ -39,6 +39,7 @@ export function neardupSource(analysis: Analysis, decision: Decision, time: numb
 
 /** The whole source written for one document. */
 export function documentSource(textField: string, doc: DocInput, analysis: Analysis, decision: Decision): Record<string, unknown> {
+  if (doc.source) return { ...doc.source, neardup: neardupSource(analysis, decision, doc.time) };
   const source: Record<string, unknown> = { [textField]: doc.text, neardup: neardupSource(analysis, decision, doc.time) };
   if (doc.fields) source.fields = doc.fields;
   return source;

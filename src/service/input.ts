@@ -12,6 +12,12 @@ export interface DocInput {
   fields: Record<string, unknown> | undefined;
   /** Epoch milliseconds. */
   time: number;
+  /**
+   * The caller's own source, written as is (plus the `neardup` object) instead
+   * of `{textField: text, fields}`: the `_bulk` proxy writes users' documents
+   * unchanged. `text` must be this source's text field.
+   */
+  source?: Record<string, unknown> | undefined;
 }
 
 const MAX_ID_BYTES = 512;

@@ -224,5 +224,13 @@ export class MemoryEngine implements Engine {
     return { seqNo: stored.seqNo, primaryTerm: stored.primaryTerm };
   }
 
+  async openPointInTime(): Promise<string> {
+    throw new Error("memory engine: point in time is not supported");
+  }
+  async closePointInTime() {}
+  async searchPointInTime(): Promise<never> {
+    throw new Error("memory engine: point in time is not supported");
+  }
+
   async close() {}
 }

@@ -1,0 +1,323 @@
+/**
+ * `neardup backfill <index>`: deduplicates documents already stored in an
+ * index. Reads them in time order (a point in time + `search_after`), runs
+ * each through the same first-one-wins loop as `neardup dedup` (BatchDeduper),
+ * and writes the `neardup` object (fingerprint, segments, LSH keys, verdict)
+ * onto each document with bulk partial updates. The user's fields are left alone.
+ *
+ * Checkpoints: after each page is written, the number of documents done and
+ * the last one's id go to a JSON file (written to a temporary file, then
+ * renamed). A resumed run reads the index from the start again and replays
+ * the documents already done through the in-memory index without writing
+ * them (the verdicts of later documents depend on them), then writes on from
+ * where the killed run stopped, so it ends with the same result as one run.
+ */
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
+import type { Writable } from "node:stream";
+import { Option, type Command } from "commander";
+import { NeardupError, isNeardupError } from "../core/errors.js";
+import { createFingerprinter, type Analysis, type Fingerprinter } from "../core/fingerprinter.js";
+import { connectEngine } from "../engine/connect.js";
+import { totalHits } from "../engine/responses.js";
+import type { Engine, SearchHit } from "../engine/types.js";
+import { neardupSource, type Decision } from "../service/documents.js";
+import componentTemplate from "../../mappings/component-template.neardup.json" with { type: "json" };
+import { BatchDeduper, type DedupRecord, type DedupSummary } from "./dedup.js";
+import { parseDuration, parseFraction, parseNonNegativeInt, verdictWith } from "./options.js";
+import { createProgress } from "./progress.js";
+
+export interface BackfillOptions {
+  index: string;
+  /** Source field with the text. Default `text`. */
+  textField: string;
+  /** Date field giving the time order (documents without it come last, at the run's start time). Default `@timestamp`. */
+  timeField: string;
+  /** Documents per page read and per bulk update. Default 1,000. */
+  batchSize: number;
+  /** Checkpoint file; `undefined`: none (no resume). */
+  checkpoint: string | undefined;
+  /** Compute and report, write nothing. */
+  dryRun: boolean;
+  radius?: number | undefined;
+  windowMs?: number | undefined;
+  maxCandidates?: number | undefined;
+  /** Point-in-time keep-alive between pages. Default `5m`. */
+  keepAlive?: string;
+}
+
+export interface BackfillIO {
+  /** One message a call, without a trailing newline. */
+  report: (message: string) => void;
+  progress?: (done: number, total: number) => void;
+  /** Called after each page is written and checkpointed (tests stop a run here). */
+  afterPage?: (done: number) => void;
+}
+
+export interface BackfillResult {
+  summary: DedupSummary;
+  /** Documents replayed from a checkpoint without writing. */
+  replayed: number;
+  /** Documents updated (or, in a dry run, that would be). */
+  written: number;
+  /** Documents without a usable text, left alone. */
+  skipped: number;
+  /** In a dry run: the first changes it would make. */
+  sample: DedupRecord[];
+}
+
+interface Checkpoint {
+  version: 1;
+  index: string;
+  /** The options that shape verdicts: a resume with other ones would not end with the same result. */
+  settings: Record<string, unknown>;
+  done: number;
+  lastId: string | null;
+  complete: boolean;
+}
+
+function settingsOf(o: BackfillOptions, thresholds: Record<string, unknown>): Record<string, unknown> {
+  return { textField: o.textField, timeField: o.timeField, radius: o.radius ?? null, windowMs: o.windowMs ?? null, maxCandidates: o.maxCandidates ?? 100, ...thresholds };
+}
+
+function readCheckpoint(path: string): Checkpoint | undefined {
+  if (!existsSync(path)) return undefined;
+  try {
+    return JSON.parse(readFileSync(path, "utf8")) as Checkpoint;
+  } catch (err) {
+    throw new NeardupError("CORRUPT_FILE", `checkpoint ${path} is not valid JSON: delete it to start over`, { field: "checkpoint", cause: err });
+  }
+}
+
+function writeCheckpoint(path: string, c: Checkpoint): void {
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(`${path}.tmp`, JSON.stringify(c, null, 2));
+  renameSync(`${path}.tmp`, path);
+}
+
+function timeOf(value: unknown, fallback: number): number {
+  const ms = typeof value === "number" ? value : typeof value === "string" ? Date.parse(value) : NaN;
+  return Number.isFinite(ms) ? ms : fallback;
+}
+
+function decisionOf(r: DedupRecord): Decision {
+  if (r.status === "original") return { status: "original" };
+  return { status: "duplicate", duplicateOf: r.duplicate_of!, distance: r.distance!, similarity: r.similarity!, reason: r.reason! };
+}
+
+export async function runBackfill(engine: Engine, fingerprinter: Fingerprinter, options: BackfillOptions, thresholds: Record<string, unknown>, io: BackfillIO): Promise<BackfillResult> {
+  const keepAlive = options.keepAlive ?? "5m";
+  const settings = settingsOf(options, thresholds);
+  let resumeFrom: Checkpoint | undefined;
+  if (options.checkpoint && !options.dryRun) {
+    const found = readCheckpoint(options.checkpoint);
+    if (found) {
+      if (found.index !== options.index || JSON.stringify(found.settings) !== JSON.stringify(settings)) {
+        throw new NeardupError("INVALID_INPUT", `checkpoint ${options.checkpoint} was made for index ${found.index} with ${JSON.stringify(found.settings)}: use the same options, or delete it to start over`, { field: "checkpoint" });
+      }
+      if (found.complete) io.report(`checkpoint ${options.checkpoint} says the backfill of ${options.index} is complete; delete it to run again`);
+      resumeFrom = found;
+    }
+  }
+  const result: BackfillResult = { summary: { documents: 0, duplicates: 0, duplicateRate: 0, largestClusters: [] }, replayed: 0, written: 0, skipped: 0, sample: [] };
+  if (resumeFrom?.complete) return result;
+
+  // BatchDeduper analyses each text; keep that analysis for the fields written.
+  let last: Analysis | undefined;
+  const memo: Fingerprinter = { ...fingerprinter, analyze: (text, field) => (last = fingerprinter.analyze(text, field)) };
+  const deduper = new BatchDeduper(memo, { radius: options.radius, windowMs: options.windowMs, maxCandidates: options.maxCandidates });
+  const started = Date.now();
+  const skipWrites = resumeFrom?.done ?? 0;
+  if (skipWrites > 0) io.report(`resuming: replaying the ${skipWrites} documents already done (no writes), then writing on`);
+
+  // The neardup fields get their mapping (keywords, not analysed text) before the first write.
+  if (!options.dryRun) await engine.putMapping(options.index, structuredClone(componentTemplate.template.mappings));
+  let pitId = await engine.openPointInTime(options.index, keepAlive);
+  let seen = 0;
+  let total = 0;
+  // Two stages overlap: while page k is written (and then checkpointed), page
+  // k+1 is read and decided. A page is checkpointed only after its write and
+  // every earlier one succeeded.
+  const fetchPage = (after: unknown[] | undefined, first: boolean) =>
+    engine.searchPointInTime<Record<string, unknown>>(pitId, keepAlive, {
+      size: options.batchSize,
+      _source: [options.textField, options.timeField],
+      sort: [{ [options.timeField]: { order: "asc", unmapped_type: "date", missing: "_last" } }],
+      track_total_hits: first,
+      ...(after ? { search_after: after } : {}),
+    });
+  let writing: Promise<void> = Promise.resolve();
+  try {
+    let next = fetchPage(undefined, true);
+    for (let page = 0; ; page++) {
+      const response = await next;
+      pitId = response.pitId;
+      if (page === 0) total = totalHits(response);
+      const hits = response.hits.hits;
+      if (hits.length === 0) break;
+      next = fetchPage(hits[hits.length - 1]!.sort, false);
+      next.catch(() => undefined); // awaited on the next turn; a failure then stops the run
+      const operations: Record<string, unknown>[] = [];
+      let lastId: string | null = null;
+      for (const hit of hits) {
+        seen++;
+        const text = hit._source?.[options.textField];
+        if (typeof text !== "string" || text.trim() === "") {
+          result.skipped++;
+          continue;
+        }
+        const time = timeOf(hit._source?.[options.timeField], started);
+        let record: DedupRecord;
+        try {
+          record = deduper.check({ id: hit._id, text, time });
+        } catch (err) {
+          if (!isNeardupError(err)) throw err;
+          result.skipped++;
+          io.report(`${hit._id}: ${err.message}`);
+          continue;
+        }
+        if (seen <= skipWrites) {
+          result.replayed++;
+          if (seen === skipWrites && resumeFrom?.lastId !== undefined && resumeFrom.lastId !== hit._id) {
+            io.report(`warning: the index changed since the checkpoint (expected ${resumeFrom.lastId} at ${seen}, found ${hit._id}); verdicts may differ from a single run`);
+          }
+          continue;
+        }
+        result.written++;
+        lastId = hit._id;
+        if (options.dryRun) {
+          if (record.status === "duplicate" && result.sample.length < 10) result.sample.push(record);
+          continue;
+        }
+        operations.push(updateAction(hit), { doc: { neardup: neardupSource(last!, decisionOf(record), time) } });
+      }
+      await writing;
+      const done = seen;
+      const checkpoint: Checkpoint | undefined =
+        options.checkpoint && !options.dryRun && done > skipWrites
+          ? { version: 1, index: options.index, settings, done, lastId: lastId ?? hits[hits.length - 1]!._id, complete: false }
+          : undefined;
+      writing = writePage(engine, operations).then(() => {
+        if (checkpoint) writeCheckpoint(options.checkpoint!, checkpoint);
+        io.progress?.(done, total);
+        io.afterPage?.(done);
+      });
+      writing.catch(() => undefined); // awaited before the next write and at the end
+    }
+    await writing;
+  } finally {
+    await writing.catch(() => undefined);
+    await engine.closePointInTime(pitId).catch(() => undefined);
+  }
+  if (options.checkpoint && !options.dryRun) writeCheckpoint(options.checkpoint, { version: 1, index: options.index, settings, done: seen, lastId: null, complete: true });
+  result.summary = deduper.summary();
+  return result;
+}
+
+async function writePage(engine: Engine, operations: Record<string, unknown>[]): Promise<void> {
+  if (operations.length === 0) return;
+  const bulk = await engine.bulk(operations);
+  const failed = bulk.items.filter((i) => i.error);
+  if (failed.length > 0) {
+    const f = failed[0]!;
+    throw new NeardupError("ENGINE_ERROR", `${failed.length} updates in this page were refused, e.g. ${f.id}: ${f.error!.type}: ${f.error!.reason}; the checkpoint stays before this page`);
+  }
+}
+
+function updateAction(hit: SearchHit<unknown>): Record<string, unknown> {
+  const routing = (hit as { _routing?: string })._routing;
+  return { update: { _index: hit._index, _id: hit._id, ...(routing === undefined ? {} : { routing }) } };
+}
+
+interface BackfillFlags {
+  engineUrl: string;
+  engineUsername?: string;
+  enginePassword?: string;
+  textField: string;
+  timeField: string;
+  batchSize: number;
+  checkpoint?: string;
+  resume: boolean;
+  dryRun?: boolean;
+  radius?: number;
+  maxDistance?: number;
+  minCosine?: number;
+  minEditSimilarity?: number;
+  window?: number;
+  maxCandidates: number;
+  progress: boolean;
+}
+
+/** Adds `backfill` to the program. */
+export function addBackfillCommand(program: Command, env: { stdout: Writable; stderr: Writable & { isTTY?: boolean } }): void {
+  program
+    .command("backfill")
+    .description("Add neardup fingerprints and verdicts to the documents already in an index, oldest first (resumable).")
+    .argument("<index>", "index (or alias) to backfill")
+    .addOption(new Option("--engine-url <url>", "Elasticsearch or OpenSearch URL").env("NEARDUP_ENGINE_URL").makeOptionMandatory())
+    .addOption(new Option("--engine-username <name>", "basic auth user").env("NEARDUP_ENGINE_USERNAME"))
+    .addOption(new Option("--engine-password <password>", "basic auth password").env("NEARDUP_ENGINE_PASSWORD"))
+    .option("--text-field <name>", "source field with the text", "text")
+    .option("--time-field <name>", "date field giving the order (oldest first)", "@timestamp")
+    .option("--batch-size <n>", "documents per page and per bulk update", parseNonNegativeInt("--batch-size", 10_000), 1000)
+    .option("--checkpoint <file>", "checkpoint file (default .neardup/backfill-<index>.json)")
+    .option("--no-resume", "start over even when a checkpoint exists")
+    .option("--dry-run", "print what would change (duplicates, largest clusters); write nothing")
+    .option("--radius <bits>", "Hamming radius for candidates (default: by text length)", parseNonNegativeInt("--radius", 64))
+    .option("--max-distance <bits>", "duplicate when simhash distance <= this", parseNonNegativeInt("--max-distance", 64))
+    .option("--min-cosine <x>", "duplicate when TF-IDF cosine >= this", parseFraction("--min-cosine"))
+    .option("--min-edit-similarity <x>", "duplicate when edit similarity >= this", parseFraction("--min-edit-similarity"))
+    .option("--window <duration>", "compare only with documents this much older, e.g. 2d", parseDuration)
+    .option("--max-candidates <n>", "most candidates verified per document", parseNonNegativeInt("--max-candidates"), 100)
+    .option("--no-progress", "no progress bar")
+    .addHelpText("after", "\nExamples:\n  $ neardup backfill logs-2026.12 --text-field message --dry-run\n  $ NEARDUP_ENGINE_URL=http://localhost:9200 neardup backfill articles --text-field body --time-field published\n")
+    .action(async (index: string, flags: BackfillFlags) => {
+      process.exitCode = await backfillCommand(index, flags, env);
+    });
+}
+
+async function backfillCommand(index: string, flags: BackfillFlags, env: { stdout: Writable; stderr: Writable & { isTTY?: boolean } }): Promise<number> {
+  const checkpoint = flags.dryRun ? undefined : (flags.checkpoint ?? `.neardup/backfill-${index}.json`);
+  if (checkpoint && !flags.resume && existsSync(checkpoint)) renameSync(checkpoint, `${checkpoint}.old`);
+  const thresholds = { maxDistance: flags.maxDistance, minCosine: flags.minCosine, minEditSimilarity: flags.minEditSimilarity };
+  const fingerprinter = await createFingerprinter({ verdict: verdictWith(thresholds) });
+  const engine = await connectEngine({ url: flags.engineUrl, username: flags.engineUsername, password: flags.enginePassword });
+  const tty = flags.progress && env.stderr.isTTY === true;
+  let progress: ReturnType<typeof createProgress> | undefined;
+  const startedAt = performance.now();
+  try {
+    const result = await runBackfill(
+      engine,
+      fingerprinter,
+      { index, textField: flags.textField, timeField: flags.timeField, batchSize: flags.batchSize, checkpoint, dryRun: flags.dryRun === true, radius: flags.radius, windowMs: flags.window, maxCandidates: flags.maxCandidates },
+      JSON.parse(JSON.stringify(thresholds)) as Record<string, unknown>,
+      {
+        report: (m) => {
+          progress?.clear();
+          env.stderr.write(`neardup: ${m}\n`);
+        },
+        progress: (done, total) => {
+          if (tty) progress ??= createProgress(env.stderr, total);
+          progress?.update(done, done);
+        },
+      },
+    );
+    progress?.stop();
+    const s = result.summary;
+    const seconds = (performance.now() - startedAt) / 1000;
+    const lines = [
+      `${flags.dryRun ? "dry run: would update" : "updated"} ${result.written} documents of ${index}` + (result.replayed ? ` (${result.replayed} replayed from the checkpoint)` : "") + (result.skipped ? `, ${result.skipped} without text left alone` : ""),
+      `${s.duplicates} near-duplicates of ${s.documents} (${(s.duplicateRate * 100).toFixed(1)}%), ${Math.round(s.documents / Math.max(seconds, 0.001))} docs/s`,
+      ...(s.largestClusters.length ? [`largest clusters: ${s.largestClusters.map((c) => `${c.id} (${c.size})`).join(", ")}`] : []),
+      ...result.sample.map((r) => `would mark ${r.id} as a duplicate of ${r.duplicate_of} (distance ${r.distance}, similarity ${r.similarity}, ${r.reason})`),
+    ];
+    (flags.dryRun ? env.stdout : env.stderr).write(lines.join("\n") + "\n");
+    return 0;
+  } catch (err) {
+    progress?.stop();
+    env.stderr.write(`neardup: backfill stopped: ${isNeardupError(err) ? err.message : String(err)}${checkpoint ? ` (resume with the same command; checkpoint ${checkpoint})` : ""}\n`);
+    return 1;
+  } finally {
+    await engine.close();
+  }
+}

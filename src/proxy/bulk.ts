@@ -1,0 +1,334 @@
+/**
+ * The proxy's `_bulk`: items whose index matches a rule and whose source has
+ * the rule's text field go through the dedup service (fingerprint, check,
+ * write per policy); every other item (`update`, `delete`, other indices,
+ * sources without the text) goes to the engine's `_bulk` untouched. The answer
+ * is the engine's `_bulk` answer, one item per action in request order.
+ *
+ * Order: items run in segments. A segment ends where an item touches a
+ * document (index + id) that an item of the other kind in the segment
+ * touches, so the writes to one document happen in request order; within a
+ * segment the two kinds run side by side.
+ *
+ * Engine down: items that did not reach the engine are answered with 503 (or
+ * 429 when the engine said so), per item, or for the whole request when
+ * nothing was written, and are never acknowledged.
+ */
+import { randomUUID } from "node:crypto";
+import type { IncomingHttpHeaders } from "node:http";
+import { NeardupError, isNeardupError } from "../core/errors.js";
+import { describeEngineError } from "../engine/errors.js";
+import type { IndexResult } from "../service/dedup-service.js";
+import type { DocInput } from "../service/input.js";
+import type { Policy } from "../service/options.js";
+import { neardupErrorItem, noopItem, rejectedItem, unavailableItem, verdictOf, writtenItem, type ItemBody } from "./items.js";
+import { parseBulk, parseSource, type BulkItem } from "./ndjson.js";
+import { MissingIndex, type ServicePool } from "./pool.js";
+import { ruleFor, type IndexRule } from "./rules.js";
+import { engineErrorBody, send, type Upstream } from "./upstream.js";
+import type { WritePlan } from "./write-through.js";
+
+export interface BulkDeps {
+  upstream: Upstream;
+  rules: readonly IndexRule[];
+  pool: ServicePool;
+  /** Policy of rules that name none. */
+  defaultPolicy: Policy;
+  /** Most documents per `DedupService.index` call. */
+  maxBatch: number;
+  timeoutMs: number;
+  /** Source field read as the document time (ISO 8601 or epoch ms); missing or unreadable: now. */
+  timeField: string;
+}
+
+export interface BulkRequest {
+  /** The `{index}` of `/{index}/_bulk`. */
+  pathIndex: string | undefined;
+  query: URLSearchParams;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+/** `raw`: forward the request as it came and return the engine's answer (it rejects the whole request). */
+export type BulkAnswer = { kind: "raw"; reason: string } | { kind: "json"; status: number; body: unknown };
+
+/** Headers of the client that go with the writes made for it. */
+const CLIENT_HEADERS = ["authorization", "es-security-runas-user", "opensearch-security-runas-user", "x-opaque-id", "traceparent"];
+
+interface Dedup {
+  at: number;
+  item: BulkItem;
+  rule: IndexRule;
+  source: Record<string, unknown>;
+  text: string;
+}
+
+interface Segment {
+  dedup: Dedup[];
+  pass: { at: number; item: BulkItem }[];
+}
+
+/** Why a batch of items did not get per-item answers from the engine. */
+type Failure = { kind: "unavailable"; status: number; reason: string } | { kind: "engine"; status: number; body: unknown };
+
+/** What one batch did: how many items the engine answered, and which items failed how. */
+interface Outcome {
+  written: number;
+  failures: { failure: Failure; items: { at: number; item: BulkItem }[] }[];
+}
+
+const NOTHING: Outcome = { written: 0, failures: [] };
+
+let sequence = 0;
+
+/**
+ * An id for a document sent without one. The service decides documents of
+ * equal time in id order, so these ids sort in arrival order: milliseconds
+ * and a counter (fixed-width base 36), then randomness against collisions
+ * between proxies.
+ */
+export function arrivalId(now = Date.now()): string {
+  sequence = (sequence + 1) % 36 ** 4;
+  return now.toString(36).padStart(9, "0") + sequence.toString(36).padStart(4, "0") + randomUUID().replaceAll("-", "").slice(0, 8);
+}
+
+function docKey(item: BulkItem): string | undefined {
+  const id = item.meta._id;
+  return id === undefined || id === null ? undefined : `${item.index}\u0000${String(id)}`;
+}
+
+function timeOf(source: Record<string, unknown>, field: string, now: number): number {
+  const value = source[field];
+  const ms = typeof value === "number" ? value : typeof value === "string" ? Date.parse(value) : NaN;
+  return Number.isFinite(ms) && ms >= 0 && ms <= 253402300799999 ? Math.trunc(ms) : now;
+}
+
+function isUnavailableStatus(status: number): boolean {
+  return status === 429 || status === 502 || status === 503 || status === 504;
+}
+
+export class BulkHandler {
+  constructor(private readonly deps: BulkDeps) {}
+
+  async handle(request: BulkRequest): Promise<BulkAnswer> {
+    const parsed = parseBulk(request.body, request.pathIndex);
+    if (!parsed.ok) return { kind: "raw", reason: parsed.reason };
+    const started = performance.now();
+    const query = new URLSearchParams(request.query);
+    query.delete("filter_path"); // the proxy reads the engine's items; it answers them whole
+    const queryString = query.toString();
+    const headers: Record<string, string | string[]> = {};
+    for (const name of CLIENT_HEADERS) {
+      const value = request.headers[name];
+      if (value !== undefined) headers[name] = value;
+    }
+
+    const items = parsed.items;
+    const results: Record<string, ItemBody>[] = new Array(items.length);
+    const failures: Failure[] = [];
+    let written = 0;
+    let down: Failure | undefined;
+    for (const segment of this.segments(items)) {
+      if (down) {
+        this.fail([...segment.pass, ...segment.dedup], results, down);
+        continue;
+      }
+      const outcomes = await Promise.all([
+        this.runPass(segment.pass, request.pathIndex, queryString, headers, results),
+        this.runDedup(segment.dedup, request.pathIndex, query, headers, results),
+      ]);
+      for (const outcome of outcomes) {
+        written += outcome.written;
+        for (const { failure, items: failed } of outcome.failures) {
+          failures.push(failure);
+          if (failure.kind === "unavailable") down = failure;
+          this.fail(failed, results, failure);
+        }
+      }
+    }
+
+    if (written === 0 && failures.length > 0) {
+      // Nothing reached the engine: answer for the whole request, as the engine would.
+      const only = failures[0]!;
+      if (failures.length === 1 && only.kind === "engine") return { kind: "json", status: only.status, body: only.body };
+      const unavailable = failures.flatMap((f) => (f.kind === "unavailable" ? [f] : []));
+      if (unavailable.length === failures.length) {
+        const status = unavailable.some((f) => f.status === 429) ? 429 : 503;
+        const type = status === 429 ? "es_rejected_execution_exception" : "neardup_engine_unavailable_exception";
+        return { kind: "json", status, body: engineErrorBody(status, type, unavailable[0]!.reason) };
+      }
+    }
+    const errors = results.some((r) => Object.values(r)[0]!.error !== undefined);
+    return { kind: "json", status: 200, body: { took: Math.round(performance.now() - started), errors, items: results } };
+  }
+
+  /** Splits the items into segments (see the file comment) and decides which are fingerprinted. */
+  private segments(items: BulkItem[]): Segment[] {
+    const segments: Segment[] = [];
+    let current: Segment = { dedup: [], pass: [] };
+    let keys = { dedup: new Set<string>(), pass: new Set<string>() };
+    items.forEach((item, at) => {
+      const dedup = this.asDedup(item, at);
+      const key = docKey(item);
+      const other = dedup ? keys.pass : keys.dedup;
+      if (key !== undefined && other.has(key)) {
+        segments.push(current);
+        current = { dedup: [], pass: [] };
+        keys = { dedup: new Set(), pass: new Set() };
+      }
+      if (key !== undefined) (dedup ? keys.dedup : keys.pass).add(key);
+      if (dedup) current.dedup.push(dedup);
+      else current.pass.push({ at, item });
+    });
+    segments.push(current);
+    return segments;
+  }
+
+  private asDedup(item: BulkItem, at: number): Dedup | undefined {
+    if (item.op !== "index" && item.op !== "create") return undefined;
+    const rule = ruleFor(this.deps.rules, item.index);
+    if (!rule) return undefined;
+    const source = parseSource(item);
+    const text = source?.[rule.textField];
+    if (!source || typeof text !== "string" || text.trim() === "") return undefined;
+    return { at, item, rule, source, text };
+  }
+
+  private fail(items: { at: number; item: BulkItem }[], results: Record<string, ItemBody>[], failure: Failure): void {
+    for (const { at, item } of items) {
+      const id = item.meta._id === undefined ? undefined : String(item.meta._id);
+      const status = failure.status;
+      const body =
+        failure.kind === "unavailable"
+          ? unavailableItem(item.index, id, status, failure.reason)
+          : { _index: item.index, ...(id === undefined ? {} : { _id: id }), status, error: describeEngineError(failure.body) ?? { type: "engine_error", reason: `HTTP ${status}` } };
+      results[at] = { [item.op]: body };
+    }
+  }
+
+  /** Untouched items through the engine's own `_bulk`; resolves how many got an answer. */
+  private async runPass(pass: Segment["pass"], pathIndex: string | undefined, query: string, headers: Record<string, string | string[]>, results: Record<string, ItemBody>[]): Promise<Outcome> {
+    if (pass.length === 0) return NOTHING;
+    const failed = (failure: Failure): Outcome => ({ written: 0, failures: [{ failure, items: pass }] });
+    const body = pass.map(({ item }) => (item.sourceLine === undefined ? `${item.actionLine}\n` : `${item.actionLine}\n${item.sourceLine}\n`)).join("");
+    const path = `${pathIndex === undefined ? "" : `/${encodeURIComponent(pathIndex)}`}/_bulk${query ? `?${query}` : ""}`;
+    let response;
+    try {
+      response = await send(this.deps.upstream, { method: "POST", path, headers: { ...headers, "content-type": "application/x-ndjson" }, body: Buffer.from(body) });
+    } catch (err) {
+      return failed({ kind: "unavailable", status: 503, reason: (err as Error).message });
+    }
+    let parsed: { items?: Record<string, ItemBody>[] } | undefined;
+    try {
+      parsed = JSON.parse(response.body.toString("utf8")) as typeof parsed;
+    } catch {
+      parsed = undefined;
+    }
+    if (response.status !== 200 || !Array.isArray(parsed?.items) || parsed.items.length !== pass.length) {
+      const described = describeEngineError(parsed);
+      if (isUnavailableStatus(response.status)) {
+        return failed({ kind: "unavailable", status: response.status === 429 ? 429 : 503, reason: described ? `${described.type}: ${described.reason}` : `HTTP ${response.status}` });
+      }
+      return failed({ kind: "engine", status: response.status, body: parsed ?? response.body.toString("utf8") });
+    }
+    pass.forEach(({ at }, k) => (results[at] = parsed.items![k]!));
+    return { written: pass.length, failures: [] };
+  }
+
+  /** Fingerprinted items through the dedup services, one per target index. */
+  private async runDedup(dedup: Dedup[], pathIndex: string | undefined, params: URLSearchParams, headers: Record<string, string | string[]>, results: Record<string, ItemBody>[]): Promise<Outcome> {
+    if (dedup.length === 0) return NOTHING;
+    const query = params.toString();
+    const aliasOnly = params.get("require_alias") === "true";
+    const byIndex = new Map<string, Dedup[]>();
+    for (const d of dedup) {
+      const list = byIndex.get(d.item.index);
+      if (list) list.push(d);
+      else byIndex.set(d.item.index, [d]);
+    }
+    const outcomes = await Promise.all(
+      [...byIndex].map(async ([index, group]): Promise<Outcome> => {
+        let entry;
+        try {
+          entry = await this.deps.pool.get(index, group[0]!.rule, !aliasOnly && !group.some((d) => d.item.meta.require_alias === true));
+        } catch (err) {
+          // Not there and not to be created: the engine answers these items itself (index_not_found).
+          if (err instanceof MissingIndex) return this.runPass(group, pathIndex, query, headers, results);
+          if (isNeardupError(err) && err.code === "ENGINE_UNAVAILABLE") return { written: 0, failures: [{ failure: { kind: "unavailable", status: 503, reason: err.message }, items: group }] };
+          const failure = isNeardupError(err) ? err : new NeardupError("ENGINE_ERROR", String(err));
+          for (const d of group) results[d.at] = { [d.item.op]: neardupErrorItem(index, idOf(d.item), failure) };
+          return { written: 0, failures: [] };
+        }
+        const outcome: Outcome = { written: 0, failures: [] };
+        for (let from = 0; from < group.length; from += this.deps.maxBatch) {
+          const chunk = group.slice(from, from + this.deps.maxBatch);
+          const failure = await this.indexChunk(entry, index, chunk, query, headers, results);
+          if (failure) outcome.failures.push({ failure, items: chunk });
+          else outcome.written += chunk.length;
+        }
+        return outcome;
+      }),
+    );
+    return { written: outcomes.reduce((n, o) => n + o.written, 0), failures: outcomes.flatMap((o) => o.failures) };
+  }
+
+  private async indexChunk(
+    entry: Awaited<ReturnType<ServicePool["get"]>>,
+    index: string,
+    chunk: Dedup[],
+    query: string,
+    headers: Record<string, string | string[]>,
+    results: Record<string, ItemBody>[],
+  ): Promise<Failure | undefined> {
+    const now = Date.now();
+    const docs: DocInput[] = [];
+    const plans: WritePlan[] = [];
+    for (const d of chunk) {
+      const given = idOf(d.item);
+      const meta = { ...d.item.meta };
+      delete meta._index;
+      delete meta._id;
+      const doc: DocInput = { id: given ?? arrivalId(now), idGiven: given !== undefined, text: d.text, fields: undefined, time: timeOf(d.source, this.deps.timeField, now), source: d.source };
+      const plan: WritePlan = { op: d.item.op as "index" | "create", meta, query, headers };
+      entry.writer.expect(doc.id, plan);
+      docs.push(doc);
+      plans.push(plan);
+    }
+    const policy = chunk[0]!.rule.policy ?? this.deps.defaultPolicy;
+    let outcome: (IndexResult | NeardupError)[];
+    try {
+      outcome = await entry.service.index(docs, policy);
+    } catch (err) {
+      const refusal = plans.find((p) => p.refusal)?.refusal;
+      const message = isNeardupError(err) ? err.message : String(err);
+      if (refusal && !isUnavailableStatus(refusal.status)) return { kind: "engine", status: refusal.status, body: refusal.body };
+      if (refusal || (isNeardupError(err) && err.code === "ENGINE_UNAVAILABLE")) {
+        return { kind: "unavailable", status: refusal?.status === 429 ? 429 : 503, reason: message };
+      }
+      const failure = isNeardupError(err) ? err : new NeardupError("ENGINE_ERROR", message);
+      chunk.forEach((d, k) => (results[d.at] = { [d.item.op]: neardupErrorItem(index, docs[k]!.id, failure) }));
+      return undefined;
+    } finally {
+      docs.forEach((doc, k) => entry.writer.forget(doc.id, plans[k]!));
+    }
+    chunk.forEach((d, k) => {
+      const r = outcome[k]!;
+      const plan = plans[k]!;
+      let body: ItemBody;
+      if (plan.result) {
+        body = isNeardupError(r) ? plan.result : { ...plan.result, neardup: verdictOf(r) };
+      } else if (isNeardupError(r)) {
+        body = neardupErrorItem(index, docs[k]!.id, r);
+      } else {
+        body = r.action === "skipped" ? noopItem(index, r) : r.action === "rejected" ? rejectedItem(index, r) : writtenItem(index, r);
+      }
+      results[d.at] = { [d.item.op]: body };
+    });
+    return undefined;
+  }
+}
+
+function idOf(item: BulkItem): string | undefined {
+  const id = item.meta._id;
+  return id === undefined || id === null || id === "" ? undefined : String(id);
+}

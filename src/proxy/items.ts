@@ -1,0 +1,41 @@
+/** Per-item answers of the proxy's `_bulk`, in the engines' own `_bulk` item shape. */
+import type { NeardupError } from "../core/errors.js";
+import type { IndexResult } from "../service/dedup-service.js";
+
+export type ItemBody = Record<string, unknown>;
+
+/** The verdict carried by every fingerprinted item as `neardup`. */
+export function verdictOf(r: IndexResult): Record<string, unknown> {
+  return { status: r.status, action: r.action, duplicate_of: r.duplicate_of, distance: r.distance, similarity: r.similarity, reason: r.reason };
+}
+
+/** `skip`: the engine's answer to a write that changed nothing. */
+export function noopItem(index: string, r: IndexResult): ItemBody {
+  return { _index: index, _id: r.id, result: "noop", _shards: { total: 0, successful: 0, failed: 0 }, status: 200, neardup: verdictOf(r) };
+}
+
+/** `reject`: a per-item 409 whose error type names neardup and whose reason names the original. */
+export function rejectedItem(index: string, r: IndexResult): ItemBody {
+  const reason =
+    `[${r.id}]: near-duplicate of [${r.duplicate_of}] in [${index}] (distance ${r.distance}, similarity ${r.similarity}, rule ${r.reason}); ` +
+    "neardup policy reject did not write it";
+  const error = { type: "neardup_duplicate_exception", reason, index, duplicate_of: r.duplicate_of };
+  return { _index: index, _id: r.id, status: 409, error, neardup: verdictOf(r) };
+}
+
+/** A write the engine accepted, when its own item is not at hand (never expected; kept honest). */
+export function writtenItem(index: string, r: IndexResult): ItemBody {
+  return { _index: index, _id: r.id, result: "created", status: 201, neardup: verdictOf(r) };
+}
+
+/** An item neardup could not handle (its text was refused, or the index could not be prepared). */
+export function neardupErrorItem(index: string, id: string | undefined, err: NeardupError): ItemBody {
+  const type = `neardup_${err.code.toLowerCase()}_exception`;
+  return { _index: index, ...(id === undefined ? {} : { _id: id }), status: err.status, error: { type, reason: err.message, index } };
+}
+
+/** An item that did not reach the engine because the engine was down or overloaded. */
+export function unavailableItem(index: string, id: string | undefined, status: number, reason: string): ItemBody {
+  const type = status === 429 ? "es_rejected_execution_exception" : "unavailable_shards_exception";
+  return { _index: index, ...(id === undefined ? {} : { _id: id }), status, error: { type, reason, index } };
+}

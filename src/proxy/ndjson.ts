@@ -1,0 +1,74 @@
+/**
+ * The `_bulk` NDJSON body as items: an action line, then a source line for
+ * `index`, `create` and `update`. Source lines are kept raw (only the ones the
+ * proxy fingerprints are parsed, later), so a malformed one reaches the engine
+ * as sent and gets the engine's own per-item error.
+ *
+ * A problem with the request as a whole (an action line that is not JSON, an
+ * unknown action, a missing source line or final newline, no index) is not
+ * answered here: the caller forwards the body as is and returns the engine's
+ * own whole-request error, which the engines give before writing anything.
+ */
+export type BulkOp = "index" | "create" | "update" | "delete";
+
+const OPS: ReadonlySet<string> = new Set(["index", "create", "update", "delete"]);
+
+export interface BulkItem {
+  op: BulkOp;
+  /** The action's metadata (`_index`, `_id`, `routing`, `pipeline`, ...). */
+  meta: Record<string, unknown>;
+  /** Target index: the action's `_index`, else the one in the URL path. */
+  index: string;
+  actionLine: string;
+  /** Raw source line (`index`, `create`, `update`); `undefined` for `delete`. */
+  sourceLine: string | undefined;
+}
+
+export type ParsedBulk = { ok: true; items: BulkItem[] } | { ok: false; reason: string };
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+export function parseBulk(body: string, pathIndex: string | undefined): ParsedBulk {
+  if (body.length > 0 && !body.endsWith("\n")) return { ok: false, reason: "the body does not end with a newline" };
+  const lines = body.split("\n");
+  lines.pop(); // the empty string after the final newline
+  const items: BulkItem[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const actionLine = lines[i]!;
+    if (actionLine.trim() === "") continue;
+    let action: unknown;
+    try {
+      action = JSON.parse(actionLine);
+    } catch {
+      return { ok: false, reason: `line ${i + 1} is not a JSON action` };
+    }
+    if (!isObject(action)) return { ok: false, reason: `line ${i + 1} is not an action object` };
+    const keys = Object.keys(action);
+    const op = keys[0];
+    const meta = op === undefined ? undefined : action[op];
+    if (keys.length !== 1 || !OPS.has(op!) || !isObject(meta)) return { ok: false, reason: `line ${i + 1} is not one of index, create, update, delete` };
+    const index = typeof meta._index === "string" ? meta._index : pathIndex;
+    if (index === undefined || index === "") return { ok: false, reason: `line ${i + 1} names no index` };
+    let sourceLine: string | undefined;
+    if (op !== "delete") {
+      if (i + 1 >= lines.length) return { ok: false, reason: `line ${i + 1} has no source line` };
+      sourceLine = lines[++i]!;
+    }
+    items.push({ op: op as BulkOp, meta, index, actionLine, sourceLine });
+  }
+  if (items.length === 0) return { ok: false, reason: "the body has no actions" };
+  return { ok: true, items };
+}
+
+/** The source line as an object, or `undefined` when it is not a JSON object (the engine will say why). */
+export function parseSource(item: BulkItem): Record<string, unknown> | undefined {
+  if (item.sourceLine === undefined) return undefined;
+  try {
+    const value: unknown = JSON.parse(item.sourceLine);
+    return isObject(value) ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,180 @@
+/**
+ * The Elasticsearch-compatible endpoint: `POST|PUT /_bulk` and
+ * `/{index}/_bulk` go through dedup (bulk.ts); every other request is streamed
+ * to the engine and its answer streamed back as it is (status, headers such
+ * as `X-Elastic-Product`, body), so the official clients take the proxy for
+ * the engine it fronts.
+ */
+import http from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { promisify } from "node:util";
+import zlib from "node:zlib";
+import type { Logger } from "pino";
+import type { Fingerprinter } from "../core/fingerprinter.js";
+import type { Engine, EngineConnection } from "../engine/types.js";
+import type { DedupOptions } from "../service/options.js";
+import { BulkHandler } from "./bulk.js";
+import { ServicePool } from "./pool.js";
+import type { IndexRule } from "./rules.js";
+import { createUpstream, engineErrorBody, forwardHeaders, pipeThrough, send, type Upstream, type UpstreamDown } from "./upstream.js";
+
+/** Largest `_bulk` body read, decompressed or not: the engines' default `http.max_content_length`. */
+export const MAX_BULK_BYTES = 100 * 1024 * 1024;
+
+export interface ProxyOptions {
+  host: string;
+  /** 0 picks a free port. */
+  port: number;
+  /** The engine to forward to (the client's own credentials are forwarded, never these). */
+  connection: EngineConnection;
+  rules: readonly IndexRule[];
+  /** Shared service options; `policy` is the default for rules naming none. */
+  dedup: DedupOptions;
+  /** The connected engine adapter, once there is one (`undefined`: still connecting; `_bulk` answers 503). */
+  engine: () => Engine | undefined;
+  fingerprinter: () => Promise<Fingerprinter>;
+  /** Source field read as each document's time. Default `@timestamp`. */
+  timeField?: string;
+  logger?: Logger;
+}
+
+export interface RunningProxy {
+  url: string;
+  close(): Promise<void>;
+}
+
+const BULK_PATH = /^\/(?:([^/_][^/]*)\/)?_bulk\/?$/;
+const gunzip = promisify(zlib.gunzip);
+const inflate = promisify(zlib.inflate);
+const inflateRaw = promisify(zlib.inflateRaw);
+
+async function decode(body: Buffer, encoding: string | undefined): Promise<Buffer | undefined> {
+  const e = (encoding ?? "identity").trim().toLowerCase();
+  if (e === "identity" || e === "") return body;
+  if (e === "gzip" || e === "x-gzip") return gunzip(body, { maxOutputLength: MAX_BULK_BYTES });
+  if (e === "deflate") return inflate(body, { maxOutputLength: MAX_BULK_BYTES }).catch(() => inflateRaw(body, { maxOutputLength: MAX_BULK_BYTES }));
+  return undefined;
+}
+
+function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on("data", (c: Buffer) => {
+      size += c.length;
+      if (size > MAX_BULK_BYTES) {
+        resolve(undefined);
+        req.resume();
+        return;
+      }
+      chunks.push(c);
+    });
+    req.on("end", () => resolve(Buffer.concat(chunks)));
+    req.on("error", reject);
+  });
+}
+
+function json(res: ServerResponse, status: number, body: unknown, product: string | undefined): void {
+  const text = JSON.stringify(body);
+  const headers: Record<string, string> = { "content-type": "application/json; charset=UTF-8", "content-length": String(Buffer.byteLength(text)) };
+  if (product) headers["x-elastic-product"] = product;
+  res.writeHead(status, headers);
+  res.end(text);
+}
+
+export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
+  const upstream: Upstream = createUpstream(options.connection);
+  const logger = options.logger;
+  let handler: BulkHandler | undefined;
+  let handlerFor: Engine | undefined;
+  const bulkHandler = async (engine: Engine): Promise<BulkHandler> => {
+    if (handler && handlerFor === engine) return handler;
+    const pool = new ServicePool({ engine, fingerprinter: await options.fingerprinter(), upstream, dedup: options.dedup, timeoutMs: options.connection.requestTimeoutMs ?? 30_000 });
+    handler = new BulkHandler({
+      upstream,
+      rules: options.rules,
+      pool,
+      defaultPolicy: options.dedup.policy,
+      maxBatch: options.dedup.maxBulkItems,
+      timeoutMs: options.connection.requestTimeoutMs ?? 30_000,
+      timeField: options.timeField ?? "@timestamp",
+    });
+    handlerFor = engine;
+    return handler;
+  };
+
+  const down = (res: ServerResponse, product: string | undefined) => (err: UpstreamDown) => {
+    logger?.warn({ err: err.message }, "proxy: engine unreachable");
+    json(res, 503, engineErrorBody(503, "neardup_engine_unavailable_exception", err.message), product);
+  };
+
+  const onBulk = async (req: IncomingMessage, res: ServerResponse, url: URL, pathIndex: string | undefined): Promise<void> => {
+    const engine = options.engine();
+    const product = engine?.kind === "elasticsearch" ? "Elasticsearch" : undefined;
+    const raw = await readBody(req);
+    if (raw === undefined) {
+      json(res, 413, engineErrorBody(413, "content_too_long_exception", `request body is larger than ${MAX_BULK_BYTES} bytes`), product);
+      return;
+    }
+    const forwardRaw = async (reason: string) => {
+      logger?.debug({ reason }, "proxy: _bulk forwarded as sent");
+      try {
+        const r = await send(upstream, { method: req.method!, path: req.url!, headers: forwardHeaders(req.headers, ["content-length"]), body: raw });
+        res.writeHead(r.status, forwardHeaders(r.headers, ["content-length"]));
+        res.end(r.body);
+      } catch (err) {
+        down(res, product)(err as UpstreamDown);
+      }
+    };
+    const contentType = String(req.headers["content-type"] ?? "");
+    if (!/json|ndjson/.test(contentType)) return forwardRaw(`content-type ${JSON.stringify(contentType)} is not JSON`);
+    let body: Buffer | undefined;
+    try {
+      body = await decode(raw, req.headers["content-encoding"]);
+    } catch {
+      body = undefined;
+    }
+    if (body === undefined) return forwardRaw(`content-encoding ${String(req.headers["content-encoding"])} could not be decoded`);
+    if (!engine) {
+      json(res, 503, engineErrorBody(503, "neardup_engine_unavailable_exception", "neardup is not connected to the engine yet"), product);
+      return;
+    }
+    const answer = await (await bulkHandler(engine)).handle({ pathIndex, query: url.searchParams, headers: req.headers, body: body.toString("utf8") });
+    if (answer.kind === "raw") return forwardRaw(answer.reason);
+    if (answer.status === 503 || answer.status === 429) res.setHeader("retry-after", "5");
+    json(res, answer.status, answer.body, product);
+  };
+
+  const server = http.createServer((req, res) => {
+    const url = new URL(req.url ?? "/", "http://proxy");
+    const m = BULK_PATH.exec(url.pathname);
+    if (m && (req.method === "POST" || req.method === "PUT")) {
+      const pathIndex = m[1] === undefined ? undefined : decodeURIComponent(m[1]);
+      onBulk(req, res, url, pathIndex).catch((err: unknown) => {
+        logger?.error({ err: String(err) }, "proxy: _bulk failed");
+        if (!res.headersSent) json(res, 500, engineErrorBody(500, "neardup_exception", "internal error in the neardup proxy"), undefined);
+        else res.destroy();
+      });
+      return;
+    }
+    pipeThrough(upstream, req, res, down(res, undefined));
+  });
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port, options.host, () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  const url = `http://${options.host.includes(":") ? `[${options.host}]` : options.host}:${port}`;
+  logger?.info({ url, rules: options.rules.map((r) => `${r.pattern}:${r.textField}${r.policy ? `:${r.policy}` : ""}`) }, "neardup _bulk proxy listening");
+  return {
+    url,
+    async close() {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await closed;
+      upstream.close();
+    },
+  };
+}

@@ -1,0 +1,112 @@
+/**
+ * Plain HTTP to the engine, for what the proxy forwards: whole requests
+ * streamed through (everything but `_bulk`), and `_bulk` bodies it builds.
+ * The client's own headers (its credentials included) go to the engine; the
+ * proxy adds none of neardup's, so a client has exactly the rights it would
+ * have talking to the engine directly.
+ */
+import http from "node:http";
+import https from "node:https";
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
+import { NeardupError } from "../core/errors.js";
+import { redactUrl } from "../engine/errors.js";
+import type { EngineConnection } from "../engine/types.js";
+
+/** Headers that belong to one hop and are never forwarded (RFC 9110 §7.6.1). */
+const HOP_BY_HOP = new Set(["connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade", "host"]);
+
+export interface Upstream {
+  readonly base: URL;
+  /** For messages: the base URL without credentials. */
+  readonly shown: string;
+  request(options: http.RequestOptions): http.ClientRequest;
+  close(): void;
+}
+
+export function createUpstream(connection: EngineConnection): Upstream {
+  const base = new URL(connection.url);
+  base.username = "";
+  base.password = "";
+  const secure = base.protocol === "https:";
+  const agent = secure
+    ? new https.Agent({ keepAlive: true, maxSockets: 64, ...(connection.caCert ? { ca: connection.caCert } : {}) })
+    : new http.Agent({ keepAlive: true, maxSockets: 64 });
+  const prefix = base.pathname.replace(/\/$/, "");
+  return {
+    base,
+    shown: redactUrl(connection.url),
+    request(options) {
+      const o = { ...options, agent, protocol: base.protocol, hostname: base.hostname, port: base.port || (secure ? 443 : 80), path: prefix + (options.path ?? "/") };
+      return secure ? https.request(o) : http.request(o);
+    },
+    close: () => agent.destroy(),
+  };
+}
+
+/** Request headers to send upstream: the client's, less hop-by-hop ones and the ones named in `drop`. */
+export function forwardHeaders(headers: IncomingHttpHeaders, drop: readonly string[] = []): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined || HOP_BY_HOP.has(name) || drop.includes(name)) continue;
+    out[name] = value;
+  }
+  return out;
+}
+
+function responseHeaders(headers: IncomingHttpHeaders): Record<string, string | string[]> {
+  return forwardHeaders(headers);
+}
+
+/** The engine could not be reached (refused, reset, timed out). */
+export class UpstreamDown extends NeardupError {
+  constructor(shown: string, cause: unknown) {
+    super("ENGINE_UNAVAILABLE", `the engine at ${shown} is unreachable (${(cause as NodeJS.ErrnoException)?.code ?? String(cause)})`, { cause });
+  }
+}
+
+export interface UpstreamResponse {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+}
+
+/** One buffered request; rejects with {@link UpstreamDown} when the engine cannot be reached. */
+export function send(upstream: Upstream, options: { method: string; path: string; headers: Record<string, string | string[]>; body?: Buffer; timeoutMs?: number }): Promise<UpstreamResponse> {
+  return new Promise((resolve, reject) => {
+    const headers = { ...options.headers };
+    if (options.body !== undefined) headers["content-length"] = String(options.body.length);
+    const req = upstream.request({ method: options.method, path: options.path, headers });
+    if (options.timeoutMs !== undefined) req.setTimeout(options.timeoutMs, () => req.destroy(Object.assign(new Error("timed out"), { code: "ETIMEDOUT" })));
+    req.on("error", (err) => reject(new UpstreamDown(upstream.shown, err)));
+    req.on("response", (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("error", (err) => reject(new UpstreamDown(upstream.shown, err)));
+      res.on("end", () => resolve({ status: res.statusCode ?? 502, headers: res.headers, body: Buffer.concat(chunks) }));
+    });
+    req.end(options.body);
+  });
+}
+
+/** Streams a client request to the engine and the engine's answer back, status, headers and body as they are. */
+export function pipeThrough(upstream: Upstream, req: IncomingMessage, res: ServerResponse, onDown: (err: UpstreamDown) => void): void {
+  const out = upstream.request({ method: req.method, path: req.url, headers: forwardHeaders(req.headers) });
+  let answered = false;
+  out.on("response", (engineRes) => {
+    answered = true;
+    res.writeHead(engineRes.statusCode ?? 502, responseHeaders(engineRes.headers));
+    engineRes.pipe(res);
+    engineRes.on("error", () => res.destroy());
+  });
+  out.on("error", (err) => {
+    if (answered) res.destroy();
+    else onDown(new UpstreamDown(upstream.shown, err));
+  });
+  req.on("error", () => out.destroy());
+  req.pipe(out);
+}
+
+/** Answers the way the engines answer a request they cannot serve: `{"error": {...}, "status": N}`. */
+export function engineErrorBody(status: number, type: string, reason: string): Record<string, unknown> {
+  return { error: { root_cause: [{ type, reason }], type, reason }, status };
+}

@@ -1,0 +1,131 @@
+/**
+ * The engine the proxy hands to each of its dedup services. Reads go to the
+ * shared adapter unchanged; writes (`bulk`) go out as the client sent them:
+ * its action (`index` or `create`) and action metadata (`routing`, `pipeline`,
+ * `if_seq_no`, ...), its query parameters (`refresh`, `pipeline`, `routing`,
+ * `require_alias`, ...) and its credentials. The engine's own answer for each
+ * item is kept for the proxy's response.
+ *
+ * The service decides and builds each document's source; the proxy says how
+ * to write it by registering a {@link WritePlan} under the document's id
+ * before calling `DedupService.index`. Plans for one id are used first in,
+ * first out, so the same id sent twice at once still pairs each plan with a write.
+ */
+import { NeardupError } from "../core/errors.js";
+import { toBulkResult } from "../engine/responses.js";
+import type { BulkResult, Engine } from "../engine/types.js";
+import { send, type Upstream } from "./upstream.js";
+
+export interface WritePlan {
+  op: "index" | "create";
+  /** The client's action metadata; `_index` and `_id` are set from the write. */
+  meta: Record<string, unknown>;
+  /** Query string forwarded to `_bulk` (without `?`). */
+  query: string;
+  /** The client's headers to send (credentials, opaque id). */
+  headers: Record<string, string | string[]>;
+  /** The engine's own item for this write, once written. */
+  result?: Record<string, unknown>;
+  /** The whole-request status when the engine refused the write request itself. */
+  refusal?: { status: number; body: unknown };
+}
+
+type RawItem = Record<string, Record<string, unknown>>;
+
+export class WriteThrough {
+  private readonly plans = new Map<string, WritePlan[]>();
+  /** The engine to give the service. */
+  readonly engine: Engine;
+
+  constructor(
+    inner: Engine,
+    private readonly upstream: Upstream,
+    private readonly timeoutMs: number,
+  ) {
+    const bulk = (operations: Record<string, unknown>[]) => this.bulk(operations);
+    this.engine = new Proxy(inner, {
+      get(target, prop) {
+        if (prop === "bulk") return bulk;
+        const value: unknown = Reflect.get(target, prop, target);
+        return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+  }
+
+  expect(id: string, plan: WritePlan): void {
+    const queue = this.plans.get(id);
+    if (queue) queue.push(plan);
+    else this.plans.set(id, [plan]);
+  }
+
+  /** Drops a plan that was not used (the document was skipped, rejected or failed before writing). */
+  forget(id: string, plan: WritePlan): void {
+    const queue = this.plans.get(id);
+    if (!queue) return;
+    const at = queue.indexOf(plan);
+    if (at >= 0) queue.splice(at, 1);
+    if (queue.length === 0) this.plans.delete(id);
+  }
+
+  private take(id: string): WritePlan | undefined {
+    const queue = this.plans.get(id);
+    const plan = queue?.shift();
+    if (queue && queue.length === 0) this.plans.delete(id);
+    return plan;
+  }
+
+  private async bulk(operations: Record<string, unknown>[]): Promise<BulkResult> {
+    // Writes with the same query and credentials share one request.
+    const groups = new Map<string, { plan: WritePlan | undefined; at: number; lines: string }[]>();
+    for (let i = 0; i < operations.length; i += 2) {
+      const action = operations[i]!;
+      const op = Object.keys(action)[0]!;
+      const meta = action[op] as { _index: string; _id: string };
+      const plan = this.take(meta._id);
+      const line = plan ? { [plan.op]: { ...plan.meta, _index: meta._index, _id: meta._id } } : action;
+      const key = plan ? JSON.stringify([plan.query, plan.headers.authorization ?? ""]) : "";
+      const entry = { plan, at: i / 2, lines: `${JSON.stringify(line)}\n${JSON.stringify(operations[i + 1])}\n` };
+      const group = groups.get(key);
+      if (group) group.push(entry);
+      else groups.set(key, [entry]);
+    }
+    const items: RawItem[] = new Array(operations.length / 2);
+    let errors = false;
+    for (const group of groups.values()) {
+      const first = group[0]!.plan;
+      const response = await send(this.upstream, {
+        method: "POST",
+        path: `/_bulk${first?.query ? `?${first.query}` : ""}`,
+        headers: { ...(first?.headers ?? {}), "content-type": "application/x-ndjson" },
+        body: Buffer.from(group.map((e) => e.lines).join("")),
+        timeoutMs: this.timeoutMs,
+      });
+      const body = parseJson(response.body);
+      if (response.status !== 200 || !isBulkBody(body)) {
+        for (const e of group) if (e.plan) e.plan.refusal = { status: response.status, body };
+        const status = response.status;
+        const code = status === 429 || status === 502 || status === 503 || status === 504 ? "ENGINE_UNAVAILABLE" : "ENGINE_ERROR";
+        throw new NeardupError(code, `the engine at ${this.upstream.shown} refused the bulk write with HTTP ${status}`, { details: { status } });
+      }
+      errors ||= body.errors;
+      group.forEach((e, k) => {
+        const item = body.items[k]!;
+        items[e.at] = item;
+        if (e.plan) e.plan.result = Object.values(item)[0];
+      });
+    }
+    return toBulkResult({ errors, items: items as never });
+  }
+}
+
+function parseJson(body: Buffer): unknown {
+  try {
+    return JSON.parse(body.toString("utf8"));
+  } catch {
+    return undefined;
+  }
+}
+
+function isBulkBody(body: unknown): body is { errors: boolean; items: RawItem[] } {
+  return typeof body === "object" && body !== null && Array.isArray((body as { items?: unknown }).items);
+}

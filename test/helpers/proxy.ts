@@ -1,0 +1,43 @@
+/** The `_bulk` proxy in process, in front of a real engine, for the proxy's integration tests. */
+import { connectEngine, installTemplates, type Engine } from "../../src/engine/index.js";
+import { parseIndexRules, startProxy } from "../../src/proxy/index.js";
+import { resolveDedupOptions, type DedupOptions } from "../../src/service/options.js";
+import { sharedFingerprinter } from "./api.js";
+import type { EngineTarget } from "./engine-targets.js";
+
+export interface ProxyHarness {
+  /** The proxy's base URL (point a client here). */
+  url: string;
+  /** An adapter straight to the engine, for checking what was written. */
+  engine: Engine;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the proxy on a free port with `rules` (`pattern:field[:policy]`).
+ * `engineUrl` (default: the target's) is where both the proxy and its adapter go, e.g. a TCP proxy that can be cut.
+ */
+export async function startProxyFor(target: EngineTarget, rules: string, options: { engineUrl?: string; dedup?: Partial<DedupOptions> } = {}): Promise<ProxyHarness> {
+  const url = options.engineUrl ?? target.url;
+  const viaProxy = await connectEngine({ url, username: target.username, password: target.password, maxRetries: 0, requestTimeoutMs: 10_000 });
+  await installTemplates(viaProxy);
+  const direct = await connectEngine({ url: target.url, username: target.username, password: target.password });
+  const proxy = await startProxy({
+    host: "127.0.0.1",
+    port: 0,
+    connection: { url, requestTimeoutMs: 10_000 },
+    rules: parseIndexRules(rules),
+    dedup: resolveDedupOptions(options.dedup ?? {}),
+    engine: () => viaProxy,
+    fingerprinter: sharedFingerprinter,
+  });
+  return {
+    url: proxy.url,
+    engine: direct,
+    async close() {
+      await proxy.close();
+      await viaProxy.close();
+      await direct.close();
+    },
+  };
+}

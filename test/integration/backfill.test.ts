@@ -1,0 +1,139 @@
+/**
+ * `neardup backfill` (issue 12) against the real engines: on an index of
+ * generated short texts, its verdicts equal those of `neardup dedup` on the
+ * same documents in the same (time) order, and a run killed halfway (a real
+ * process, SIGKILL) resumes from its checkpoint and ends with the same result.
+ */
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { PassThrough, Readable } from "node:stream";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runBackfill } from "../../src/cli/backfill.js";
+import type { DedupRecord } from "../../src/cli/dedup.js";
+import { runDedup } from "../../src/cli/run-dedup.js";
+import type { Engine } from "../../src/engine/index.js";
+import { sharedFingerprinter } from "../helpers/api.js";
+import { connectTarget, engineTargets, uniqueIndex } from "../helpers/engines.js";
+import { shortTexts, type ShortDoc } from "../helpers/short-texts.js";
+
+/** Documents in the test index (the 100,000-document run is bench/proxy.ts). */
+const N = Number(process.env.NEARDUP_TEST_BACKFILL_DOCS ?? 10_000);
+const BATCH = 500;
+
+async function expectedVerdicts(docs: ShortDoc[]): Promise<Map<string, DedupRecord>> {
+  const input = Readable.from(docs.map((d) => `${JSON.stringify(d)}\n`));
+  const output = new PassThrough();
+  const chunks: string[] = [];
+  output.on("data", (c: Buffer) => chunks.push(String(c)));
+  await runDedup(await sharedFingerprinter(), { fields: { textField: "message", idField: "id", timeUnit: "ms" }, format: "jsonl" }, { input, output, report: () => undefined });
+  const records = chunks.join("").trim().split("\n").map((l) => JSON.parse(l) as DedupRecord);
+  return new Map(records.map((r) => [r.id, r]));
+}
+
+async function storedVerdicts(engine: Engine, index: string): Promise<Map<string, Record<string, unknown>>> {
+  await engine.refresh(index);
+  const out = new Map<string, Record<string, unknown>>();
+  let pit = await engine.openPointInTime(index, "1m");
+  let after: unknown[] | undefined;
+  for (;;) {
+    const page = await engine.searchPointInTime<{ neardup?: Record<string, unknown> }>(pit, "1m", { size: 5000, _source: ["neardup"], sort: [{ "@timestamp": "asc" }], ...(after ? { search_after: after } : {}) });
+    pit = page.pitId;
+    if (page.hits.hits.length === 0) break;
+    for (const h of page.hits.hits) out.set(h._id, h._source?.neardup ?? {});
+    after = page.hits.hits.at(-1)!.sort;
+  }
+  await engine.closePointInTime(pit);
+  return out;
+}
+
+function compare(expected: Map<string, DedupRecord>, stored: Map<string, Record<string, unknown>>): string[] {
+  const diffs: string[] = [];
+  for (const [id, r] of expected) {
+    const s = stored.get(id) ?? {};
+    const want = { status: r.status, duplicate_of: r.duplicate_of ?? undefined, distance: r.distance ?? undefined, similarity: r.similarity ?? undefined, reason: r.reason ?? undefined };
+    const got = { status: s.status, duplicate_of: s.duplicate_of, distance: s.distance, similarity: s.similarity, reason: s.reason };
+    if (JSON.stringify(want) !== JSON.stringify(got)) diffs.push(`${id}: want ${JSON.stringify(want)} got ${JSON.stringify(got)}`);
+  }
+  return diffs;
+}
+
+describe.each(engineTargets())("backfill on $kind $version ($source)", (target) => {
+  let engine: Engine;
+  const index = uniqueIndex("neardup-backfill");
+  const docs = shortTexts(N);
+  let expected: Map<string, DedupRecord>;
+  const dir = mkdtempSync(join(tmpdir(), "neardup-backfill-"));
+
+  beforeAll(async () => {
+    engine = await connectTarget(target);
+    await engine.createIndex(index, { mappings: { properties: { "@timestamp": { type: "date" }, message: { type: "text" } } }, settings: { number_of_shards: 1, number_of_replicas: 0 } });
+    // Stored in a shuffled order, so only the time order can give the right verdicts.
+    const shuffled = [...docs].sort((a, b) => ((a.time * 7919) % 10007) - ((b.time * 7919) % 10007));
+    for (let i = 0; i < shuffled.length; i += 2000) {
+      const ops = shuffled.slice(i, i + 2000).flatMap((d) => [{ index: { _index: index, _id: d.id } }, { message: d.message, "@timestamp": new Date(d.time).toISOString(), host: "web-1" }]);
+      const res = await engine.bulk(ops);
+      expect(res.errors).toBe(false);
+    }
+    await engine.refresh(index);
+    expected = await expectedVerdicts(docs);
+  });
+  afterAll(async () => {
+    await engine.deleteIndex(index);
+    await engine.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("--dry-run reports the duplicates it would mark and writes nothing", async () => {
+    const result = await runBackfill(engine, await sharedFingerprinter(), { index, textField: "message", timeField: "@timestamp", batchSize: BATCH, checkpoint: undefined, dryRun: true }, {}, { report: () => undefined });
+    const duplicates = [...expected.values()].filter((r) => r.status === "duplicate").length;
+    expect(duplicates).toBeGreaterThan(N / 10);
+    expect(result.summary).toMatchObject({ documents: N, duplicates });
+    expect(result.sample.length).toBe(10);
+    const stored = await storedVerdicts(engine, index);
+    expect([...stored.values()].every((n) => Object.keys(n).length === 0)).toBe(true);
+  });
+
+  it("a run killed halfway resumes from its checkpoint and ends equal to `neardup dedup` in time order", async () => {
+    const checkpoint = join(dir, `${target.kind}.json`);
+    const args = ["tsx", "src/cli/main.ts", "backfill", index, "--text-field", "message", "--batch-size", String(BATCH), "--checkpoint", checkpoint, "--no-progress"];
+    const child = spawn("npx", args, { env: { ...process.env, NEARDUP_ENGINE_URL: target.url }, stdio: ["ignore", "ignore", "pipe"], detached: true });
+    let stderr = "";
+    child.stderr.on("data", (c: Buffer) => (stderr += String(c)));
+    const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
+    // Kill it (SIGKILL, the whole process group) once its checkpoint passes the middle.
+    let killedAt = 0;
+    for (let waited = 0; waited < 300_000 && killedAt === 0; waited += 100) {
+      await new Promise((r) => setTimeout(r, 100));
+      if (!existsSync(checkpoint)) continue;
+      const c = JSON.parse(readFileSync(checkpoint, "utf8")) as { done: number; complete: boolean };
+      expect(c.complete, stderr).toBe(false);
+      if (c.done >= N / 2) {
+        process.kill(-child.pid!, "SIGKILL");
+        killedAt = c.done;
+      }
+    }
+    await exited;
+    expect(killedAt, stderr).toBeGreaterThanOrEqual(N / 2);
+    expect(killedAt).toBeLessThan(N);
+
+    const midway = await storedVerdicts(engine, index);
+    const written = [...midway.values()].filter((n) => n.status !== undefined).length;
+    expect(written).toBeGreaterThanOrEqual(killedAt);
+    expect(written).toBeLessThan(N);
+
+    const reports: string[] = [];
+    const result = await runBackfill(engine, await sharedFingerprinter(), { index, textField: "message", timeField: "@timestamp", batchSize: BATCH, checkpoint, dryRun: false }, {}, { report: (m) => reports.push(m) });
+    expect(reports.join("\n")).toContain(`replaying the ${killedAt} documents`);
+    expect(result.replayed).toBe(killedAt);
+    expect(result.written).toBe(N - killedAt);
+    expect(JSON.parse(readFileSync(checkpoint, "utf8"))).toMatchObject({ complete: true, done: N });
+
+    const stored = await storedVerdicts(engine, index);
+    expect(stored.size).toBe(N);
+    expect(compare(expected, stored).slice(0, 5)).toEqual([]);
+    const sample = await engine.get<Record<string, unknown>>(index, "doc-0");
+    expect(sample).toMatchObject({ message: docs[0]!.message, host: "web-1", neardup: { simhash: expect.stringMatching(/^[0-9a-f]{16}$/), seg0: expect.any(String) } });
+  });
+});

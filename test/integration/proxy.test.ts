@@ -1,0 +1,274 @@
+/**
+ * The `_bulk` proxy (issue 12) against the real engines, driven by the
+ * official clients' bulk helpers and by hand-made bodies: verdicts per policy,
+ * the engine's per-item shapes, gzip, update/delete in order, untouched
+ * indices, malformed lines, passthrough of everything else.
+ */
+import { gzipSync } from "node:zlib";
+import { Client as ElasticClient } from "@elastic/elasticsearch";
+import { Client as OpenSearchClient } from "@opensearch-project/opensearch";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MOM_A, MOM_B, NEWS_EN, OTHER_ZH, RECIPE_EN, englishVariants } from "../fixtures/texts/near-duplicates.js";
+import { engineTargets, uniqueIndex } from "../helpers/engines.js";
+import { startProxyFor, type ProxyHarness } from "../helpers/proxy.js";
+import type { EngineTarget } from "../helpers/engine-targets.js";
+
+interface Drop {
+  status: number;
+  error: { type: string; reason: string } | null;
+  document: Record<string, unknown>;
+}
+
+/** The official client of the engine behind the proxy, pointed at the proxy; `helpers.bulk` over `docs`. */
+async function helperBulk(target: EngineTarget, url: string, index: string, docs: Record<string, unknown>[]) {
+  const drops: Drop[] = [];
+  const successes: Record<string, Record<string, unknown>>[] = [];
+  const common = {
+    datasource: docs,
+    onDocument: (doc: Record<string, unknown>) => ({ index: { _index: index, _id: String(doc.id) } }),
+    onDrop: (d: unknown) => drops.push(d as Drop),
+    flushBytes: 1_000_000,
+    concurrency: 1,
+    retries: 0,
+  };
+  if (target.kind === "elasticsearch") {
+    const client = new ElasticClient({ node: url, maxRetries: 0 });
+    try {
+      // onSuccess (per-item results) exists in the Elasticsearch helper only.
+      const onSuccess = ({ result }: { result: unknown }) => successes.push(result as Record<string, Record<string, unknown>>);
+      const stats = await client.helpers.bulk({ ...common, onSuccess } as never);
+      return { stats, drops, successes };
+    } finally {
+      await client.close();
+    }
+  }
+  const client = new OpenSearchClient({ node: url, maxRetries: 0 });
+  try {
+    const stats = await client.helpers.bulk(common as never);
+    return { stats, drops, successes };
+  } finally {
+    await client.close();
+  }
+}
+
+async function rawBulk(url: string, path: string, ndjson: string, init: { gzip?: boolean; headers?: Record<string, string> } = {}) {
+  const body = init.gzip ? gzipSync(ndjson) : Buffer.from(ndjson);
+  const res = await fetch(url + path, {
+    method: "POST",
+    headers: { "content-type": "application/x-ndjson", ...(init.gzip ? { "content-encoding": "gzip" } : {}), ...init.headers },
+    body,
+  });
+  return { status: res.status, headers: res.headers, body: (await res.json()) as { errors: boolean; items: Record<string, Record<string, unknown>>[]; error?: { type: string } } };
+}
+
+const lines = (...objects: unknown[]) => objects.map((o) => (typeof o === "string" ? o : JSON.stringify(o))).join("\n") + "\n";
+
+describe.each(engineTargets())("_bulk proxy on $kind $version ($source)", (target) => {
+  let h: ProxyHarness;
+  const prefix = uniqueIndex("neardup-proxy");
+  const created: string[] = [];
+  const name = (kind: string) => {
+    const index = `${prefix}-${kind}-${created.length}`;
+    created.push(index);
+    return index;
+  };
+
+  beforeAll(async () => {
+    h = await startProxyFor(target, `${prefix}-mark-*:message,${prefix}-skip-*:message:skip,${prefix}-reject-*:message:reject`);
+  });
+  afterAll(async () => {
+    for (const index of created) await h.engine.deleteIndex(index);
+    await h.close();
+  });
+
+  const stream = () => {
+    const [a, b, c] = englishVariants(RECIPE_EN, 3);
+    return [
+      { id: "mom-a", message: MOM_A, host: "web-1", "@timestamp": "2026-12-01T10:00:00.000Z" },
+      { id: "news", message: NEWS_EN, host: "web-2", "@timestamp": "2026-12-01T10:00:01.000Z" },
+      { id: "recipe-a", message: a, host: "web-1", "@timestamp": "2026-12-01T10:00:02.000Z" },
+      { id: "mom-b", message: MOM_B, host: "web-3", "@timestamp": "2026-12-01T10:00:03.000Z" },
+      { id: "recipe-b", message: b, host: "web-2", "@timestamp": "2026-12-01T10:00:04.000Z" },
+      { id: "other", message: OTHER_ZH, host: "web-1", "@timestamp": "2026-12-01T10:00:05.000Z" },
+      { id: "recipe-c", message: c, host: "web-3", "@timestamp": "2026-12-01T10:00:06.000Z" },
+    ];
+  };
+  const duplicates = new Map([
+    ["mom-b", "mom-a"],
+    ["recipe-b", "recipe-a"],
+    ["recipe-c", "recipe-a"],
+  ]);
+
+  it("mark: the client's helper sees every item written; near-duplicates carry the verdict; the source is kept as sent", async () => {
+    const index = name("mark");
+    const { stats, drops, successes } = await helperBulk(target, h.url, index, stream());
+    expect(drops).toEqual([]);
+    expect(stats).toMatchObject({ total: 7, successful: 7, failed: 0 });
+    expect(successes).toHaveLength(target.kind === "elasticsearch" ? 7 : 0);
+    for (const result of successes) {
+      const item = result.index!;
+      expect(item.status).toBe(201);
+      expect(item.result).toBe("created");
+      expect(item._version).toBe(1); // the engine's own item
+      const expected = duplicates.get(String(item._id));
+      expect(item.neardup).toMatchObject(expected ? { status: "duplicate", duplicate_of: expected, action: "indexed" } : { status: "original", action: "indexed" });
+    }
+    await h.engine.refresh(index);
+    for (const doc of stream()) {
+      const stored = await h.engine.get<Record<string, unknown> & { neardup: Record<string, unknown> }>(index, doc.id);
+      const { neardup, ...rest } = stored!;
+      expect(rest).toEqual(doc);
+      const expected = duplicates.get(doc.id);
+      expect(neardup).toMatchObject(expected ? { status: "duplicate", duplicate_of: expected } : { status: "original" });
+      expect(neardup.simhash).toMatch(/^[0-9a-f]{16}$/);
+    }
+  });
+
+  it("skip: near-duplicates answer 200 noop and are not written; the helper counts them as successes", async () => {
+    const index = name("skip");
+    const { stats, drops, successes } = await helperBulk(target, h.url, index, stream());
+    expect(drops).toEqual([]);
+    expect(stats).toMatchObject({ total: 7, successful: 7, failed: 0 });
+    const byId = new Map(successes.map((r) => [String(r.index!._id), r.index!]));
+    for (const [id, original] of target.kind === "elasticsearch" ? duplicates : []) {
+      expect(byId.get(id)).toMatchObject({ status: 200, result: "noop", neardup: { status: "duplicate", action: "skipped", duplicate_of: original } });
+    }
+    await h.engine.refresh(index);
+    for (const doc of stream()) expect(await h.engine.get(index, doc.id), doc.id).toEqual(duplicates.has(doc.id) ? undefined : expect.anything());
+  });
+
+  it("reject: near-duplicates are dropped by the helper with a 409 naming neardup and the original", async () => {
+    const index = name("reject");
+    const { stats, drops } = await helperBulk(target, h.url, index, stream());
+    expect(stats).toMatchObject({ total: 7, successful: 4, failed: 3 });
+    expect(new Map(drops.map((d) => [String(d.document.id), d]))).toEqual(
+      new Map(
+        [...duplicates].map(([id, original]) => [
+          id,
+          expect.objectContaining({ status: 409, error: expect.objectContaining({ type: "neardup_duplicate_exception", duplicate_of: original, reason: expect.stringContaining(`[${original}]`) }) }),
+        ]),
+      ),
+    );
+    await h.engine.refresh(index);
+    for (const id of duplicates.keys()) expect(await h.engine.get(index, id)).toBeUndefined();
+  });
+
+  it("gzip body; update and delete in the same bulk, in order; an index outside the rules untouched; a malformed source line fails alone", async () => {
+    const index = name("mark");
+    const other = name("plain");
+    const [a, b] = englishVariants(RECIPE_EN, 2);
+    const body = lines(
+      { index: { _index: index, _id: "1" } },
+      { message: a, n: 1 },
+      { update: { _index: index, _id: "1" } },
+      { doc: { n: 2 } },
+      { index: { _index: index, _id: "2" } },
+      "{ this is not json",
+      { create: { _index: index, _id: "3" } },
+      { message: b, n: 3 },
+      { index: { _index: other, _id: "p" } },
+      { message: b, kept: true },
+      { delete: { _index: index, _id: "3" } },
+      { index: { _index: index, _id: "4" } },
+      { message: NEWS_EN },
+    );
+    const res = await rawBulk(h.url, "/_bulk?refresh=true", body, { gzip: true });
+    expect(res.status).toBe(200);
+    expect(res.body.errors).toBe(true);
+    const items = res.body.items;
+    expect(items.map((i) => Object.keys(i)[0])).toEqual(["index", "update", "index", "create", "index", "delete", "index"]);
+    expect(items[0]!.index).toMatchObject({ _id: "1", status: 201, neardup: { status: "original" } });
+    expect(items[1]!.update).toMatchObject({ _id: "1", status: 200, result: "updated" });
+    expect(items[2]!.index).toMatchObject({ _id: "2", status: 400, error: { type: expect.stringMatching(/pars/) } });
+    expect(items[3]!.create).toMatchObject({ _id: "3", status: 201, neardup: { status: "duplicate", duplicate_of: "1" } });
+    expect(items[4]!.index).toMatchObject({ _id: "p", status: 201 });
+    expect(items[4]!.index!.neardup).toBeUndefined();
+    expect(items[5]!.delete).toMatchObject({ _id: "3", status: 200, result: "deleted" });
+    expect(items[6]!.index).toMatchObject({ _id: "4", status: 201, neardup: { status: "original" } });
+    expect(await h.engine.get(index, "1")).toMatchObject({ message: a, n: 2, neardup: { status: "original" } });
+    expect(await h.engine.get(index, "3")).toBeUndefined();
+    expect(await h.engine.get(other, "p")).toEqual({ message: b, kept: true });
+  });
+
+  it("a malformed action line gets the engine's own whole-request error and nothing is written", async () => {
+    const index = name("mark");
+    const body = lines({ index: { _index: index, _id: "1" } }, { message: NEWS_EN }, '{"index":{bad', { message: RECIPE_EN });
+    const viaProxy = await rawBulk(h.url, "/_bulk", body);
+    const direct = await rawBulk(target.url, "/_bulk", body);
+    expect(viaProxy.status).toBe(400);
+    expect(viaProxy.status).toBe(direct.status);
+    expect(viaProxy.body.error!.type).toBe(direct.body.error!.type);
+    expect(await h.engine.indexExists(index)).toBe(false);
+  });
+
+  it("the index in the path, and pipeline, routing and require_alias are forwarded", async () => {
+    const index = name("mark");
+    const res = await rawBulk(h.url, `/${index}/_bulk?routing=r1&refresh=wait_for`, lines({ index: { _id: "a" } }, { message: NEWS_EN }));
+    expect(res.body.items[0]!.index).toMatchObject({ _index: index, _id: "a", status: 201, neardup: { status: "original" } });
+    const search = await fetch(`${target.url}/${index}/_search?routing=r1`).then((r) => r.json() as Promise<{ hits: { hits: { _id: string; _routing?: string }[] } }>);
+    expect(search.hits.hits).toEqual([expect.objectContaining({ _id: "a", _routing: "r1" })]);
+    const noPipeline = await rawBulk(h.url, `/${index}/_bulk?pipeline=neardup-no-such-pipeline`, lines({ index: { _id: "b" } }, { message: RECIPE_EN }));
+    const item = noPipeline.status === 200 ? noPipeline.body.items[0]!.index! : (noPipeline.body as unknown as Record<string, unknown>);
+    expect(JSON.stringify(item)).toMatch(/pipeline/);
+    const alias = await rawBulk(h.url, `/_bulk?require_alias=true`, lines({ index: { _index: `${prefix}-mark-noalias`, _id: "c" } }, { message: OTHER_ZH }));
+    expect(alias.body.items[0]!.index).toMatchObject({ status: 404, error: { type: expect.stringMatching(/index_not_found|alias/) } });
+    expect(await h.engine.indexExists(`${prefix}-mark-noalias`)).toBe(false); // the proxy did not create it either
+  });
+
+  it("everything else passes through: GET /, HEAD /, cluster health, search, with the engine's headers", async () => {
+    for (const [method, path] of [["GET", "/"], ["HEAD", "/"], ["GET", "/_cluster/health"], ["GET", "/_search?size=0"], ["GET", "/no-such-index-neardup/_doc/1"]] as const) {
+      const viaProxy = await fetch(h.url + path, { method });
+      const direct = await fetch(target.url + path, { method });
+      expect(viaProxy.status, `${method} ${path}`).toBe(direct.status);
+      expect(viaProxy.headers.get("x-elastic-product")).toBe(direct.headers.get("x-elastic-product"));
+      expect(viaProxy.headers.get("content-type")).toBe(direct.headers.get("content-type"));
+      if (method === "GET" && path === "/") expect(await viaProxy.json()).toEqual(await direct.json());
+    }
+    if (target.kind === "elasticsearch") {
+      const client = new ElasticClient({ node: h.url });
+      expect((await client.info()).version.number).toBe(target.version);
+      await client.close();
+    }
+  });
+});
+
+describe.each(engineTargets())("_bulk proxy with the engine down, on $kind $version ($source)", (target) => {
+  it("answers 503 in the engine's error shape, acknowledges nothing it did not write, and recovers", async () => {
+    const { startTcpProxy } = await import("../helpers/tcp-proxy.js");
+    const tcp = await startTcpProxy(target.url);
+    const prefix = uniqueIndex("neardup-proxy-down");
+    const h = await startProxyFor(target, `${prefix}*:message`, { engineUrl: tcp.url });
+    const index = `${prefix}-logs`;
+    try {
+      const batch = (from: number) => lines(...[0, 1, 2].flatMap((k) => [{ index: { _index: index, _id: `d${from + k}` } }, { message: `${NEWS_EN} (copy ${from + k})` }]));
+      const acked: string[] = [];
+      const first = await rawBulk(h.url, "/_bulk", batch(0));
+      expect(first.status).toBe(200);
+      for (const item of first.body.items) if (item.index!.status === 201) acked.push(String(item.index!._id));
+      expect(acked).toEqual(["d0", "d1", "d2"]);
+
+      tcp.cut();
+      const down = await rawBulk(h.url, "/_bulk", batch(3));
+      expect(down.status).toBe(503);
+      expect(down.headers.get("retry-after")).toBe("5");
+      expect(down.body.error).toMatchObject({ type: "neardup_engine_unavailable_exception" });
+      const passDown = await rawBulk(h.url, "/_bulk", lines({ delete: { _index: index, _id: "d0" } }));
+      expect(passDown.status).toBe(503);
+      const client = target.kind === "elasticsearch" ? new ElasticClient({ node: h.url, maxRetries: 0 }) : new OpenSearchClient({ node: h.url, maxRetries: 0 });
+      await expect(client.helpers.bulk({ datasource: [{ message: RECIPE_EN }], onDocument: () => ({ index: { _index: index } }), retries: 0 } as never)).rejects.toThrow();
+      await client.close();
+
+      tcp.restore();
+      const again = await rawBulk(h.url, "/_bulk?refresh=true", batch(3));
+      expect(again.status).toBe(200);
+      for (const item of again.body.items) if (item.index!.status === 201) acked.push(String(item.index!._id));
+      await h.engine.refresh(index);
+      for (const id of acked) expect(await h.engine.get(index, id), id).toBeDefined();
+      expect(acked).toHaveLength(6);
+    } finally {
+      await h.engine.deleteIndex(index);
+      await h.close();
+      await tcp.close();
+    }
+  });
+});

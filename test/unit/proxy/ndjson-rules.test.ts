@@ -1,0 +1,72 @@
+import { describe, expect, it } from "vitest";
+import { arrivalId } from "../../../src/proxy/bulk.js";
+import { parseBulk, parseSource } from "../../../src/proxy/ndjson.js";
+import { parseIndexRules, ruleFor } from "../../../src/proxy/rules.js";
+
+describe("parseIndexRules", () => {
+  it("reads pattern:field[:policy] rules; the first match wins; * does not reach hidden indices", () => {
+    const rules = parseIndexRules("logs-*:message, articles:body:reject ,*:text");
+    expect(rules.map((r) => [r.pattern, r.textField, r.policy])).toEqual([
+      ["logs-*", "message", undefined],
+      ["articles", "body", "reject"],
+      ["*", "text", undefined],
+    ]);
+    expect(ruleFor(rules, "logs-2026.12.02")?.textField).toBe("message");
+    expect(ruleFor(rules, "articles")?.policy).toBe("reject");
+    expect(ruleFor(rules, "articles-old")?.pattern).toBe("*");
+    expect(ruleFor(rules, ".kibana")).toBeUndefined();
+    expect(ruleFor(parseIndexRules("logs.app-*:m"), "logsXapp-1")).toBeUndefined(); // "." is literal
+    expect(parseIndexRules("")).toEqual([]);
+  });
+
+  it.each([
+    ["logs-*", "pattern:field"],
+    ["logs-*:message:drop", 'policy "drop"'],
+    ["logs-*:log.message", "top-level"],
+    ["logs-*:neardup", "outside neardup"],
+    ["Logs:message", "invalid index pattern"],
+    ["a:b:mark:x", "pattern:field"],
+  ])("refuses %s, naming the setting and the problem", (spec, problem) => {
+    expect(() => parseIndexRules(spec)).toThrow(expect.objectContaining({ code: "INVALID_CONFIG", field: "NEARDUP_PROXY_INDICES", message: expect.stringContaining(problem) }));
+  });
+});
+
+describe("parseBulk", () => {
+  const body = (...lines: string[]) => lines.join("\n") + "\n";
+
+  it("pairs actions with their source lines, keeps them raw, and takes the index from the path when the action has none", () => {
+    const parsed = parseBulk(body('{"index":{"_id":"1"}}', '{"message":"a"}', '{"delete":{"_index":"x","_id":"2"}}', "", '{"update":{"_id":"3"}}', '{"doc":{"n":1}}', '{"create":{}}', "{ not json"), "logs");
+    expect(parsed.ok).toBe(true);
+    if (!parsed.ok) return;
+    expect(parsed.items.map((i) => [i.op, i.index, i.sourceLine])).toEqual([
+      ["index", "logs", '{"message":"a"}'],
+      ["delete", "x", undefined],
+      ["update", "logs", '{"doc":{"n":1}}'],
+      ["create", "logs", "{ not json"],
+    ]);
+    expect(parseSource(parsed.items[0]!)).toEqual({ message: "a" });
+    expect(parseSource(parsed.items[3]!)).toBeUndefined();
+  });
+
+  it.each([
+    ['{"index":{}}\n{"a":1}', "newline"],
+    [body('{"index":{bad', "{}"), "not a JSON action"],
+    [body('{"upsert":{}}', "{}"), "one of index"],
+    [body('{"index":{},"delete":{}}', "{}"), "one of index"],
+    [body('{"index":{"_index":"a"}}'), "no source line"],
+    [body('{"delete":{"_id":"1"}}'), "names no index"],
+    ["", "no actions"],
+  ])("leaves a whole-request problem to the engine: %j", (text, reason) => {
+    const parsed = parseBulk(text, undefined);
+    expect(parsed.ok).toBe(false);
+    if (!parsed.ok) expect(parsed.reason).toContain(reason);
+  });
+});
+
+describe("arrivalId", () => {
+  it("sorts in arrival order, also within one millisecond", () => {
+    const ids = [arrivalId(1000), arrivalId(1000), arrivalId(1000), arrivalId(1001), arrivalId(36 ** 5)];
+    expect([...ids].sort()).toEqual(ids);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+});
