@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { NeardupError } from "../core/errors.js";
 import type { EngineConnection } from "../engine/types.js";
 import type { DedupOptions } from "../service/options.js";
@@ -21,6 +22,8 @@ export interface Config {
   dedup: DedupOptions;
   bodyLimit: string;
   maxTextChars: number;
+  /** Analysis worker threads (NEARDUP_WORKERS; `auto` resolved to the number of cores); <= 1 = in-thread. */
+  workers: number;
 }
 
 /** Builds the typed config from raw settings (environment variables by name). */
@@ -60,5 +63,6 @@ export function buildConfig(raw: Partial<Record<SettingName | string, string | u
     }),
     bodyLimit: s.NEARDUP_BODY_LIMIT,
     maxTextChars: s.NEARDUP_MAX_TEXT_CHARS,
+    workers: s.NEARDUP_WORKERS === "auto" ? availableParallelism() : s.NEARDUP_WORKERS,
   };
 }

@@ -28,6 +28,11 @@ export const SETTINGS = {
   NEARDUP_MAX_BULK_ITEMS: { default: "1000", schema: z.coerce.number().int().positive(), doc: "Most documents in one bulk request." },
   NEARDUP_BODY_LIMIT: { default: "10mb", schema: z.string().regex(/^\d+(b|kb|mb)$/, "a size like 512kb or 10mb"), doc: "Largest accepted request body." },
   NEARDUP_MAX_TEXT_CHARS: { default: "1000000", schema: z.coerce.number().int().positive(), doc: "Largest accepted text, in UTF-16 code units." },
+  NEARDUP_WORKERS: {
+    default: "auto",
+    schema: z.literal("auto").or(z.coerce.number().int().min(0).max(256)),
+    doc: "Worker threads that analyze texts (normalize, segment, fingerprint); `auto` = one per core; 0 or 1 = in the request thread.",
+  },
   NEARDUP_LOCAL_PORT: { default: "9200", schema: z.coerce.number().int().min(0).max(65535), doc: "HTTP port of the embedded OpenSearch (0 picks a free one)." },
   NEARDUP_LOCAL_DATA: { default: ".neardup/opensearch-data", schema: z.string().min(1), doc: "Data folder of the embedded OpenSearch." },
   NEARDUP_LOG_LEVEL: { default: "info", schema: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]), doc: "Log level (pino)." },

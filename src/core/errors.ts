@@ -22,6 +22,8 @@ export const ERROR_CODES = {
   ENGINE_ERROR: 502,
   /** The search engine is unreachable, overloaded or not ready. */
   ENGINE_UNAVAILABLE: 503,
+  /** neardup itself is at capacity (the analysis pool's queue is full); retry after the Retry-After delay. */
+  OVERLOADED: 503,
   /** A local tool (Java, Maven) needed to start the embedded engine is missing or failed. */
   ENVIRONMENT: 500,
 } as const;

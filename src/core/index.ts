@@ -25,8 +25,9 @@ export {
   buildFingerprinter,
   validateFingerprinterOptions,
   FINGERPRINT_VERSION,
+  analysisData,
 } from "./fingerprinter.js";
-export type { Fingerprinter, FingerprinterOptions, Analysis, CoreResources } from "./fingerprinter.js";
+export type { Fingerprinter, FingerprinterOptions, Analysis, AnalysisData, CoreResources } from "./fingerprinter.js";
 export {
   LSH_VERSION,
   LSH_SHINGLE_LENGTH,

@@ -28,6 +28,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     }
     if (known.status >= 500) logger.warn({ code: known.code, message: known.message }, "request failed");
     if (known.code === "ENGINE_UNAVAILABLE") res.set("Retry-After", "5");
+    if (known.code === "OVERLOADED") res.set("Retry-After", "1");
     const body: ErrorBody = { error: { code: known.code, message: known.message } };
     if (known.field) body.error.field = known.field;
     res.status(known.status).json(body);
