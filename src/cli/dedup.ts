@@ -6,7 +6,7 @@
 import { NeardupError } from "../core/errors.js";
 import { decide, reportedSimilarity } from "../core/verdict.js";
 import type { Comparable } from "../core/verdict.js";
-import type { Fingerprinter } from "../core/fingerprinter.js";
+import type { Analysis, Fingerprinter } from "../core/fingerprinter.js";
 import { hamming } from "../core/fingerprint.js";
 import { LshTable, SegmentIndex } from "../index/index.js";
 import type { InputDoc } from "./input.js";
@@ -84,8 +84,12 @@ export class BatchDeduper {
 
   /** Checks one document and remembers it. @throws NeardupError INVALID_INPUT / TOO_LARGE for a bad text. */
   check(doc: InputDoc): DedupRecord {
+    return this.checkAnalyzed(doc, this.fingerprinter.analyze(doc.text, "text"));
+  }
+
+  /** `check` with the document's analysis already made (by an `Analyzer`, maybe on a worker thread). */
+  checkAnalyzed(doc: InputDoc, a: Analysis): DedupRecord {
     const fp = this.fingerprinter;
-    const a = fp.analyze(doc.text, "text");
     const ordinal = ++this.ordinal;
     // Times never go backwards (the index clamps the same way).
     const time = Math.max(this.lastTime, this.options.windowMs !== undefined ? (doc.time ?? ordinal) : ordinal);
