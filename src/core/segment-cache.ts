@@ -40,57 +40,60 @@ export function cachedSegmenter(segment: HanSegmenter, options: SegmentCacheOpti
   const limit = options.limit ?? 65_536;
   const maxPieceLength = options.maxPieceLength ?? 256;
   if (joiner.length !== 1 || !separators.includes(joiner)) throw new Error("joiner must be one of the separators");
-  const codes = new Set(Array.from(separators, (c) => c.charCodeAt(0)));
+  const codes = Array.from(separators, (c) => c.charCodeAt(0));
+  const maxCode = Math.max(...codes);
+  const isSeparator = new Uint8Array(maxCode + 1);
+  for (const c of codes) isSeparator[c] = 1;
+  const joinCode = joiner.charCodeAt(0);
   const cache = new Map<string, readonly string[]>();
 
-  const keep = (found: Map<string, readonly string[]>, piece: string, cut: string[]): void => {
-    found.set(piece, cut);
-    if (piece.length > maxPieceLength) return;
-    if (cache.size >= limit) cache.clear();
-    cache.set(piece, cut);
-  };
-
   return (text: string): string[] => {
-    // Pieces in text order: separators as themselves, stretches between them as keys.
-    const pieces: string[] = [];
+    // Pieces in text order: a separator as its char code, a stretch between separators as itself with its cut.
+    const pieces: (string | number)[] = [];
+    const cuts: (readonly string[] | undefined)[] = [];
+    let missed: string[] | undefined;
     let from = 0;
+    const stretch = (to: number): void => {
+      const piece = from === 0 && to === text.length ? text : text.slice(from, to);
+      const cut = cache.get(piece);
+      if (cut === undefined) (missed ??= []).push(piece);
+      pieces.push(piece);
+      cuts.push(cut);
+    };
     for (let i = 0; i < text.length; i++) {
-      if (!codes.has(text.charCodeAt(i))) continue;
-      if (i > from) pieces.push(text.slice(from, i));
-      pieces.push(text[i]!);
+      const c = text.charCodeAt(i);
+      if (c > maxCode || isSeparator[c] === 0) continue;
+      if (i > from) stretch(i);
+      pieces.push(c);
+      cuts.push(undefined);
       from = i + 1;
     }
-    if (from < text.length) pieces.push(from === 0 ? text : text.slice(from));
+    if (from < text.length) stretch(text.length);
 
-    const found = new Map<string, readonly string[]>();
-    const missing = new Set<string>();
-    for (const p of pieces) {
-      if (p.length === 1 && codes.has(p.charCodeAt(0))) continue;
-      if (found.has(p) || missing.has(p)) continue;
-      const hit = cache.get(p);
-      if (hit !== undefined) found.set(p, hit);
-      else missing.add(p);
-    }
-    if (missing.size > 0) {
-      const missed = [...missing];
+    if (missed !== undefined) {
+      // One call for every missed piece of this text (a piece missed twice is cut twice: rare, and still exact).
       const tokens = segment(missed.length === 1 ? missed[0]! : missed.join(joiner));
-      let k = 0;
-      let current: string[] = [];
+      const fresh: string[][] = [[]];
       for (const t of tokens) {
-        if (t === joiner) {
-          keep(found, missed[k++]!, current);
-          current = [];
-        } else {
-          current.push(t);
-        }
+        if (t.length === 1 && t.charCodeAt(0) === joinCode) fresh.push([]);
+        else fresh[fresh.length - 1]!.push(t);
       }
-      keep(found, missed[k]!, current);
+      let k = 0;
+      for (let i = 0; i < pieces.length; i++) {
+        const piece = pieces[i]!;
+        if (typeof piece === "number" || cuts[i] !== undefined) continue;
+        const cut = fresh[k++]!;
+        cuts[i] = cut;
+        if (piece.length > maxPieceLength) continue;
+        if (cache.size >= limit) cache.clear();
+        cache.set(piece, cut);
+      }
     }
 
     const out: string[] = [];
-    for (const p of pieces) {
-      const cut = found.get(p);
-      if (cut === undefined) out.push(p); // a separator
+    for (let i = 0; i < pieces.length; i++) {
+      const cut = cuts[i];
+      if (cut === undefined) out.push(String.fromCharCode(pieces[i] as number));
       else for (const t of cut) out.push(t);
     }
     return out;
