@@ -31,7 +31,7 @@ export const SETTINGS = {
   NEARDUP_WORKERS: {
     default: "auto",
     schema: z.literal("auto").or(z.coerce.number().int().min(0).max(256)),
-    doc: "Worker threads that analyze texts (normalize, segment, fingerprint); `auto` = one per core; 0 or 1 = in the request thread.",
+    doc: "Worker threads that analyze texts (normalize, segment, fingerprint); `auto` = one per core; 0 or 1 = in the request thread. Each worker loads its own dictionaries (about 0.5 GB).",
   },
   NEARDUP_LOCAL_PORT: { default: "9200", schema: z.coerce.number().int().min(0).max(65535), doc: "HTTP port of the embedded OpenSearch (0 picks a free one)." },
   NEARDUP_LOCAL_DATA: { default: ".neardup/opensearch-data", schema: z.string().min(1), doc: "Data folder of the embedded OpenSearch." },
