@@ -63,6 +63,9 @@ export async function createAnalyzerPool(fingerprinter: Fingerprinter, pool: Ana
     maxQueue: maxPending,
     workerData: { options, module },
   });
+  // A worker that dies fails the tasks it held (they reject) and piscina starts
+  // another; without a listener the pool's 'error' event would end the process.
+  piscina.on("error", () => undefined);
   let pending = 0;
   let closed = false;
 
