@@ -37,6 +37,7 @@ import {
 import type { FeatureHasher, Fingerprinter, Tokenizer } from "../src/core/index.js";
 import { accumulate, signBits } from "../src/core/simhash-accumulator.js";
 import { loadJiebaResources } from "../src/resources/jieba.js";
+import { cachedSegmenter, CPPJIEBA_SEPARATORS } from "../src/core/segment-cache.js";
 import * as jieba from "nodejs-jieba";
 import { loadBenchCorpus } from "./corpus.js";
 
@@ -131,7 +132,6 @@ export async function run(): Promise<void> {
   console.log(`Text: ${name}\n`);
   const corpus = Array.from(text);
   const resources = await loadJiebaResources();
-  const fp = await createFingerprinter({ resources });
   // The baseline and the tokenizer-share rows use jieba's cut without the piece cache.
   const rawCut = (t: string): string[] => jieba.cut(t, true);
   const tokenizer = createMixedTokenizer(rawCut);
@@ -143,6 +143,9 @@ export async function run(): Promise<void> {
     // Distinct rows: as many windows as fit without overlap, up to `wanted`.
     const count = distinct ? Math.min(wanted, Math.floor(corpus.length / length / 10) * 10) : wanted;
     const texts = windows(corpus, length, count);
+    // A fresh fingerprinter and piece cache per row: no row starts with another row's cached pieces or hashes.
+    const segmentHan = cachedSegmenter(rawCut, { separators: CPPJIEBA_SEPARATORS, joiner: "\n" });
+    const fp = await createFingerprinter({ resources: { ...resources, segmentHan } });
     const warm = windows(corpus.slice(corpus.length >> 1), length, 200);
     for (const t of warm) fp.analyze(t); // warm up the JIT and jieba on other text
     const refHasher = await createFeatureHasher();
