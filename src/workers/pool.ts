@@ -59,7 +59,6 @@ export async function createAnalyzerPool(fingerprinter: Fingerprinter, pool: Ana
     filename,
     minThreads: threads,
     maxThreads: threads,
-    idleTimeout: Number.MAX_SAFE_INTEGER,
     maxQueue: maxPending,
     workerData: { options, module },
   });
