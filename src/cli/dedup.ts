@@ -10,7 +10,7 @@
 import { NeardupError } from "../core/errors.js";
 import { decide, reportedSimilarity } from "../core/verdict.js";
 import type { Comparable } from "../core/verdict.js";
-import type { Fingerprinter } from "../core/fingerprinter.js";
+import type { Analysis, Fingerprinter } from "../core/fingerprinter.js";
 import { hamming } from "../core/fingerprint.js";
 import { byTimeThenId } from "../core/original.js";
 import { LshTable, SegmentIndex } from "../index/index.js";
@@ -95,11 +95,15 @@ export class BatchDeduper {
 
   /** Checks one document and remembers it. @throws NeardupError INVALID_INPUT / TOO_LARGE for a bad text. */
   check(doc: InputDoc): DedupRecord {
+    return this.checkAnalyzed(doc, this.fingerprinter.analyze(doc.text, "text"));
+  }
+
+  /** `check` with the document's analysis already made (by an `Analyzer`, maybe on a worker thread). */
+  checkAnalyzed(doc: InputDoc, a: Analysis): DedupRecord {
     const fp = this.fingerprinter;
     if (this.options.windowMs !== undefined && doc.time === undefined) {
       throw new NeardupError("INVALID_INPUT", "no time: a time window needs one (fields time, timestamp, @timestamp, date, created_at, or --time-field)", { field: "time" });
     }
-    const a = fp.analyze(doc.text, "text");
     const ordinal = ++this.ordinal;
     // Times never go backwards (the index clamps the same way).
     const time = Math.max(this.lastTime, this.options.windowMs !== undefined ? (doc.time ?? ordinal) : ordinal);

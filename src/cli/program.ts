@@ -14,6 +14,7 @@ import type { RunDedupOptions } from "./run-dedup.js";
 import { formatSummary } from "./summary.js";
 import { loadIdfFile } from "../resources/idf-file.js";
 import { addIdfCommand } from "./idf-command.js";
+import { createAnalyzer, defaultWorkers } from "../workers/index.js";
 
 /** What the program touches outside itself; tests pass their own. */
 export interface CliEnv {
@@ -44,6 +45,7 @@ interface DedupFlags {
   maxCandidates: number;
   strict?: boolean;
   progress: boolean;
+  workers: number;
 }
 
 const EXAMPLES = `
@@ -92,6 +94,7 @@ export function createProgram(env: CliEnv): Command {
     .option("--max-candidates <n>", "most candidates verified per document, nearest first", parseNonNegativeInt("--max-candidates"), 100)
     .option("--strict", "stop at the first bad line (exit 1) instead of skipping it")
     .option("--no-progress", "no progress bar (it only shows on a terminal anyway)")
+    .option("--workers <n>", "threads that analyze texts (default: one per core; 0 or 1: this thread; verdicts are the same)", parseNonNegativeInt("--workers", 256), defaultWorkers())
     .addHelpText("after", EXAMPLES)
     .action(async (file: string, flags: DedupFlags, cmd: Command) => {
       if (flags.window !== undefined && flags.timeField === false) cmd.error("error: --window needs document times, not --no-time-field (use --window-docs to count documents)");
@@ -110,10 +113,13 @@ async function dedupCommand(file: string, flags: DedupFlags, env: CliEnv): Promi
   if (tty) env.stderr.write("neardup: loading dictionaries…\n");
   const make = env.fingerprinter ?? createFingerprinter;
   const idf = flags.idf === undefined ? undefined : await loadIdfFile(flags.idf);
-  const fingerprinter = await make({
+  const fingerprinterOptions = {
     verdict: verdictWith({ maxDistance: flags.maxDistance, minCosine: flags.minCosine, minEditSimilarity: flags.minEditSimilarity, minJaccard: flags.minJaccard }),
     ...(idf === undefined ? {} : { idf }),
-  });
+  };
+  const fingerprinter = await make(fingerprinterOptions);
+  // Workers build their own fingerprinter from the same options; a corpus IDF table is analysed in this thread.
+  const analyzer = await createAnalyzer(fingerprinter, idf === undefined ? flags.workers : 1, fingerprinterOptions);
 
   const input = file === "-" ? env.stdin : createReadStream(file);
   const totalBytes = file === "-" ? undefined : statSync(file).size;
@@ -128,7 +134,7 @@ async function dedupCommand(file: string, flags: DedupFlags, env: CliEnv): Promi
     windowDocs: flags.windowDocs,
     maxCandidates: flags.maxCandidates,
   };
-  const result = await runDedup(fingerprinter, options, {
+  const result = await runDedup(fingerprinter, { ...options, analyzer }, {
     input,
     output,
     report: (m) => {
@@ -136,7 +142,7 @@ async function dedupCommand(file: string, flags: DedupFlags, env: CliEnv): Promi
       env.stderr.write(`neardup: ${m}\n`);
     },
     progress: progress?.update,
-  });
+  }).finally(() => analyzer.close());
   progress?.stop();
   if (output !== env.stdout) {
     output.end();

@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { NeardupError } from "../core/errors.js";
 import type { EngineConnection } from "../engine/types.js";
 import { parseIndexRules, type IndexRule } from "../proxy/rules.js";
@@ -32,6 +33,8 @@ export interface Config {
   supervision: SupervisionConfig;
   /** The `_bulk` proxy; `undefined` when NEARDUP_PROXY_PORT is empty. */
   proxy: { port: number; rules: IndexRule[] } | undefined;
+  /** Analysis worker threads (NEARDUP_WORKERS; `auto` resolved to the number of cores); <= 1 = in-thread. */
+  workers: number;
 }
 
 /** Who may call the API and how the listener is exposed. */
@@ -146,6 +149,7 @@ export function buildConfig(raw: Partial<Record<SettingName | string, string | u
       shutdownTimeoutMs: s.NEARDUP_SHUTDOWN_TIMEOUT_MS,
     },
     proxy: s.NEARDUP_PROXY_PORT === "" ? undefined : { port: s.NEARDUP_PROXY_PORT, rules: parseIndexRules(s.NEARDUP_PROXY_INDICES) },
+    workers: s.NEARDUP_WORKERS === "auto" ? availableParallelism() : s.NEARDUP_WORKERS,
   };
 }
 

@@ -80,6 +80,11 @@ export const SETTINGS = {
   NEARDUP_BREAKER_OPEN_MS: { default: "10000", schema: z.coerce.number().int().positive(), doc: "How long the circuit breaker stays open before one trial call, in milliseconds." },
   NEARDUP_ENGINE_RESTART_MAX_MS: { default: "60000", schema: z.coerce.number().int().positive(), doc: "Longest pause between restarts of the embedded engine after it dies (the backoff doubles from 1 s up to this)." },
   NEARDUP_SHUTDOWN_TIMEOUT_MS: { default: "15000", schema: z.coerce.number().int().positive(), doc: "On SIGTERM, how long in-flight requests may finish before the server closes their connections." },
+  NEARDUP_WORKERS: {
+    default: "auto",
+    schema: z.literal("auto").or(z.coerce.number().int().min(0).max(256)),
+    doc: "Worker threads that analyze texts (normalize, segment, fingerprint); `auto` = one per core; 0 or 1 = in the request thread. Each worker loads its own dictionaries (about 0.5 GB).",
+  },
   NEARDUP_LOCAL_PORT: { default: "9200", schema: z.coerce.number().int().min(0).max(65535), doc: "HTTP port of the embedded OpenSearch (0 picks a free one)." },
   NEARDUP_LOCAL_DATA: { default: ".neardup/opensearch-data", schema: z.string().min(1), doc: "Data folder of the embedded OpenSearch." },
   NEARDUP_WRITER_LEASE: {

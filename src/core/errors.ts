@@ -24,6 +24,8 @@ export const ERROR_CODES = {
   ENGINE_UNAVAILABLE: 503,
   /** Not done now, nothing acknowledged; the same request may succeed when sent again (a failed dependency, a writer handover). */
   RETRY: 503,
+  /** neardup itself is at capacity (the analysis pool's queue is full); retry after the Retry-After delay. */
+  OVERLOADED: 503,
   /** A local tool (Java, Maven) needed to start the embedded engine is missing or failed. */
   ENVIRONMENT: 500,
 } as const;

@@ -114,8 +114,40 @@ export interface Analysis {
   lsh: string[];
 }
 
+/**
+ * An analysis as plain data: every field of `Analysis` except the lazy
+ * `features` getter. Structured clone (postMessage, worker threads) keeps its
+ * Maps and their order; `Fingerprinter.fromData` makes it an `Analysis` again.
+ */
+export type AnalysisData = Omit<Analysis, "features">;
+
+/** The plain-data form of an analysis (see `AnalysisData`); `features` is left out, not computed. */
+export function analysisData(a: Analysis): AnalysisData {
+  const data: AnalysisData = {
+    version: a.version,
+    normalized: a.normalized,
+    length: a.length,
+    short: a.short,
+    tokenCount: a.tokenCount,
+    termCounts: a.termCounts,
+    vector: a.vector,
+    simhash: { hi: a.simhash.hi, lo: a.simhash.lo },
+    hex: a.hex,
+    segments: a.segments,
+    lsh: a.lsh,
+  };
+  if (a.simhash128 !== undefined) data.simhash128 = a.simhash128;
+  if (a.hex128 !== undefined) data.hex128 = a.hex128;
+  return data;
+}
+
 export interface Fingerprinter {
   readonly version: string;
+  /**
+   * An `Analysis` from its plain data (from another thread), with the lazy
+   * `features` of this fingerprinter's options. @throws NeardupError INVALID_INPUT for another version
+   */
+  fromData(data: AnalysisData): Analysis;
   /** Normalizes, tokenizes, weighs and fingerprints one text. @throws NeardupError INVALID_INPUT / TOO_LARGE */
   analyze(text: string, field?: string): Analysis;
   /** Verdict for two texts or analyses. */
@@ -195,6 +227,31 @@ export function buildFingerprinter(options: FingerprinterOptions, resources: Cor
     return simhash64(addBigramFeatures(vector, normalized, bigramIdf), hasher);
   };
 
+  /** `data` with the `features` getter: built on first read (the fingerprint does not need the Map). */
+  const withFeatures = (d: AnalysisData): Analysis => {
+    let features: SparseVector | undefined;
+    const a: Analysis = {
+      version: d.version,
+      normalized: d.normalized,
+      length: d.length,
+      short: d.short,
+      tokenCount: d.tokenCount,
+      termCounts: d.termCounts,
+      vector: d.vector,
+      get features(): SparseVector {
+        features ??= d.short ? addBigramFeatures(d.vector, d.normalized, bigramIdf) : d.vector;
+        return features;
+      },
+      simhash: d.simhash,
+      hex: d.hex,
+      segments: d.segments,
+      lsh: d.lsh,
+    };
+    if (d.simhash128 !== undefined) a.simhash128 = d.simhash128;
+    if (d.hex128 !== undefined) a.hex128 = d.hex128;
+    return a;
+  };
+
   const analyze = (text: string, field = "text"): Analysis => {
     validateText(text, maxTextLength, field);
     const normalized = normalize(text);
@@ -205,8 +262,7 @@ export function buildFingerprinter(options: FingerprinterOptions, resources: Cor
     const vector = tfidfVector(termCounts, tokens.length, idf);
     const short = length < shortTextLength;
     const simhash = fingerprint(vector, normalized, short);
-    let features: SparseVector | undefined;
-    const analysis: Analysis = {
+    const analysis = withFeatures({
       version,
       normalized,
       length,
@@ -214,16 +270,11 @@ export function buildFingerprinter(options: FingerprinterOptions, resources: Cor
       tokenCount: tokens.length,
       termCounts,
       vector,
-      // Built on first read: the fingerprint above does not need the Map.
-      get features(): SparseVector {
-        features ??= short ? addBigramFeatures(vector, normalized, bigramIdf) : vector;
-        return features;
-      },
       simhash,
       hex: toHex(simhash),
       segments: toSegments(simhash),
       lsh: lsh === null ? [] : lsh.keys(normalized),
-    };
+    });
     if (with128) {
       analysis.simhash128 = simhash128(analysis.features, hasher);
       analysis.hex128 = toHex128(analysis.simhash128);
@@ -234,6 +285,12 @@ export function buildFingerprinter(options: FingerprinterOptions, resources: Cor
   return {
     version,
     analyze,
+    fromData(data) {
+      if (data.version !== version) {
+        throw new NeardupError("INVALID_INPUT", `analysis has fingerprint version ${JSON.stringify(data.version)}, expected ${version}`, { field: "version" });
+      }
+      return withFeatures(data);
+    },
     compare(a, b) {
       const x = typeof a === "string" ? analyze(a, "a") : a;
       const y = typeof b === "string" ? analyze(b, "b") : b;

@@ -28,8 +28,9 @@ export {
   validateFingerprinterOptions,
   FINGERPRINT_VERSION,
   analysisVersion,
+  analysisData,
 } from "./fingerprinter.js";
-export type { Fingerprinter, FingerprinterOptions, Analysis, CoreResources } from "./fingerprinter.js";
+export type { Fingerprinter, FingerprinterOptions, Analysis, AnalysisData, CoreResources } from "./fingerprinter.js";
 export {
   LSH_VERSION,
   LSH_SHINGLE_LENGTH,

@@ -146,30 +146,35 @@ export function shingleHashes(normalized: string, k: number = LSH_SHINGLE_LENGTH
  */
 export function minhashSignature(hashes: Uint32Array, seeds: Uint32Array, out: Uint32Array = new Uint32Array(seeds.length)): Uint32Array {
   const k = seeds.length;
-  out.fill(0xffffffff, 0, k);
-  for (let j = 0; j < hashes.length; j++) {
-    const x = hashes[j]!;
-    for (let i = 0; i < k; i++) {
+  const n = hashes.length;
+  // One permutation at a time: its minimum stays in a register over the shingles.
+  for (let i = 0; i < k; i++) {
+    const s = seeds[i]!;
+    let min = 0xffffffff;
+    for (let j = 0; j < n; j++) {
       // fmix32(x ^ s_i), inlined.
-      let h = x ^ seeds[i]!;
+      let h = hashes[j]! ^ s;
       h ^= h >>> 16;
       h = Math.imul(h, 0x85ebca6b);
       h ^= h >>> 13;
       h = Math.imul(h, 0xc2b2ae35);
       h ^= h >>> 16;
       h >>>= 0;
-      if (h < out[i]!) out[i] = h;
+      if (h < min) min = h;
     }
+    out[i] = min;
   }
   return out;
 }
+
+const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
 
 /** Band keys (step 4) of a signature: `bands` strings `BB:XXXXXXXX`. */
 export function bandKeys(signature: Uint32Array, bands: number, rows: number): string[] {
   const keys: string[] = new Array<string>(bands);
   for (let b = 0; b < bands; b++) {
     const h = murmur3Words(signature, b * rows, rows, b);
-    keys[b] = b.toString(16).padStart(2, "0") + ":" + h.toString(16).padStart(8, "0");
+    keys[b] = HEX[b]! + ":" + HEX[h >>> 24]! + HEX[(h >>> 16) & 0xff]! + HEX[(h >>> 8) & 0xff]! + HEX[h & 0xff]!;
   }
   return keys;
 }

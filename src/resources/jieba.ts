@@ -7,6 +7,7 @@ import { readFile } from "node:fs/promises";
 import * as jieba from "nodejs-jieba";
 import type { CoreResources } from "../core/fingerprinter.js";
 import { NeardupError } from "../core/errors.js";
+import { cachedSegmenter, CPPJIEBA_SEPARATORS } from "../core/segment-cache.js";
 
 let loaded: Promise<CoreResources> | undefined;
 
@@ -30,7 +31,8 @@ export function loadJiebaResources(): Promise<CoreResources> {
     ]);
     jieba.load();
     // cut(text, true): dictionary + HMM for unknown words, jieba's default mode.
-    const segmentHan = (text: string): string[] => jieba.cut(text, true);
+    // cppjieba cuts at its separators first, so repeated sentences come from a cache.
+    const segmentHan = cachedSegmenter((text: string): string[] => jieba.cut(text, true), { separators: CPPJIEBA_SEPARATORS, joiner: "\n" });
     return { segmentHan, idfText, stopWordsText };
   })();
   return loaded;

@@ -98,7 +98,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       const after = known.details?.retryAfterSeconds;
       res.set("Retry-After", String(typeof after === "number" && after > 0 ? Math.ceil(after) : 5));
     }
-    if (isNeardupError(known) && known.code === "RETRY") res.set("Retry-After", "1");
+    if (isNeardupError(known) && (known.code === "RETRY" || known.code === "OVERLOADED")) res.set("Retry-After", "1");
     const body: ErrorBody = { error: { code: known.code, message } };
     if (known.field) body.error.field = known.field;
     res.status(known.status).json(body);

@@ -11,6 +11,7 @@ import { connectEngine, installTemplates, redactUrl, type Engine, type EngineCon
 import { randomUUID } from "node:crypto";
 import { LEASE_INDEX as LEASE_INDEX_NAME, WriterLease } from "../service/writer-lease.js";
 import { httpForwarder } from "./peer.js";
+import { createAnalyzer, type Analyzer } from "../workers/index.js";
 import { redactText } from "../engine/errors.js";
 import { AnalysisPool } from "./analysis/pool.js";
 import { AnalysisPrefetch } from "./analysis/prefetch.js";
@@ -125,6 +126,7 @@ export async function startService(config: Config, deps: ServiceDeps): Promise<R
   let owned: OwnedEngine | undefined;
   let engine: Engine | undefined;
   let lease: WriterLease | undefined;
+  let analyzer: Analyzer | undefined;
   let restartAttempt = 0;
   let readyAt = 0;
 
@@ -134,7 +136,9 @@ export async function startService(config: Config, deps: ServiceDeps): Promise<R
         readiness.markNotReady(`connecting to ${redactUrl(connection.url)}`);
         const connected = await connectEngine(connection);
         await installTemplates(connected);
-        const svc = new DedupService(withBreaker(connected, breaker), prefetch.wrap(await fingerprinter()), config.dedup, dedupMetrics);
+        // With NEARDUP_WORKERS > 1 the texts of write requests are analysed on a pool of worker threads.
+        analyzer ??= config.workers > 1 ? await createAnalyzer(await fingerprinter(), config.workers, fingerprinterOptions) : undefined;
+        const svc = new DedupService(withBreaker(connected, breaker), prefetch.wrap(await fingerprinter()), config.dedup, dedupMetrics, analyzer);
         await svc.ensureIndex();
         if (closed) {
           await connected.close();
@@ -250,6 +254,7 @@ export async function startService(config: Config, deps: ServiceDeps): Promise<R
         readiness.markNotReady("shutting down");
         await drain(server, supervision.shutdownTimeoutMs, logger);
         await pool.close();
+        await analyzer?.close();
         await lease?.stop();
         await engine?.close().catch(() => undefined);
         await owned?.stop();

@@ -34,6 +34,7 @@ import type { DedupOptions, Policy } from "./options.js";
 import { chooseOriginal, compareCandidates, rankMatches, type Match } from "./rank.js";
 import { RecentWrites, type RecentEntry } from "./recent.js";
 import { Sequencer } from "./sequencer.js";
+import type { Analyzer } from "../workers/index.js";
 
 /** Why a match was made, as the API reports it. */
 export interface MatchReport {
@@ -130,6 +131,8 @@ export class DedupService {
     private readonly fingerprinter: Fingerprinter,
     readonly options: DedupOptions,
     private readonly metrics?: DedupMetrics,
+    /** Analyses the texts of write requests (a worker pool, NEARDUP_WORKERS); default: in this thread. */
+    private readonly analyzer?: Analyzer,
   ) {
     this.recent = new RecentWrites({ holdMs: options.recentWindowMs });
   }
@@ -253,12 +256,18 @@ export class DedupService {
     let decided: Decided[];
     try {
       const items: Item[] = [];
-      docs.forEach((doc, position) => {
-        try {
-          items.push({ doc, analysis: this.analyze(doc.text, label(position, "text")), position });
-        } catch (err) {
-          results[position] = err as NeardupError;
-        }
+      const outcomes = this.analyzer
+        ? await this.analyzer.analyzeMany(docs.map((doc, position) => ({ text: doc.text, field: label(position, "text") })))
+        : docs.map((doc, position) => {
+            try {
+              return this.analyze(doc.text, label(position, "text"));
+            } catch (err) {
+              return err as NeardupError;
+            }
+          });
+      outcomes.forEach((outcome, position) => {
+        if (outcome instanceof NeardupError) results[position] = outcome;
+        else items.push({ doc: docs[position]!, analysis: outcome, position });
       });
       // Within one request, the earliest by time is decided first (ties: by id).
       items.sort((a, b) => a.doc.time - b.doc.time || (a.doc.id < b.doc.id ? -1 : a.doc.id > b.doc.id ? 1 : a.position - b.position));

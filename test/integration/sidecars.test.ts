@@ -62,8 +62,8 @@ describe.each(engineTargets())("several sidecars on $kind $version ($source)", (
     await engine.close();
   });
 
-  async function startThree(index: string): Promise<Sidecar[]> {
-    const env = { NEARDUP_INDEX: index, NEARDUP_LEASE_TTL_MS: "3000" };
+  async function startThree(index: string, workers = "1"): Promise<Sidecar[]> {
+    const env = { NEARDUP_INDEX: index, NEARDUP_LEASE_TTL_MS: "3000", NEARDUP_WORKERS: workers };
     const first = await startSidecar(target, env); // the first creates the index and takes the lease
     return [first, ...(await Promise.all([startSidecar(target, env), startSidecar(target, env)]))];
   }
@@ -99,7 +99,7 @@ describe.each(engineTargets())("several sidecars on $kind $version ($source)", (
 
   it("kill the writer mid-stream: another takes over, still exactly one original, every acknowledged document stored", async () => {
     const index = uniqueIndex("neardup-failover");
-    const sidecars = await startThree(index);
+    const sidecars = await startThree(index, "2"); // analysis on a pool of 2 worker threads in each sidecar
     try {
       const lease = await engine.getVersioned<LeaseDoc>(LEASE_INDEX, index);
       const writer = sidecars.find((s) => s.url === lease?.source.url);

@@ -5,7 +5,8 @@ import { DedupService } from "../../../src/service/dedup-service.js";
 import { parseDocInput } from "../../../src/service/input.js";
 import { resolveDedupOptions } from "../../../src/service/options.js";
 import { MemoryEngine } from "../../helpers/memory-engine.js";
-import { LONG_ZH, RECIPE_EN } from "../../fixtures/texts/near-duplicates.js";
+import { LONG_ZH, MOM_A, MOM_B, RECIPE_EN, variants } from "../../fixtures/texts/near-duplicates.js";
+import { createAnalyzer, type Analyzer } from "../../../src/workers/index.js";
 
 describe("DedupService on an engine double", () => {
   let fp: Fingerprinter;
@@ -26,6 +27,24 @@ describe("DedupService on an engine double", () => {
     await new Promise((r) => setTimeout(r, 2200)); // visible after 1 s of refresh interval, then 1.1 s of hold
     const [again] = await service.index([parseDocInput({ id: "b", text: RECIPE_EN })], "mark");
     expect(again).toMatchObject({ id: "b", status: "original" });
+  });
+
+  it("gives the same answers with its texts analysed on a pool of worker threads", async () => {
+    const docs = [...variants(LONG_ZH, 4), RECIPE_EN, "", MOM_A, MOM_B].map((text, i) => parseDocInput({ id: `d${i}`, text, time: 1000 + i }));
+    const run = async (analyzer?: Analyzer) => {
+      const service = new DedupService(new MemoryEngine(), fp, resolveDedupOptions({ index: "pool" }), undefined, analyzer);
+      await service.ensureIndex();
+      return (await service.index(docs, "mark")).map((r) => (r instanceof NeardupError ? `${r.code} ${r.field}` : `${r.status} ${r.duplicate_of} ${r.reason}`));
+    };
+    const pool = await createAnalyzer(fp, 2);
+    try {
+      expect(pool.threads).toBe(2);
+      const pooled = await run(pool);
+      expect(pooled).toEqual(await run());
+      expect(pooled.filter((r) => r.startsWith("duplicate"))).toHaveLength(4);
+    } finally {
+      await pool.close();
+    }
   });
 
   it("refuses an index whose refresh interval is not shorter than the recent-writes window", async () => {

@@ -1,0 +1,27 @@
+/** Analysis off the event loop (issue 10): one `Analyzer` interface, in-thread or a worker pool. */
+import { availableParallelism } from "node:os";
+import type { Fingerprinter, FingerprinterOptions } from "../core/fingerprinter.js";
+import { createInThreadAnalyzer } from "./analyzer.js";
+import type { Analyzer } from "./analyzer.js";
+import { createAnalyzerPool } from "./pool.js";
+
+export { createInThreadAnalyzer } from "./analyzer.js";
+export type { Analyzer, AnalyzeItem, AnalyzeOutcome } from "./analyzer.js";
+export { createAnalyzerPool } from "./pool.js";
+export type { AnalyzerPoolOptions } from "./pool.js";
+
+/** Default number of workers: the cores this process may use. */
+export function defaultWorkers(): number {
+  return availableParallelism();
+}
+
+/**
+ * The analyzer for `workers` threads (NEARDUP_WORKERS): 0 or 1 analyze in
+ * this thread with `fingerprinter`; more start a pool whose workers build
+ * their fingerprinter from `options`, which must be the options `fingerprinter`
+ * was built with.
+ */
+export async function createAnalyzer(fingerprinter: Fingerprinter, workers: number, options: FingerprinterOptions = {}): Promise<Analyzer> {
+  if (workers <= 1) return createInThreadAnalyzer(fingerprinter);
+  return createAnalyzerPool(fingerprinter, { threads: workers, options });
+}

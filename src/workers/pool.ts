@@ -1,0 +1,132 @@
+/**
+ * The analysis pool: `Fingerprinter.analyze` on worker threads (piscina), so
+ * that analysis uses every core and never blocks the event loop. Each worker
+ * builds its own fingerprinter from the same portable options; analyses come
+ * back as plain data and get their lazy `features` again here
+ * (`Fingerprinter.fromData`), so they are interchangeable with in-thread ones.
+ *
+ * The queue is bounded in texts: a call that would take the texts waiting or
+ * running above `maxPending` is rejected at once with NeardupError OVERLOADED
+ * (HTTP 503 with Retry-After), never queued without limit.
+ */
+import { Piscina } from "piscina";
+import { NeardupError } from "../core/errors.js";
+import type { Analysis, Fingerprinter, FingerprinterOptions } from "../core/fingerprinter.js";
+import type { AnalyzeItem, AnalyzeOutcome, Analyzer } from "./analyzer.js";
+import { fromErrorData, portableOptions } from "./protocol.js";
+import type { AnalyzeTask, TaskResult } from "./protocol.js";
+
+export interface AnalyzerPoolOptions {
+  /** Worker threads, >= 1. */
+  threads: number;
+  /** The options the caller built `fingerprinter` with; data-only (see `PortableFingerprinterOptions`). Default {}. */
+  options?: FingerprinterOptions;
+  /** Most texts waiting or in work at once. Default 1,024 per thread. */
+  maxPending?: number;
+  /** Most texts sent to a worker in one message by `analyzeMany`. Default 32. */
+  batchSize?: number;
+}
+
+/** A text every worker analyzes at start: proves it loaded and agrees with this thread's fingerprinter. */
+const PROBE = "neardup 探针：Workers agree with the main thread，51区。";
+
+/**
+ * The worker module: the compiled `worker.js` beside this file or, under tsx
+ * or vitest (this file is `.ts`), `tsx-worker.mjs`, which registers tsx's
+ * loader in the new thread (a worker does not inherit the parent's module
+ * hooks) and then imports `worker.ts`.
+ */
+function workerModule(): { filename: string; module?: string } {
+  const here = import.meta.url;
+  if (!here.endsWith(".ts")) return { filename: new URL("./worker.js", here).href };
+  return { filename: new URL("./tsx-worker.mjs", here).href, module: new URL("./worker.ts", here).href };
+}
+
+/**
+ * Starts `threads` workers and waits until each has loaded its dictionaries
+ * and analyzed a probe text exactly as `fingerprinter` does.
+ *
+ * @throws NeardupError INVALID_CONFIG when the options cannot cross to a worker or the workers disagree.
+ */
+export async function createAnalyzerPool(fingerprinter: Fingerprinter, pool: AnalyzerPoolOptions): Promise<Analyzer> {
+  const { threads } = pool;
+  if (!Number.isInteger(threads) || threads < 1) throw new NeardupError("INVALID_CONFIG", `threads must be a positive integer, got ${threads}`, { field: "threads" });
+  const maxPending = pool.maxPending ?? 1024 * threads;
+  const batchSize = pool.batchSize ?? 32;
+  const options = portableOptions(pool.options ?? {});
+  const { filename, module } = workerModule();
+  const piscina = new Piscina({
+    filename,
+    minThreads: threads,
+    maxThreads: threads,
+    maxQueue: maxPending,
+    workerData: { options, module },
+  });
+  // A worker that dies fails the tasks it held (they reject) and piscina starts
+  // another; without a listener the pool's 'error' event would end the process.
+  piscina.on("error", () => undefined);
+  let pending = 0;
+  let closed = false;
+
+  const admit = (n: number): void => {
+    if (closed) throw new NeardupError("ENVIRONMENT", "analyzer pool is closed");
+    // An idle pool takes any batch, so one large bulk request is never refused outright.
+    if (pending > 0 && pending + n > maxPending) {
+      throw new NeardupError("OVERLOADED", `analysis pool is saturated: ${pending} texts pending, limit ${maxPending}; retry later`, {
+        details: { pending, limit: maxPending },
+      });
+    }
+    pending += n;
+  };
+
+  const run = async (task: AnalyzeTask): Promise<TaskResult> => {
+    try {
+      return (await piscina.run(task)) as TaskResult;
+    } finally {
+      pending -= task.texts.length;
+    }
+  };
+
+  const outcome = (r: TaskResult[number]): AnalyzeOutcome => (r.ok ? fingerprinter.fromData(r.data) : fromErrorData(r.error));
+
+  const analyzer: Analyzer = {
+    threads,
+    async analyze(text: string, field?: string): Promise<Analysis> {
+      admit(1);
+      const result = outcome((await run({ texts: [text], fields: [field] }))[0]!);
+      if (result instanceof NeardupError) throw result;
+      return result;
+    },
+    async analyzeMany(items: readonly AnalyzeItem[]): Promise<AnalyzeOutcome[]> {
+      if (items.length === 0) return [];
+      admit(items.length);
+      const size = Math.max(1, Math.min(batchSize, Math.ceil(items.length / threads)));
+      const tasks: Promise<TaskResult>[] = [];
+      for (let i = 0; i < items.length; i += size) {
+        const part = items.slice(i, i + size);
+        tasks.push(run({ texts: part.map((x) => x.text), fields: part.map((x) => x.field) }));
+      }
+      const results = await Promise.all(tasks);
+      return results.flat().map(outcome);
+    },
+    async close() {
+      closed = true;
+      await piscina.destroy();
+    },
+  };
+
+  // Every worker loads its dictionaries at start; the probe tasks wait for them and check agreement.
+  try {
+    const expected = fingerprinter.analyze(PROBE);
+    const probes = await Promise.all(Array.from({ length: threads }, () => analyzer.analyze(PROBE)));
+    for (const p of probes) {
+      if (p.hex !== expected.hex || p.lsh.join() !== expected.lsh.join()) {
+        throw new NeardupError("INVALID_CONFIG", `worker threads fingerprint differently from the main thread (${p.hex} vs ${expected.hex}): give the pool the options the fingerprinter was built with`, { field: "options" });
+      }
+    }
+  } catch (err) {
+    await piscina.destroy();
+    throw err;
+  }
+  return analyzer;
+}

@@ -1,0 +1,142 @@
+// Issue 10: analyses from the worker pool are interchangeable with in-thread ones.
+import express from "express";
+import pino from "pino";
+import request from "supertest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { NeardupError, createFingerprinter } from "../../../src/core/index.js";
+import type { Fingerprinter } from "../../../src/core/index.js";
+import { errorHandler } from "../../../src/server/errors.js";
+import { createAnalyzer, createAnalyzerPool, createInThreadAnalyzer } from "../../../src/workers/index.js";
+import type { Analyzer } from "../../../src/workers/index.js";
+import { buildPairs } from "../../../bench/quality/dataset.js";
+import { loadChinese, loadEnglish } from "../../../bench/quality/sources.js";
+
+let fp: Fingerprinter;
+let pool: Analyzer;
+const local = (): Analyzer => createInThreadAnalyzer(fp);
+
+beforeAll(async () => {
+  fp = await createFingerprinter({ maxTextLength: 100_000 });
+  pool = await createAnalyzerPool(fp, { threads: 2, options: { maxTextLength: 100_000 } });
+}, 120_000);
+afterAll(async () => {
+  await pool?.close();
+});
+
+describe("analyzer pool", () => {
+  it("gives the same verdict as the in-thread analyzer on every pair of the quality benchmark", async () => {
+    const pairs = buildPairs([loadChinese(), loadEnglish()]);
+    expect(pairs.length).toBeGreaterThan(2000);
+    const items = pairs.flatMap((p) => [{ text: p.a }, { text: p.b }]);
+    const pooled = await pool.analyzeMany(items);
+    const inThread = await local().analyzeMany(items);
+    let duplicates = 0;
+    let rejected = 0;
+    for (let i = 0; i < pairs.length; i++) {
+      const [pa, pb, la, lb] = [pooled[2 * i]!, pooled[2 * i + 1]!, inThread[2 * i]!, inThread[2 * i + 1]!];
+      if (pa instanceof NeardupError || pb instanceof NeardupError || la instanceof NeardupError || lb instanceof NeardupError) {
+        // The benchmark's character noise can leave a lone surrogate: both sides reject it alike.
+        expect(String(pa instanceof NeardupError ? pa.message : "")).toBe(String(la instanceof NeardupError ? la.message : ""));
+        expect(String(pb instanceof NeardupError ? pb.message : "")).toBe(String(lb instanceof NeardupError ? lb.message : ""));
+        rejected++;
+        continue;
+      }
+      const v = fp.compare(pa, pb);
+      expect(v, `pair ${pairs[i]!.id}`).toEqual(fp.compare(la, lb));
+      // Mixed: one side from a worker, the other from this thread.
+      expect(fp.compare(pa, lb), `pair ${pairs[i]!.id} mixed`).toEqual(v);
+      if (v.duplicate) duplicates++;
+    }
+    expect(duplicates).toBeGreaterThan(100); // the pairs exercise both verdicts
+    expect(duplicates).toBeLessThan(pairs.length);
+    expect(rejected).toBeLessThan(20);
+  }, 300_000);
+
+  it("sends an analysis across intact: Maps, lazy features, simhash, LSH keys", async () => {
+    const text = "你妈妈喊你回家吃饭哦，回家罗回家罗";
+    const a = await pool.analyze(text);
+    const b = fp.analyze(text);
+    expect(a.termCounts).toBeInstanceOf(Map);
+    expect([...a.termCounts]).toEqual([...b.termCounts]);
+    expect([...a.vector]).toEqual([...b.vector]);
+    expect(a.short).toBe(true);
+    expect([...a.features]).toEqual([...b.features]);
+    const { features: _fa, ...restA } = a;
+    const { features: _fb, ...restB } = b;
+    expect(restA).toEqual(restB);
+  });
+
+  it("returns the worker's NeardupError with the same code, field and message", async () => {
+    for (const [text, field] of [["  \u200b ", "items[3].text"], ["x".repeat(100_001), "text"], ["a\ud800b", "b"]] as const) {
+      let expected: NeardupError | undefined;
+      try {
+        fp.analyze(text, field);
+      } catch (e) {
+        expected = e as NeardupError;
+      }
+      expect(expected).toBeInstanceOf(NeardupError);
+      const got = await pool.analyze(text, field).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(got).toBeInstanceOf(NeardupError);
+      const e = got as NeardupError;
+      expect({ code: e.code, field: e.field, message: e.message, status: e.status }).toEqual({
+        code: expected!.code,
+        field: expected!.field,
+        message: expected!.message,
+        status: expected!.status,
+      });
+    }
+  });
+
+  it("analyzeMany keeps order and gives a bad item its error without failing the others", async () => {
+    const out = await pool.analyzeMany([{ text: "第一条" }, { text: "   ", field: "items[1].text" }, { text: "third one" }]);
+    expect(out).toHaveLength(3);
+    expect((out[0] as { hex: string }).hex).toBe(fp.analyze("第一条").hex);
+    expect(out[1]).toBeInstanceOf(NeardupError);
+    expect((out[1] as NeardupError).field).toBe("items[1].text");
+    expect((out[2] as { hex: string }).hex).toBe(fp.analyze("third one").hex);
+  });
+
+  it("refuses work beyond its bound with OVERLOADED (503 + Retry-After), never an unbounded queue", async () => {
+    const small = await createAnalyzerPool(fp, { threads: 1, maxPending: 4, options: { maxTextLength: 100_000 } });
+    try {
+      const long = "春眠不觉晓，处处闻啼鸟。".repeat(300);
+      const running = [small.analyze(long), small.analyze(long), small.analyze(long), small.analyze(long)];
+      // Both calls are made before anything is awaited: 4 texts are pending, whatever the workers' speed.
+      const one = small.analyze("one more");
+      const many = small.analyzeMany([{ text: "a" }, { text: "b" }]);
+      const refused = await one.then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(refused).toBeInstanceOf(NeardupError);
+      expect((refused as NeardupError).code).toBe("OVERLOADED");
+      await expect(many).rejects.toMatchObject({ code: "OVERLOADED" });
+      await Promise.all(running); // what was admitted completes
+      expect((await small.analyze("one more")).hex).toBe(fp.analyze("one more").hex); // and the pool takes work again
+
+      const app = express();
+      app.get("/", (_req, _res, next) => next(refused));
+      app.use(errorHandler(pino({ level: "silent" })));
+      const res = await request(app).get("/");
+      expect(res.status).toBe(503);
+      expect(res.headers["retry-after"]).toBe("1");
+      expect(res.body.error.code).toBe("OVERLOADED");
+    } finally {
+      await small.close();
+    }
+  }, 120_000);
+
+  it("refuses fingerprinter options that cannot cross to a thread, and calls after close", async () => {
+    await expect(createAnalyzerPool(fp, { threads: 1, options: { tokenizer: { tokenize: (t) => [t] } } })).rejects.toMatchObject({
+      code: "INVALID_CONFIG",
+      field: "tokenizer",
+    });
+    const a = await createAnalyzer(fp, 1);
+    expect(a.threads).toBe(1);
+    await a.close();
+    await expect(a.analyze("x")).rejects.toThrow(/closed/);
+  });
+});
