@@ -56,6 +56,7 @@ export function buildConfig(raw: Partial<Record<SettingName | string, string | u
       windowMs: Math.round(s.NEARDUP_WINDOW_HOURS * 3600 * 1000),
       recentWindowMs: s.NEARDUP_RECENT_WINDOW_MS,
       maxCandidates: s.NEARDUP_MAX_CANDIDATES,
+      maxCandidatePages: s.NEARDUP_MAX_CANDIDATE_PAGES,
       maxBulkItems: s.NEARDUP_MAX_BULK_ITEMS,
     }),
     bodyLimit: s.NEARDUP_BODY_LIMIT,

@@ -24,7 +24,12 @@ export const SETTINGS = {
   NEARDUP_POLICY: { default: "mark", schema: z.enum(["mark", "skip", "reject"]), doc: "What indexing does with a near-duplicate when the request names no policy: mark, skip or reject." },
   NEARDUP_WINDOW_HOURS: { default: "48", schema: z.coerce.number().positive(), doc: "The dedup window: documents older than this (by their time) are not compared." },
   NEARDUP_RECENT_WINDOW_MS: { default: "30000", schema: z.coerce.number().int().positive(), doc: "How long a written document stays in the in-memory recent-writes window; must exceed the index refresh interval." },
-  NEARDUP_MAX_CANDIDATES: { default: "1000", schema: z.coerce.number().int().positive(), doc: "Most candidates fetched from the engine per check." },
+  NEARDUP_MAX_CANDIDATES: { default: "1000", schema: z.coerce.number().int().positive(), doc: "Hits per engine page of a candidate lookup." },
+  NEARDUP_MAX_CANDIDATE_PAGES: {
+    default: "10",
+    schema: z.coerce.number().int().positive(),
+    doc: "Pages a candidate lookup reads before it stops; a lookup cut short says so (`candidates_cut` in /v1/check, metric `neardup_candidates_cut_total`, a warning).",
+  },
   NEARDUP_MAX_BULK_ITEMS: { default: "1000", schema: z.coerce.number().int().positive(), doc: "Most documents in one bulk request." },
   NEARDUP_BODY_LIMIT: { default: "10mb", schema: z.string().regex(/^\d+(b|kb|mb)$/, "a size like 512kb or 10mb"), doc: "Largest accepted request body." },
   NEARDUP_MAX_TEXT_CHARS: { default: "1000000", schema: z.coerce.number().int().positive(), doc: "Largest accepted text, in UTF-16 code units." },

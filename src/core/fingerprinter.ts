@@ -99,6 +99,8 @@ export interface Analysis {
   hex128?: string;
   /** MinHash LSH band keys `BB:XXXXXXXX` (spec §9), one per band; [] when the `lsh` option is false. */
   lsh: string[];
+  /** The LSH scheme of `lsh` (`lsh1-16x3`, core `lshSchemeOf`); absent when the `lsh` option is false. */
+  lshScheme?: string;
 }
 
 export interface Fingerprinter {
@@ -210,6 +212,7 @@ export function buildFingerprinter(options: FingerprinterOptions, resources: Cor
       segments: toSegments(simhash),
       lsh: lsh === null ? [] : lsh.keys(normalized),
     };
+    if (lsh !== null) analysis.lshScheme = lsh.scheme;
     if (with128) {
       analysis.simhash128 = simhash128(analysis.features, hasher);
       analysis.hex128 = toHex128(analysis.simhash128);

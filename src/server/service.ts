@@ -75,7 +75,7 @@ export async function startService(config: Config, deps: ServiceDeps): Promise<R
         readiness.markNotReady(`connecting to ${redactUrl(connection.url)}`);
         const connected = await connectEngine(connection);
         await installTemplates(connected);
-        const svc = new DedupService(connected, await fingerprinter(), config.dedup, dedupMetrics);
+        const svc = new DedupService(connected, await fingerprinter(), config.dedup, dedupMetrics, logger);
         await svc.ensureIndex();
         engine = connected;
         dedup = svc;

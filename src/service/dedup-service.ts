@@ -20,8 +20,7 @@ import type { Engine } from "../engine/types.js";
 import componentTemplate from "../../mappings/component-template.neardup.json" with { type: "json" };
 import type { Candidate } from "./candidate.js";
 import { documentSource, type Decision } from "./documents.js";
-import { fetchCandidates, type Lookup } from "./engine-candidates.js";
-import { probeOf } from "./probe.js";
+import { fetchCandidates, probeOf, type Lookup, type LookupResult } from "./candidates/index.js";
 import type { DocInput } from "./input.js";
 import type { DedupMetrics } from "./metrics.js";
 import type { DedupOptions, Policy } from "./options.js";
@@ -50,6 +49,8 @@ export interface CheckResult {
   reason: string | null;
   matches: MatchReport[];
   candidates: number;
+  /** True when the candidate lookup reached its bound: documents sharing the fewest keys were not read. */
+  candidates_cut: boolean;
 }
 
 /** One document's outcome. `action` says what was done with it. */
@@ -93,6 +94,7 @@ export class DedupService {
     private readonly fingerprinter: Fingerprinter,
     readonly options: DedupOptions,
     private readonly metrics?: DedupMetrics,
+    private readonly log?: { warn(details: object, message: string): void },
   ) {
     this.recent = new RecentWrites(options.recentWindowMs);
   }
@@ -122,8 +124,15 @@ export class DedupService {
     return this.fingerprinter.analyze(text, field);
   }
 
-  private engineCandidates(lookups: Lookup[]): Promise<Candidate[][]> {
-    return fetchCandidates(this.engine, this.options, lookups, (hits) => this.metrics?.engineHits.observe(hits));
+  private engineCandidates(lookups: Lookup[]): Promise<LookupResult[]> {
+    const source = { ...this.options, maxPages: this.options.maxCandidatePages, verdict: this.fingerprinter.verdictOptions };
+    return fetchCandidates(this.engine, source, lookups, {
+      onHits: (hits) => this.metrics?.engineHits.observe(hits),
+      onCut: (lookup, read) => {
+        this.metrics?.candidatesCut.inc();
+        this.log?.warn({ simhash: lookup.analysis.hex, read, pageSize: this.options.maxCandidates, pages: this.options.maxCandidatePages }, "candidate lookup cut: more documents share its keys than it may read");
+      },
+    });
   }
 
   /** Recent-window candidates in the dedup window of `time`, excluding `excludeId`. */
@@ -147,7 +156,7 @@ export class DedupService {
     const time = options.time ?? Date.now();
     const radius = this.radiusFor(analysis);
     const [fromEngine] = await this.engineCandidates([{ analysis, time, excludeId: options.id, radius }]);
-    const { matches, candidates } = this.matchesFor(analysis, radius, time, options.id, fromEngine!);
+    const { matches, candidates } = this.matchesFor(analysis, radius, time, options.id, fromEngine!.candidates);
     const chosen = chooseOriginal(matches);
     this.metrics?.checks.inc({ operation: "check" });
     if (chosen) this.metrics?.duplicates.inc({ policy: "check" });
@@ -160,6 +169,7 @@ export class DedupService {
       reason: chosen?.match.verdict.rule ?? null,
       matches: rankMatches(matches).filter((m) => m.verdict.duplicate).map(report),
       candidates,
+      candidates_cut: fromEngine!.cut,
     };
   }
 
@@ -192,7 +202,7 @@ export class DedupService {
       items.forEach((item, i) => {
         const { doc, analysis } = item;
         if (doc.idGiven) this.recent.remove(doc.id); // a re-submission replaces itself, never matches itself
-        const { matches } = this.matchesFor(analysis, radii[i]!, doc.time, doc.id, fromEngine[i]!);
+        const { matches } = this.matchesFor(analysis, radii[i]!, doc.time, doc.id, fromEngine[i]!.candidates);
         const chosen = chooseOriginal(matches);
         const decision: Decision = chosen
           ? { status: "duplicate", duplicateOf: chosen.originalId, distance: chosen.match.verdict.distance, similarity: round(chosen.match.similarity), reason: chosen.match.verdict.rule ?? undefined }
@@ -211,7 +221,7 @@ export class DedupService {
         if (chosen) this.metrics?.duplicates.inc({ policy });
         if (!write) return;
         this.recent.add({ id: doc.id, simhash: analysis.simhash, lsh: analysis.lsh, time: doc.time, status: decision.status, duplicateOf: decision.duplicateOf, analysis });
-        writes.push({ item, source: documentSource(this.options.textField, doc, analysis, decision) });
+        writes.push({ item, source: documentSource(this.options.textField, doc, analysis, decision, this.fingerprinter.verdictOptions) });
       });
     });
 
@@ -255,7 +265,7 @@ export class DedupService {
     const radius = query.radius ?? this.radiusFor(analysis);
     const time = Date.now();
     const [fromEngine] = await this.engineCandidates([{ analysis, time, excludeId: query.id, radius }]);
-    const { matches, candidates } = this.matchesFor(analysis, radius, time, query.id, fromEngine!);
+    const { matches, candidates } = this.matchesFor(analysis, radius, time, query.id, fromEngine!.candidates);
     const kept = matches.filter((m) => (query.minSimilarity === undefined ? m.verdict.duplicate : m.similarity >= query.minSimilarity));
     this.metrics?.checks.inc({ operation: "search" });
     end?.();

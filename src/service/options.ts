@@ -14,8 +14,13 @@ export interface DedupOptions {
   windowMs: number;
   /** Default policy when a request names none. Default `mark`. */
   policy: Policy;
-  /** Most candidates fetched from the engine per check. Default 1,000. */
+  /** Hits per engine page of a candidate lookup. Default 1,000. */
   maxCandidates: number;
+  /**
+   * Pages a single candidate lookup reads before it stops and says so
+   * (`candidates_cut`, metric `neardup_candidates_cut_total`, a warning). Default 10.
+   */
+  maxCandidatePages: number;
   /**
    * How long a written document stays in the in-memory recent-writes window,
    * in milliseconds: it must outlast the engine's refresh interval (default 1 s)
@@ -32,6 +37,7 @@ export const DEFAULT_DEDUP_OPTIONS: Readonly<DedupOptions> = Object.freeze({
   windowMs: 2 * 24 * 3600 * 1000,
   policy: "mark",
   maxCandidates: 1000,
+  maxCandidatePages: 10,
   recentWindowMs: 30_000,
   maxBulkItems: 1000,
 });
@@ -42,7 +48,7 @@ export function resolveDedupOptions(options: Partial<DedupOptions> = {}): DedupO
     if (!(key in DEFAULT_DEDUP_OPTIONS)) throw new NeardupError("INVALID_CONFIG", `unknown dedup option ${key}`, { field: key });
   }
   const o = { ...DEFAULT_DEDUP_OPTIONS, ...options };
-  for (const key of ["windowMs", "maxCandidates", "recentWindowMs", "maxBulkItems"] as const) {
+  for (const key of ["windowMs", "maxCandidates", "maxCandidatePages", "recentWindowMs", "maxBulkItems"] as const) {
     if (!Number.isInteger(o[key]) || o[key] <= 0) {
       throw new NeardupError("INVALID_CONFIG", `${key} must be a positive integer, got ${JSON.stringify(o[key])}`, { field: key });
     }

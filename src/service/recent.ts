@@ -1,6 +1,6 @@
 import { LshTable, SegmentIndex } from "../index/index.js";
 import type { Candidate } from "./candidate.js";
-import type { Probe } from "./probe.js";
+import type { Probe } from "./candidates/probe.js";
 
 /**
  * The recent-writes window: documents decided by this sidecar that the engine

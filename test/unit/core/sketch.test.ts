@@ -15,7 +15,7 @@ let pairs: Pair[];
 beforeAll(async () => {
   fp = await defaultFingerprinter();
   pairs = buildPairs([loadChinese(), loadEnglish()], 20260601);
-});
+}, 120_000);
 
 describe("sketch", () => {
   it("gives decide's verdict (duplicate, rule, distance, cosine) on every quality-benchmark pair, stored form included", () => {
@@ -59,7 +59,7 @@ describe("sketch", () => {
     expect(withEdit).toBeGreaterThan(0);
     expect(skippedEdit).toBeGreaterThan(0);
     expect(fetched).toBeGreaterThan(0);
-  });
+  }, 120_000);
 
   it("keeps short texts inline and round-trips through base64, unpadded too", () => {
     const a = fp.analyze("The quick brown fox jumps over the lazy dog. 敏捷的棕色狐狸跳过了懒狗。");
