@@ -43,7 +43,7 @@ describe.each(engineTargets())("candidate lookups over many shared keys on $kind
     await cutService.ensureIndex();
     const time = Date.now() - 3600_000;
     for (let start = 0; start < texts.length; start += 500) {
-      const docs = texts.slice(start, start + 500).map((text, k) => ({ id: `d${start + k}`, idGiven: true, text, time: time + start + k }));
+      const docs = texts.slice(start, start + 500).map((text, k) => ({ id: `d${start + k}`, idGiven: true, text, time: time + start + k, fields: undefined }));
       const results = await cutService.index(docs, "mark");
       expect(results.every((r) => !(r instanceof Error))).toBe(true);
     }
