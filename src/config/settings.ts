@@ -20,6 +20,11 @@ export const SETTINGS = {
   NEARDUP_ENGINE_CA_FILE: { default: "", schema: z.string(), doc: "Path to a PEM CA certificate for https engine URLs." },
   NEARDUP_ENGINE_TIMEOUT_MS: { default: "30000", schema: z.coerce.number().int().positive(), doc: "Per-request engine timeout in milliseconds." },
   NEARDUP_INDEX: { default: "neardup-documents", schema: z.string().regex(/^[a-z0-9][a-z0-9._-]*$/, "lowercase letters, digits, . _ -"), doc: "Index the HTTP API writes documents to." },
+  NEARDUP_INDEX_ROLLOVER: {
+    default: "false",
+    schema: z.enum(["true", "false"]).transform((v) => v === "true"),
+    doc: "Time-based indices: NEARDUP_INDEX is a write alias over `<index>-000001`, `-000002`, ... rolled over and deleted by ILM/ISM; reads cover every index behind it.",
+  },
   NEARDUP_TEXT_FIELD: { default: "text", schema: z.string().min(1).refine((f) => !f.startsWith("neardup"), "must not be under neardup.*"), doc: "Source field holding the document text." },
   NEARDUP_POLICY: { default: "mark", schema: z.enum(["mark", "skip", "reject"]), doc: "What indexing does with a near-duplicate when the request names no policy: mark, skip or reject." },
   NEARDUP_WINDOW_HOURS: { default: "48", schema: z.coerce.number().positive(), doc: "The dedup window: documents older than this (by their time) are not compared." },

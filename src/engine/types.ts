@@ -49,6 +49,8 @@ export interface SearchHit<TSource> {
 
 export interface SearchResponse<TSource> {
   took: number;
+  /** Shard outcome; `failed` > 0 means the hits are partial. */
+  _shards?: { total?: number; successful?: number; failed: number; failures?: { reason?: { type?: string; reason?: string } }[] };
   hits: { total: { value: number; relation: string } | number; hits: SearchHit<TSource>[] };
   aggregations?: Record<string, unknown>;
 }
@@ -68,9 +70,30 @@ export interface BulkResult {
 }
 
 export interface SearchRequest {
+  /** Index, alias or pattern (comma-separated lists too). */
   index: string;
   /** The engine's search body (query, size, _source, aggs, sort ...). */
   body: Record<string, unknown>;
+  /**
+   * Answer with no hits, instead of an error, for indices that do not exist
+   * (`ignore_unavailable` + `allow_no_indices`): a read over a time-based
+   * window must not fail while a lifecycle policy deletes its oldest index.
+   */
+  ignoreUnavailable?: boolean;
+}
+
+/** An index behind an alias. */
+export interface AliasedIndex {
+  index: string;
+  /** The index writes through the alias go to. */
+  writeIndex: boolean;
+}
+
+/** What `_rollover` did. */
+export interface RolloverResult {
+  rolledOver: boolean;
+  oldIndex: string;
+  newIndex: string;
 }
 
 /** What the rest of neardup needs from a search engine. */
@@ -81,6 +104,8 @@ export interface Engine {
   health(): Promise<string>;
   putComponentTemplate(name: string, body: Record<string, unknown>): Promise<void>;
   putIndexTemplate(name: string, body: Record<string, unknown>): Promise<void>;
+  /** Deletes a composable index template; no error when it does not exist. */
+  deleteIndexTemplate(name: string): Promise<void>;
   /** Creates the index; resolves `false` when it already exists. */
   createIndex(name: string, body?: Record<string, unknown>): Promise<boolean>;
   deleteIndex(name: string): Promise<void>;
@@ -97,5 +122,9 @@ export interface Engine {
   /** The document's source, or `undefined` when it does not exist. */
   get<TSource>(index: string, id: string): Promise<TSource | undefined>;
   refresh(index: string): Promise<void>;
+  /** The indices behind an alias; [] when there is no such alias. */
+  aliasIndices(alias: string): Promise<AliasedIndex[]>;
+  /** Rolls a write alias over to a new index (the `_rollover` API, no conditions). */
+  rollover(alias: string): Promise<RolloverResult>;
   close(): Promise<void>;
 }

@@ -19,7 +19,7 @@ import { bucketFor } from "../core/verdict.js";
 import type { Engine } from "../engine/types.js";
 import componentTemplate from "../../mappings/component-template.neardup.json" with { type: "json" };
 import type { Candidate } from "./candidate.js";
-import { documentSource, type Decision } from "./documents.js";
+import { documentSource, getDocument, writeDocuments, type Decision } from "./documents.js";
 import { fetchCandidates, probeOf, type Lookup, type LookupResult } from "./candidates/index.js";
 import type { DocInput } from "./input.js";
 import type { DedupMetrics } from "./metrics.js";
@@ -81,6 +81,16 @@ function report(m: Match): MatchReport {
   };
 }
 
+/** `<alias>-NNNNNN`, one past the highest number behind the alias (rollover's own naming). */
+function nextIndexName(alias: string, behind: { index: string }[]): string {
+  let n = 0;
+  for (const b of behind) {
+    const m = /-(\d+)$/.exec(b.index);
+    if (m) n = Math.max(n, Number(m[1]));
+  }
+  return `${alias}-${String(n + 1).padStart(6, "0")}`;
+}
+
 function round(x: number): number {
   return Math.round(x * 1e6) / 1e6;
 }
@@ -102,17 +112,33 @@ export class DedupService {
   /**
    * Creates the index (neardup mapping plus a text field) when it does not
    * exist; on an existing index, adds any neardup field it lacks (an index made
-   * under contract v1 gets `neardup.lsh`) and leaves the user's fields alone. A
-   * conflicting neardup mapping is refused by the engine with an error naming the field.
+   * under contract v1 or v2 gets `neardup.lsh`, `lsh_scheme`, `sketch`,
+   * `normalized`: an in-place upgrade, older documents keep working) and leaves
+   * the user's fields alone. A conflicting neardup mapping is refused by the
+   * engine with an error naming the field. With `rollover`, `index` is a write
+   * alias: every index behind it gets the mapping, and when none is the write
+   * index (a lifecycle policy deleted it), the next `<alias>-NNNNNN` is created.
    */
   async ensureIndex(): Promise<void> {
     const mappings = structuredClone(componentTemplate.template.mappings) as { properties: Record<string, unknown> };
-    if (await this.engine.indexExists(this.options.index)) {
-      await this.engine.putMapping(this.options.index, mappings); // the user's own fields are left alone
+    const { index, rollover } = this.options;
+    if (rollover) {
+      const behind = await this.engine.aliasIndices(index);
+      if (behind.length > 0) await this.engine.putMapping(index, mappings);
+      if (behind.some((b) => b.writeIndex)) return;
+      if (behind.length === 0 && (await this.engine.indexExists(index))) {
+        throw new NeardupError("INVALID_CONFIG", `${index} is an index, not an alias: with rollover, NEARDUP_INDEX names the write alias`, { field: "index" });
+      }
+      mappings.properties[this.options.textField] = { type: "text" };
+      await this.engine.createIndex(nextIndexName(index, behind), { aliases: { [index]: { is_write_index: true } }, mappings });
+      return;
+    }
+    if (await this.engine.indexExists(index)) {
+      await this.engine.putMapping(index, mappings); // the user's own fields are left alone
       return;
     }
     mappings.properties[this.options.textField] = { type: "text" };
-    await this.engine.createIndex(this.options.index, { mappings });
+    await this.engine.createIndex(index, { mappings });
   }
 
   /** The Hamming radius searched for a text of this length (its verdict bucket's). */
@@ -228,7 +254,7 @@ export class DedupService {
     if (writes.length > 0) {
       let bulk;
       try {
-        bulk = await this.engine.bulk(writes.flatMap((w) => [{ index: { _index: this.options.index, _id: w.item.doc.id } }, w.source]));
+        bulk = await writeDocuments(this.engine, this.options, writes.map((w) => ({ id: w.item.doc.id, source: w.source })), () => this.ensureIndex());
       } catch (err) {
         for (const w of writes) this.recent.remove(w.item.doc.id);
         end?.();
@@ -254,7 +280,7 @@ export class DedupService {
     const end = this.metrics?.checkDuration.startTimer({ operation: "search" });
     let text = query.text;
     if (text === undefined) {
-      const stored = await this.engine.get<Record<string, unknown>>(this.options.index, query.id!);
+      const stored = await getDocument<Record<string, unknown>>(this.engine, this.options.index, query.id!);
       const storedText = stored?.[this.options.textField];
       if (typeof storedText !== "string") {
         throw new NeardupError("NOT_FOUND", `document ${JSON.stringify(query.id)} does not exist in ${this.options.index}`, { field: "id" });
@@ -274,11 +300,12 @@ export class DedupService {
 
   /** The cluster a document belongs to: its original and every document marked a duplicate of it. */
   async cluster(id: string, limit = 1000): Promise<{ original: string; members: { id: string; status: string; distance: number | null; similarity: number | null }[] }> {
-    const stored = await this.engine.get<{ neardup?: { status?: string; duplicate_of?: string } }>(this.options.index, id);
+    const stored = await getDocument<{ neardup?: { status?: string; duplicate_of?: string } }>(this.engine, this.options.index, id);
     if (!stored) throw new NeardupError("NOT_FOUND", `document ${JSON.stringify(id)} does not exist in ${this.options.index}`, { field: "id" });
     const original = stored.neardup?.status === "duplicate" && stored.neardup.duplicate_of ? stored.neardup.duplicate_of : id;
     const response = await this.engine.search<{ neardup: { distance?: number; similarity?: number } }>({
       index: this.options.index,
+      ignoreUnavailable: true,
       body: {
         size: limit,
         _source: ["neardup.distance", "neardup.similarity", "neardup.timestamp"],

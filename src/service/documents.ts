@@ -1,6 +1,7 @@
 import type { Analysis } from "../core/fingerprinter.js";
 import { DEFAULT_INLINE_TEXT_LENGTH, editTextLimit, encodeSketch, sketchOf } from "../core/sketch.js";
 import { DEFAULT_VERDICT_OPTIONS, type VerdictOptions } from "../core/verdict.js";
+import type { BulkResult, Engine } from "../engine/types.js";
 import type { NeardupSource, Status } from "./candidate.js";
 import type { DocInput } from "./input.js";
 
@@ -52,4 +53,53 @@ export function documentSource(textField: string, doc: DocInput, analysis: Analy
   const source: Record<string, unknown> = { [textField]: doc.text, neardup: neardupSource(analysis, decision, doc.time, verdict) };
   if (doc.fields) source.fields = doc.fields;
   return source;
+}
+
+/** Where documents go: an index, or (rollover) a write alias over time-based indices. */
+export interface WriteTarget {
+  index: string;
+  rollover: boolean;
+}
+
+/** A write the engine refused because its target is gone (deleted by a lifecycle policy, or an alias left without a write index). */
+export function isMissingTarget(error: { type: string; reason: string } | undefined): boolean {
+  if (!error) return false;
+  return error.type === "index_not_found_exception" || (error.type === "illegal_argument_exception" && /no write index is defined/i.test(error.reason));
+}
+
+/**
+ * Bulk-writes documents to the target. Through an alias every action carries
+ * `require_alias`, so a deleted alias is never silently replaced by an
+ * auto-created index of that name. Items refused because the target is gone
+ * are written once more after `recreate()` has made a new target.
+ */
+export async function writeDocuments(
+  engine: Engine,
+  target: WriteTarget,
+  writes: { id: string; source: Record<string, unknown> }[],
+  recreate: () => Promise<void>,
+): Promise<BulkResult> {
+  const action = (id: string) => ({ index: { _index: target.index, _id: id, ...(target.rollover ? { require_alias: true } : {}) } });
+  const first = await engine.bulk(writes.flatMap((w) => [action(w.id), w.source]));
+  const retry = first.items.flatMap((item, i) => (isMissingTarget(item.error) ? [i] : []));
+  if (retry.length === 0) return first;
+  await recreate();
+  const second = await engine.bulk(retry.flatMap((i) => [action(writes[i]!.id), writes[i]!.source]));
+  const items = [...first.items];
+  retry.forEach((i, k) => (items[i] = second.items[k]!));
+  return { errors: items.some((it) => it.error !== undefined), items };
+}
+
+/**
+ * A stored document's source by id, from the index or every index behind the
+ * alias (GET cannot read an alias over several indices); the newest copy by
+ * `neardup.timestamp` when several indices hold the id. `undefined` when none does.
+ */
+export async function getDocument<T>(engine: Engine, index: string, id: string): Promise<T | undefined> {
+  const response = await engine.search<T>({
+    index,
+    ignoreUnavailable: true,
+    body: { size: 1, query: { ids: { values: [id] } }, sort: [{ "neardup.timestamp": { order: "desc", unmapped_type: "date" } }] },
+  });
+  return response.hits.hits[0]?._source;
 }

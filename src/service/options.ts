@@ -6,8 +6,15 @@ export const POLICIES: readonly Policy[] = ["mark", "skip", "reject"];
 
 /** Options of the dedup service; defaults in {@link DEFAULT_DEDUP_OPTIONS}. */
 export interface DedupOptions {
-  /** Index documents are written to and candidates are searched in. Default `neardup-documents`. */
+  /** Index documents are written to and candidates are searched in (with `rollover`: the write alias). Default `neardup-documents`. */
   index: string;
+  /**
+   * Time-based indices: `index` is a write alias over `<index>-000001`,
+   * `-000002`, ... that a lifecycle policy (ILM/ISM) rolls over and deletes.
+   * Reads (candidates, GET, clusters) cover every index behind the alias; a
+   * write that finds no write index creates the next one. Default false.
+   */
+  rollover: boolean;
   /** Source field holding the text. Default `text`. */
   textField: string;
   /** The dedup window in milliseconds: only documents this much older than now (by `neardup.timestamp`) are compared. Default 2 days. */
@@ -33,6 +40,7 @@ export interface DedupOptions {
 
 export const DEFAULT_DEDUP_OPTIONS: Readonly<DedupOptions> = Object.freeze({
   index: "neardup-documents",
+  rollover: false,
   textField: "text",
   windowMs: 2 * 24 * 3600 * 1000,
   policy: "mark",
@@ -53,6 +61,7 @@ export function resolveDedupOptions(options: Partial<DedupOptions> = {}): DedupO
       throw new NeardupError("INVALID_CONFIG", `${key} must be a positive integer, got ${JSON.stringify(o[key])}`, { field: key });
     }
   }
+  if (typeof o.rollover !== "boolean") throw new NeardupError("INVALID_CONFIG", `rollover must be true or false, got ${JSON.stringify(o.rollover)}`, { field: "rollover" });
   if (!POLICIES.includes(o.policy)) throw new NeardupError("INVALID_CONFIG", `policy must be one of ${POLICIES.join(", ")}, got ${JSON.stringify(o.policy)}`, { field: "policy" });
   if (!/^[a-z0-9][a-z0-9._-]*$/.test(o.index)) throw new NeardupError("INVALID_CONFIG", `index ${JSON.stringify(o.index)} is not a valid index name`, { field: "index" });
   if (!o.textField || o.textField === "neardup" || o.textField.startsWith("neardup.")) {

@@ -80,8 +80,15 @@ export const DEFAULT_MAX_PAGES = 10;
 /** Ids per normalized-text or text fetch. */
 const FETCH_CHUNK = 1000;
 
+/** The hits of a candidate search; partial results (failed shards) are an error, never a silent gap. */
 function hitsOf(r: SearchResponse<unknown> | Error): SearchHit<unknown>[] {
   if (r instanceof Error) throw new NeardupError("ENGINE_ERROR", `candidate search failed: ${r.message}`);
+  if (r._shards && r._shards.failed > 0) {
+    const reason = r._shards.failures?.[0]?.reason;
+    throw new NeardupError("ENGINE_ERROR", `candidate search failed on ${r._shards.failed} shard(s): ${reason?.type ?? "unknown"}: ${reason?.reason ?? "no reason given"}`, {
+      details: { shardFailure: reason?.type },
+    });
+  }
   return r.hits.hits;
 }
 
@@ -161,20 +168,38 @@ async function pageOn(engine: Engine, source: CandidateSource, input: CandidateQ
     if (page.length < input.size) return { hits: [...byId.values()], cut: false };
     const sort = page[page.length - 1]!.sort;
     if (!sort || sort.length < 3) return { hits: [...byId.values()], cut: true };
-    const ties = hitsOf(await engine.search({ index: source.index, body: tieQuery(input, sort[1], sort[2]) }).catch((e: Error) => e));
+    const ties = hitsOf(await engine.search({ index: source.index, ignoreUnavailable: true, body: tieQuery(input, sort[1], sort[2]) }).catch((e: Error) => e));
     for (const h of ties) byId.set(h._id, h);
     if (ties.length >= input.size || pages >= maxPages) return { hits: [...byId.values()], cut: true };
-    page = hitsOf(await engine.search({ index: source.index, body: candidateQuery({ ...input, searchAfter: sort }) }).catch((e: Error) => e));
+    page = hitsOf(await engine.search({ index: source.index, ignoreUnavailable: true, body: candidateQuery({ ...input, searchAfter: sort }) }).catch((e: Error) => e));
     pages += 1;
   }
 }
 
+/** Shard failures of an index deleted while it was searched (a lifecycle policy at work): asking again no longer sees it. */
+const VANISHED = new Set(["no_shard_available_action_exception", "index_not_found_exception", "shard_not_found_exception"]);
+const ATTEMPTS = 3;
+
 /**
  * Candidates within each lookup's radius (or sharing an LSH key of its
  * scheme), in its window and of its fingerprint scheme, with what the
- * re-rank needs; `cut` says when a lookup's bound was reached.
+ * re-rank needs; `cut` says when a lookup's bound was reached. A search that
+ * meets an index being deleted is asked again (up to 3 times); any other
+ * shard failure is an error, never a silently partial answer.
  */
 export async function fetchCandidates(engine: Engine, source: CandidateSource, lookups: Lookup[], observer: CandidateObserver = {}): Promise<LookupResult[]> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fetchOnce(engine, source, lookups, observer);
+    } catch (err) {
+      const failure = err instanceof NeardupError ? (err.details as { shardFailure?: string } | undefined)?.shardFailure : undefined;
+      if (attempt >= ATTEMPTS || failure === undefined || !VANISHED.has(failure)) throw err;
+      await new Promise((r) => setTimeout(r, 50 * attempt));
+    }
+  }
+}
+
+async function fetchOnce(engine: Engine, source: CandidateSource, lookups: Lookup[], observer: CandidateObserver): Promise<LookupResult[]> {
   const out: LookupResult[] = lookups.map(() => ({ candidates: [], hits: 0, cut: false }));
   if (lookups.length === 0) return out;
   const singles: number[] = [];
@@ -182,7 +207,7 @@ export async function fetchCandidates(engine: Engine, source: CandidateSource, l
   else {
     const page = source.groupPage ?? GROUP_PAGE;
     const groups = groupLookups(lookups);
-    const responses = await engine.msearch(groups.map((g) => ({ index: source.index, body: groupQuery(lookups, g, source.windowMs, page) })));
+    const responses = await engine.msearch(groups.map((g) => ({ index: source.index, ignoreUnavailable: true, body: groupQuery(lookups, g, source.windowMs, page) })));
     responses.forEach((r, gi) => {
       const hits = hitsOf(r);
       observer.onHits?.(hits.length);
@@ -197,7 +222,7 @@ export async function fetchCandidates(engine: Engine, source: CandidateSource, l
   }
   if (singles.length > 0) {
     const inputs = singles.map((i) => queryInput(source, lookups[i]!));
-    const requests = inputs.map((input) => ({ index: source.index, body: candidateQuery(input) }));
+    const requests = inputs.map((input) => ({ index: source.index, ignoreUnavailable: true, body: candidateQuery(input) }));
     const firsts = singles.length === 1 ? [await engine.search(requests[0]!)] : await engine.msearch(requests);
     await Promise.all(
       firsts.map(async (r, k) => {
@@ -241,7 +266,7 @@ async function fillTexts(engine: Engine, source: CandidateSource, lookups: Looku
   });
   const ids = [...needNormalized.keys()];
   for (let k = 0; k < ids.length; k += FETCH_CHUNK) {
-    const hits = hitsOf(await engine.search({ index: source.index, body: normalizedTextQuery(ids.slice(k, k + FETCH_CHUNK)) }).catch((e: Error) => e));
+    const hits = hitsOf(await engine.search({ index: source.index, ignoreUnavailable: true, body: normalizedTextQuery(ids.slice(k, k + FETCH_CHUNK)) }).catch((e: Error) => e));
     for (const h of hits) {
       const raw = h.fields?.["neardup.normalized"]?.[0];
       if (typeof raw !== "string") continue;
@@ -252,7 +277,11 @@ async function fillTexts(engine: Engine, source: CandidateSource, lookups: Looku
   for (const [index, byId] of needText) {
     const all = [...byId.keys()];
     for (let k = 0; k < all.length; k += FETCH_CHUNK) {
-      const texts = await engine.mget<Record<string, unknown>>(index, all.slice(k, k + FETCH_CHUNK), [source.textField]);
+      // The index may have been deleted since the search (a lifecycle policy): its documents are gone.
+      const texts = await engine.mget<Record<string, unknown>>(index, all.slice(k, k + FETCH_CHUNK), [source.textField]).catch((err: unknown) => {
+        if (err instanceof NeardupError && err.code === "NOT_FOUND") return new Map<string, Record<string, unknown>>();
+        throw err;
+      });
       for (const [id, doc] of texts) {
         const text = doc[source.textField];
         if (typeof text === "string") for (const c of byId.get(id) ?? []) c.text = text;
