@@ -20,7 +20,7 @@
  */
 import { buildPairs } from "./dataset.js";
 import { loadChinese, loadEnglish } from "./sources.js";
-import { createFingerprinter, createLshKeyer, hamming, segments } from "../../src/core/index.js";
+import { createFingerprinter, createLshKeyer, hamming } from "../../src/core/index.js";
 import type { Analysis } from "../../src/core/index.js";
 
 function arg(name: string, fallback: string): string {

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Analysis } from "../../src/core/fingerprinter.js";
 import { hamming, toHex, segments, type Fingerprint } from "../../src/core/fingerprint.js";
 import type { Engine } from "../../src/engine/index.js";
-import { fetchCandidates, type Lookup } from "../../src/service/candidates/index.js";
+import { fetchCandidates, segmentsNeeded, sharedSegments, type Lookup } from "../../src/service/candidates/index.js";
 import { DedupService } from "../../src/service/dedup-service.js";
 import { resolveDedupOptions } from "../../src/service/options.js";
 import { createRng } from "../../bench/quality/rng.js";
@@ -58,7 +58,12 @@ describe.each(engineTargets())("candidate retrieval on $kind $version ($source)"
     });
   const brute = (l: Lookup) =>
     stored
-      .filter((s) => s.id !== l.excludeId && s.time >= l.time - windowMs && (hamming(s.fp, l.analysis.simhash) <= l.radius || s.lsh.some((k) => l.analysis.lsh.includes(k))))
+      .filter(
+        (s) =>
+          s.id !== l.excludeId &&
+          s.time >= l.time - windowMs &&
+          ((hamming(s.fp, l.analysis.simhash) <= l.radius && sharedSegments(s.fp, l.analysis.simhash) >= segmentsNeeded(l.radius, l.analysis.lsh)) || s.lsh.some((k) => l.analysis.lsh.includes(k))),
+      )
       .map((s) => s.id)
       .sort();
 

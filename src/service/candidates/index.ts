@@ -22,10 +22,11 @@ import type { Engine, SearchHit, SearchResponse } from "../../engine/types.js";
 import type { Candidate } from "../candidate.js";
 import { candidateFromHit } from "./hit.js";
 import { probeOf, reaches, type Probe } from "./probe.js";
-import { candidateQuery, groupSearchBody, normalizedTextQuery, segmentTerms, tieQuery, type CandidateQueryInput, type Scheme } from "./query.js";
+import { hamming } from "../../core/fingerprint.js";
+import { candidateQuery, groupSearchBody, normalizedTextQuery, segmentsNeeded, segmentTerms, sharedSegments, tieQuery, type CandidateQueryInput, type Scheme } from "./query.js";
 
 export { probeOf, reaches, sharesKey, type Probe } from "./probe.js";
-export { candidateQuery, segmentTerms, CANDIDATE_FIELDS, type Scheme } from "./query.js";
+export { candidateQuery, segmentTerms, segmentsNeeded, sharedSegments, CANDIDATE_FIELDS, type Scheme } from "./query.js";
 
 /** One candidate lookup: the text's analysis, its time, the radius, and the id to leave out. */
 export interface Lookup {
@@ -145,11 +146,20 @@ function queryInput(source: CandidateSource, l: Lookup): CandidateQueryInput {
   };
 }
 
-/** Keeps a lookup's candidates: reached (radius or LSH key), in its window, and not itself. */
+/**
+ * Keeps a lookup's candidates: reached (within the radius and sharing the
+ * segments the single query asks for, or sharing an LSH key of its scheme),
+ * in its window, and not itself. Grouped and single lookups give the same set.
+ */
 function acceptor(l: Lookup, windowMs: number): (c: Candidate) => boolean {
   const probe: Probe = probeOf(l.analysis, l.radius);
   const since = l.time - windowMs;
-  return (c) => c.id !== l.excludeId && c.time >= since && reaches(probe, c);
+  const need = segmentsNeeded(l.radius, l.analysis.lsh);
+  return (c) => {
+    if (c.id === l.excludeId || c.time < since || !reaches(probe, c)) return false;
+    if (need === 1 || (hamming(probe.simhash, c.simhash) <= probe.radius && sharedSegments(probe.simhash, c.simhash) >= need)) return true;
+    return reaches({ ...probe, radius: -1 }, c); // through an LSH key alone
+  };
 }
 
 /**

@@ -4,7 +4,8 @@
  * - matches one of the segment terms (the four segment fields plus their
  *   neighbours for radius > 3: the pigeonhole bound makes this exact, since any
  *   fingerprint within radius r agrees with the query within floor(r/4) bits on
- *   at least one segment), or shares an LSH band key of the same LSH scheme
+ *   at least one segment; two of them when the lookup has LSH keys, see
+ *   `segmentsNeeded`), or shares an LSH band key of the same LSH scheme
  *   (`neardup.lsh_scheme`; documents from before contract v3 carry none and
  *   count as `lsh1-16x3`), and
  * - is in the dedup window (`neardup.timestamp` >= since) and is not the
@@ -72,6 +73,27 @@ export function segmentTerms(simhash: Fingerprint, radius: number): Record<strin
   return out;
 }
 
+/**
+ * Exact segments a stored fingerprint must share with the query: 2 when the
+ * lookup also has LSH keys and a radius of at most 3, else 1 (the pigeonhole
+ * bound). Two of four 16-bit segments is a 32-bit key: about 6.5 engine hits
+ * per lookup per million stored documents on real texts instead of 71, and
+ * the near-duplicates within 3 bits that share only one segment (their three
+ * differing bits in three segments) are found through their LSH keys:
+ * end-to-end recall on the quality benchmark is unchanged (0.9680, `npx tsx
+ * bench/quality/selective-keys.ts`, docs/benchmarks.md).
+ */
+export function segmentsNeeded(radius: number, lsh: readonly string[]): number {
+  return lsh.length > 0 && radius <= 3 ? 2 : 1;
+}
+
+/** How many of the four segments of `a` and `b` are equal. */
+export function sharedSegments(a: Fingerprint, b: Fingerprint): number {
+  const x = a.hi ^ b.hi;
+  const y = a.lo ^ b.lo;
+  return Number(x >>> 16 === 0) + Number((x & 0xffff) === 0) + Number(y >>> 16 === 0) + Number((y & 0xffff) === 0);
+}
+
 /** Documents of the LSH scheme `lshScheme` (documents without `lsh_scheme` are lsh1-16x3). */
 function lshSchemeFilter(lshScheme: string): Record<string, unknown> {
   const same = { term: { "neardup.lsh_scheme": lshScheme } };
@@ -96,9 +118,11 @@ function termClause(field: string, values: readonly string[]): Record<string, un
  * segment field and per LSH key, so the score counts shared keys.
  */
 export function candidateQuery(input: CandidateQueryInput): Record<string, unknown> {
-  const should: Record<string, unknown>[] = Object.entries(segmentTerms(input.simhash, input.radius)).map(([field, values]) => ({
+  const segmentClauses = Object.entries(segmentTerms(input.simhash, input.radius)).map(([field, values]) => ({
     constant_score: { filter: termClause(field, values), boost: 1 },
   }));
+  const need = segmentsNeeded(input.radius, input.lsh);
+  const should: Record<string, unknown>[] = need === 1 ? segmentClauses : [{ bool: { should: segmentClauses, minimum_should_match: need } }];
   if (input.lsh.length > 0) {
     const schemeFilter = lshSchemeFilter(input.scheme.lshScheme);
     for (const key of input.lsh) should.push({ constant_score: { filter: { bool: { filter: [{ term: { "neardup.lsh": key } }, schemeFilter] } }, boost: 1 } });

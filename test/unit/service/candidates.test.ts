@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { flip } from "../../helpers/bits.js";
 import { describe, expect, it } from "vitest";
 import { fromHex, hamming, segments } from "../../../src/core/fingerprint.js";
-import { candidateQuery, segmentTerms } from "../../../src/service/candidates/index.js";
+import { candidateQuery, segmentTerms, sharedSegments } from "../../../src/service/candidates/index.js";
 
 const fpArb = fc.record({ hi: fc.integer({ min: 0, max: 0xffffffff }), lo: fc.integer({ min: 0, max: 0xffffffff }) });
 
@@ -34,6 +34,20 @@ describe("segmentTerms", () => {
 });
 
 const scheme = { version: "nd1", lshScheme: "lsh1-16x3" };
+
+describe("sharedSegments", () => {
+  it("counts equal 16-bit segments, property against segments()", () => {
+    fc.assert(
+      fc.property(fpArb, fc.uniqueArray(fc.integer({ min: 0, max: 63 }), { maxLength: 6 }), (fp, bits) => {
+        const other = flip(fp, bits);
+        const a = segments(fp);
+        const b = segments(other);
+        expect(sharedSegments(fp, other)).toBe(a.filter((s, i) => s === b[i]).length);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
 
 describe("candidateQuery", () => {
   it("scores one per shared key, filters to the scheme and window, leaves out the document itself, sorts for paging and reads only doc values", () => {
@@ -74,8 +88,10 @@ describe("candidateQuery", () => {
       search_after: unknown[];
     };
     const should = body.query.bool.should;
-    expect(should).toHaveLength(6);
-    expect(should[4]).toEqual({
+    // With LSH keys at radius <= 3, two of the four segments are needed (segmentsNeeded).
+    expect(should).toHaveLength(3);
+    expect(should[0]).toMatchObject({ bool: { minimum_should_match: 2 } });
+    expect(should[1]).toEqual({
       constant_score: {
         filter: {
           bool: {
@@ -90,8 +106,8 @@ describe("candidateQuery", () => {
     });
     expect(body.search_after).toEqual([2, 5, "x"]);
     const other = candidateQuery({ simhash: fromHex("0123456789abcdef"), radius: 0, lsh: ["00:0000abcd"], scheme: { version: "nd1", lshScheme: "lsh2-20x4" }, since: 0, size: 10 }) as typeof body;
-    expect(JSON.stringify(other.query.bool.should[4])).toContain('{"term":{"neardup.lsh_scheme":"lsh2-20x4"}}');
-    expect(JSON.stringify(other.query.bool.should[4])).not.toContain("exists");
+    expect(JSON.stringify(other.query.bool.should[1])).toContain('{"term":{"neardup.lsh_scheme":"lsh2-20x4"}}');
+    expect(JSON.stringify(other.query.bool.should[1])).not.toContain("exists");
   });
 
   it("uses terms clauses beyond radius 3", () => {
