@@ -62,7 +62,7 @@ function loadPoems(): string[] {
 function realText(poems: string[], i: number): string {
   const rng = createRng(0x51ed ^ i);
   const k = 1 + rng.int(3);
-  return Array.from({ length: k }, () => poems[rng.int(poems.length)]).join("").slice(0, 300);
+  return Array.from(Array.from({ length: k }, () => poems[rng.int(poems.length)]).join("")).slice(0, 300).join("");
 }
 
 function nearDuplicate(text: string, seed: number): string {

@@ -62,7 +62,8 @@ describe.each(engineTargets())("candidate retrieval on $kind $version ($source)"
         (s) =>
           s.id !== l.excludeId &&
           s.time >= l.time - windowMs &&
-          ((hamming(s.fp, l.analysis.simhash) <= l.radius && sharedSegments(s.fp, l.analysis.simhash) >= segmentsNeeded(l.radius, l.analysis.lsh)) || s.lsh.some((k) => l.analysis.lsh.includes(k))),
+          ((hamming(s.fp, l.analysis.simhash) <= l.radius && (segmentsNeeded(l.radius, l.analysis.lsh) === 1 || sharedSegments(s.fp, l.analysis.simhash) >= 2)) ||
+            s.lsh.some((k) => l.analysis.lsh.includes(k))),
       )
       .map((s) => s.id)
       .sort();
