@@ -11,9 +11,10 @@
  * - real: NEARDUP_SCALE_REAL texts from `chinese-poetry` (1-3 poems each,
  *   20-300 characters), fingerprinted by the service's own code;
  * - synthetic (the rest): each of the four segment values and each of the 16
- *   LSH band keys drawn from the same slot of a random real document, so the
- *   key distribution is the one measured on real texts (skew included), with
- *   a real document's sketch. They are different documents (no near-duplicates).
+ *   LSH band keys drawn from the key distribution measured on the real texts
+ *   (Good-Turing: an unseen, random key with the probability of keys seen once,
+ *   else the same slot of a random real document, skew included), with a real
+ *   document's sketch. They are different documents (no near-duplicates).
  * Planted near-duplicates: NEARDUP_SCALE_CHECKS/2 checks are two-character
  * edits of real stored texts (recall: the check names that document, or an
  * identical stored copy, as `duplicate_of` or among its duplicate `matches`);
@@ -124,9 +125,25 @@ async function main(): Promise<void> {
     }
     const rng = createRng(2026);
     const pick = () => real[rng.int(REAL)]!.analysis;
+    // Good-Turing: a new text's key in a slot is one never seen among the real
+    // texts with probability (keys seen once) / (texts); then it is fresh and
+    // random, else drawn from the real texts' keys in that slot. Without this,
+    // every synthetic key would copy one of REAL texts' keys and collide far
+    // more often than real keys do (N / REAL copies of each).
+    const unseen = (slot: (a: Analysis) => string): number => {
+      const counts = new Map<string, number>();
+      for (const r of real) counts.set(slot(r.analysis), (counts.get(slot(r.analysis)) ?? 0) + 1);
+      let once = 0;
+      for (const c of counts.values()) if (c === 1) once++;
+      return once / REAL;
+    };
+    const segUnseen = [0, 1, 2, 3].map((k) => unseen((a) => a.segments[k]!));
+    const lshUnseen = Array.from({ length: 16 }, (_, b) => unseen((a) => a.lsh[b] ?? ""));
+    console.log(`Unseen-key probability (Good-Turing) per segment: ${segUnseen.map((x) => x.toFixed(3)).join(" ")}; per LSH band, mean ${(lshUnseen.reduce((x, y) => x + y, 0) / 16).toFixed(3)}.\n`);
+    const fresh32 = () => Math.floor(rng.next() * 2 ** 32).toString(16).padStart(8, "0");
     const synthetic = (i: number): Record<string, unknown> => {
-      const segs = [pick().segments[0], pick().segments[1], pick().segments[2], pick().segments[3]];
-      const lsh = Array.from({ length: 16 }, (_, b) => pick().lsh[b]!);
+      const segs = [0, 1, 2, 3].map((k) => (rng.next() < segUnseen[k]! ? Math.floor(rng.next() * 65536).toString(16).padStart(4, "0") : pick().segments[k]!));
+      const lsh = Array.from({ length: 16 }, (_, b) => (rng.next() < lshUnseen[b]! ? `${b.toString(16).padStart(2, "0")}:${fresh32()}` : pick().lsh[b]!));
       const base = real[rng.int(REAL)]!.source;
       return { neardup: { ...base, simhash: segs.join(""), seg0: segs[0], seg1: segs[1], seg2: segs[2], seg3: segs[3], lsh, timestamp: new Date(T0 + i).toISOString() } };
     };
