@@ -114,6 +114,8 @@ export function buildConfig(raw: Partial<Record<SettingName | string, string | u
       recentWindowMs: s.NEARDUP_RECENT_WINDOW_MS,
       recentWindowBytes: s.NEARDUP_RECENT_WINDOW_BYTES,
       maxCandidates: s.NEARDUP_MAX_CANDIDATES,
+      maxCandidatePages: s.NEARDUP_MAX_CANDIDATE_PAGES,
+      rollover: s.NEARDUP_INDEX_ROLLOVER,
       maxBulkItems: s.NEARDUP_MAX_BULK_ITEMS,
     }),
     bodyLimit: s.NEARDUP_BODY_LIMIT,

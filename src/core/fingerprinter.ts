@@ -112,6 +112,8 @@ export interface Analysis {
   hex128?: string;
   /** MinHash LSH band keys `BB:XXXXXXXX` (spec §9), one per band; [] when the `lsh` option is false. */
   lsh: string[];
+  /** The LSH scheme of `lsh` (`lsh1-16x3`, core `lshSchemeOf`); absent when the `lsh` option is false. */
+  lshScheme?: string;
 }
 
 /**
@@ -138,6 +140,7 @@ export function analysisData(a: Analysis): AnalysisData {
   };
   if (a.simhash128 !== undefined) data.simhash128 = a.simhash128;
   if (a.hex128 !== undefined) data.hex128 = a.hex128;
+  if (a.lshScheme !== undefined) data.lshScheme = a.lshScheme;
   return data;
 }
 
@@ -249,6 +252,7 @@ export function buildFingerprinter(options: FingerprinterOptions, resources: Cor
     };
     if (d.simhash128 !== undefined) a.simhash128 = d.simhash128;
     if (d.hex128 !== undefined) a.hex128 = d.hex128;
+    if (d.lshScheme !== undefined) a.lshScheme = d.lshScheme;
     return a;
   };
 
@@ -275,6 +279,7 @@ export function buildFingerprinter(options: FingerprinterOptions, resources: Cor
       segments: toSegments(simhash),
       lsh: lsh === null ? [] : lsh.keys(normalized),
     });
+    if (lsh !== null) analysis.lshScheme = lsh.scheme;
     if (with128) {
       analysis.simhash128 = simhash128(analysis.features, hasher);
       analysis.hex128 = toHex128(analysis.simhash128);

@@ -33,6 +33,8 @@ export {
 export type { Fingerprinter, FingerprinterOptions, Analysis, AnalysisData, CoreResources } from "./fingerprinter.js";
 export {
   LSH_VERSION,
+  LEGACY_LSH_SCHEME,
+  lshSchemeOf,
   LSH_SHINGLE_LENGTH,
   DEFAULT_LSH_OPTIONS,
   createLshKeyer,
@@ -46,3 +48,5 @@ export {
   fmix32,
 } from "./lsh.js";
 export type { LshOptions, LshKeyer } from "./lsh.js";
+export { SKETCH_VERSION, MAX_SKETCH_TERMS, DEFAULT_INLINE_TEXT_LENGTH, sketchOf, sketchCosine, encodeSketch, decodeSketch, editTextLimit, compareSketches, mayNeedText } from "./sketch.js";
+export type { Sketch, Sketched, Sketchable } from "./sketch.js";

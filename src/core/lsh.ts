@@ -27,6 +27,18 @@ import { NeardupError } from "./errors.js";
 /** Version of the LSH key scheme (spec §9); keys of different versions are not comparable. */
 export const LSH_VERSION = "lsh1";
 
+/**
+ * The LSH scheme a key set was made with: version, bands and rows
+ * (`lsh1-16x3`). Stored beside the keys (`neardup.lsh_scheme`, contract v3);
+ * keys of different schemes are never compared.
+ */
+export function lshSchemeOf(options: LshOptions): string {
+  return `${LSH_VERSION}-${options.bands}x${options.rows}`;
+}
+
+/** The scheme of documents stored before contract v3 (no `neardup.lsh_scheme`): lsh1 at its default banding. */
+export const LEGACY_LSH_SCHEME = "lsh1-16x3";
+
 /** Banding of the MinHash signature: `bands * rows` permutations, `bands` keys per text. */
 export interface LshOptions {
   /** Number of bands = keys per text, 1..256. */
@@ -208,6 +220,8 @@ export function validateLshOptions(o: unknown, path = "lsh"): LshOptions {
 /** Computes band keys for normalized texts with fixed options; reuses its buffers. */
 export interface LshKeyer {
   readonly options: LshOptions;
+  /** `lshSchemeOf(options)`. */
+  readonly scheme: string;
   /** The `bands` keys of a normalized text; [] when it has no shingles. */
   keys(normalized: string): string[];
 }
@@ -218,6 +232,7 @@ export function createLshKeyer(options: LshOptions = DEFAULT_LSH_OPTIONS): LshKe
   const signature = new Uint32Array(bands * rows);
   return {
     options: { bands, rows },
+    scheme: lshSchemeOf({ bands, rows }),
     keys(normalized) {
       const hashes = shingleHashes(normalized);
       if (hashes.length === 0) return [];

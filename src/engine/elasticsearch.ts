@@ -1,7 +1,7 @@
 import { Client, type ClientOptions } from "@elastic/elasticsearch";
 import { createGuard, createIfAbsent, orUndefinedIfMissing } from "./guard.js";
-import { msearchLines, refreshIntervalFrom, toBulkResult, toMsearchResults, toSourceMap, toVersioned } from "./responses.js";
-import type { BulkResult, Engine, EngineConnection, EngineInfo, PointInTimePage, PutOptions, SearchRequest, SearchResponse, Versioned } from "./types.js";
+import { msearchLines, refreshIntervalFrom, searchParams, toAliasedIndices, toBulkResult, toMsearchResults, toRolloverResult, toSourceMap, toVersioned } from "./responses.js";
+import type { AliasedIndex, BulkResult, Engine, EngineConnection, EngineInfo, PointInTimePage, PutOptions, RolloverResult, SearchRequest, SearchResponse, Versioned } from "./types.js";
 
 /** Elasticsearch 8.x through `@elastic/elasticsearch` (client major = server major). */
 export class ElasticsearchEngine implements Engine {
@@ -41,6 +41,12 @@ export class ElasticsearchEngine implements Engine {
     });
   }
 
+  deleteIndexTemplate(name: string): Promise<void> {
+    return this.guard(`delete index template ${name}`, async () => {
+      await orUndefinedIfMissing(() => this.client.indices.deleteIndexTemplate({ name }));
+    });
+  }
+
   createIndex(name: string, body: Record<string, unknown> = {}): Promise<boolean> {
     return this.guard(`create index ${name}`, () => createIfAbsent(() => this.client.indices.create({ index: name, ...body } as never)));
   }
@@ -70,7 +76,7 @@ export class ElasticsearchEngine implements Engine {
 
   search<T>(request: SearchRequest): Promise<SearchResponse<T>> {
     return this.guard(`search ${request.index}`, async () => {
-      return (await this.client.search({ index: request.index, ...request.body } as never)) as unknown as SearchResponse<T>;
+      return (await this.client.search({ index: request.index, ...request.body, ...searchParams(request) } as never)) as unknown as SearchResponse<T>;
     });
   }
 
@@ -143,6 +149,17 @@ export class ElasticsearchEngine implements Engine {
       const response = (await this.client.search({ ...body, pit: { id: pitId, keep_alive: keepAlive } } as never)) as unknown as SearchResponse<T> & { pit_id?: string };
       return { ...response, pitId: response.pit_id ?? pitId };
     });
+  }
+
+  aliasIndices(alias: string): Promise<AliasedIndex[]> {
+    return this.guard(`get alias ${alias}`, async () => {
+      const body = await orUndefinedIfMissing(() => this.client.indices.getAlias({ name: alias }));
+      return body ? toAliasedIndices(body as never, alias) : [];
+    });
+  }
+
+  rollover(alias: string): Promise<RolloverResult> {
+    return this.guard(`rollover ${alias}`, async () => toRolloverResult((await this.client.indices.rollover({ alias })) as never));
   }
 
   close(): Promise<void> {

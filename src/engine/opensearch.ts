@@ -1,7 +1,7 @@
 import { Client, type ClientOptions } from "@opensearch-project/opensearch";
 import { createGuard, createIfAbsent, orUndefinedIfMissing } from "./guard.js";
-import { msearchLines, refreshIntervalFrom, toBulkResult, toMsearchResults, toSourceMap, toVersioned } from "./responses.js";
-import type { BulkResult, Engine, EngineConnection, EngineInfo, PointInTimePage, PutOptions, SearchRequest, SearchResponse, Versioned } from "./types.js";
+import { msearchLines, refreshIntervalFrom, searchParams, toAliasedIndices, toBulkResult, toMsearchResults, toRolloverResult, toSourceMap, toVersioned } from "./responses.js";
+import type { AliasedIndex, BulkResult, Engine, EngineConnection, EngineInfo, PointInTimePage, PutOptions, RolloverResult, SearchRequest, SearchResponse, Versioned } from "./types.js";
 
 /** Builds the OpenSearch client options; also used to probe an unknown engine's root endpoint. */
 export function openSearchClientOptions(connection: EngineConnection): ClientOptions {
@@ -46,6 +46,12 @@ export class OpenSearchEngine implements Engine {
     });
   }
 
+  deleteIndexTemplate(name: string): Promise<void> {
+    return this.guard(`delete index template ${name}`, async () => {
+      await orUndefinedIfMissing(() => this.client.indices.deleteIndexTemplate({ name }));
+    });
+  }
+
   createIndex(name: string, body: Record<string, unknown> = {}): Promise<boolean> {
     return this.guard(`create index ${name}`, () => createIfAbsent(() => this.client.indices.create({ index: name, body } as never)));
   }
@@ -76,7 +82,7 @@ export class OpenSearchEngine implements Engine {
 
   search<T>(request: SearchRequest): Promise<SearchResponse<T>> {
     return this.guard(`search ${request.index}`, async () => {
-      const response = await this.client.search({ index: request.index, body: request.body } as never);
+      const response = await this.client.search({ index: request.index, body: request.body, ...searchParams(request) } as never);
       return response.body as unknown as SearchResponse<T>;
     });
   }
@@ -159,6 +165,17 @@ export class OpenSearchEngine implements Engine {
       const page = response.body as unknown as SearchResponse<T> & { pit_id?: string };
       return { ...page, pitId: page.pit_id ?? pitId };
     });
+  }
+
+  aliasIndices(alias: string): Promise<AliasedIndex[]> {
+    return this.guard(`get alias ${alias}`, async () => {
+      const response = await orUndefinedIfMissing(() => this.client.indices.getAlias({ name: alias }));
+      return response ? toAliasedIndices(response.body as never, alias) : [];
+    });
+  }
+
+  rollover(alias: string): Promise<RolloverResult> {
+    return this.guard(`rollover ${alias}`, async () => toRolloverResult((await this.client.indices.rollover({ alias })).body as never));
   }
 
   close(): Promise<void> {

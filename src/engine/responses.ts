@@ -1,4 +1,4 @@
-import type { BulkItemResult, BulkResult, SearchResponse, Versioned } from "./types.js";
+import type { AliasedIndex, BulkItemResult, BulkResult, RolloverResult, SearchResponse, Versioned } from "./types.js";
 import { NeardupError } from "../core/errors.js";
 import { classifyEngineFailure, engineFailureOf, type EngineFailure } from "./errors.js";
 
@@ -41,9 +41,32 @@ export function toMsearchResults<T>(body: { responses: unknown[] }): (SearchResp
   });
 }
 
+/** Search URL parameters of a request (`ignoreUnavailable`). */
+export function searchParams(request: { ignoreUnavailable?: boolean | undefined }): Record<string, boolean> {
+  return request.ignoreUnavailable ? { ignore_unavailable: true, allow_no_indices: true } : {};
+}
+
 /** `{ index: name }` header + body pairs, the NDJSON layout `_msearch` expects. */
-export function msearchLines(requests: { index: string; body: Record<string, unknown> }[]): Record<string, unknown>[] {
-  return requests.flatMap((r) => [{ index: r.index }, r.body]);
+export function msearchLines(requests: { index: string; body: Record<string, unknown>; ignoreUnavailable?: boolean | undefined }[]): Record<string, unknown>[] {
+  return requests.flatMap((r) => [{ index: r.index, ...searchParams(r) }, r.body]);
+}
+
+/** `GET _alias/<name>` body (index -> aliases) as the indices behind `alias`. */
+export function toAliasedIndices(body: Record<string, { aliases?: Record<string, { is_write_index?: boolean }> }>, alias: string): AliasedIndex[] {
+  const out: AliasedIndex[] = [];
+  for (const [index, entry] of Object.entries(body ?? {})) {
+    const a = entry.aliases?.[alias];
+    if (a) out.push({ index, writeIndex: a.is_write_index === true });
+  }
+  // An alias over one index without is_write_index writes to that index.
+  const only = out.length === 1 ? body[out[0]!.index]?.aliases?.[alias] : undefined;
+  if (only && !("is_write_index" in only)) out[0]!.writeIndex = true;
+  return out.sort((x, y) => (x.index < y.index ? -1 : x.index > y.index ? 1 : 0));
+}
+
+/** `_rollover` response body. */
+export function toRolloverResult(body: { rolled_over?: boolean; old_index?: string; new_index?: string }): RolloverResult {
+  return { rolledOver: body.rolled_over === true, oldIndex: body.old_index ?? "", newIndex: body.new_index ?? "" };
 }
 
 /** Total hit count whichever way the engine reports it. */

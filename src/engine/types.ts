@@ -76,9 +76,30 @@ export interface PointInTimePage<TSource> extends SearchResponse<TSource> {
 }
 
 export interface SearchRequest {
+  /** Index, alias or pattern (comma-separated lists too). */
   index: string;
   /** The engine's search body (query, size, _source, aggs, sort ...). */
   body: Record<string, unknown>;
+  /**
+   * Answer with no hits, instead of an error, for indices that do not exist
+   * (`ignore_unavailable` + `allow_no_indices`): a read over a time-based
+   * window must not fail while a lifecycle policy deletes its oldest index.
+   */
+  ignoreUnavailable?: boolean;
+}
+
+/** An index behind an alias. */
+export interface AliasedIndex {
+  index: string;
+  /** The index writes through the alias go to. */
+  writeIndex: boolean;
+}
+
+/** What `_rollover` did. */
+export interface RolloverResult {
+  rolledOver: boolean;
+  oldIndex: string;
+  newIndex: string;
 }
 
 export interface Versioned<TSource> {
@@ -103,6 +124,8 @@ export interface Engine {
   health(): Promise<string>;
   putComponentTemplate(name: string, body: Record<string, unknown>): Promise<void>;
   putIndexTemplate(name: string, body: Record<string, unknown>): Promise<void>;
+  /** Deletes a composable index template; no error when it does not exist. */
+  deleteIndexTemplate(name: string): Promise<void>;
   /** Creates the index; resolves `false` when it already exists. */
   createIndex(name: string, body?: Record<string, unknown>): Promise<boolean>;
   deleteIndex(name: string): Promise<void>;
@@ -148,5 +171,9 @@ export interface Engine {
    * so every hit's `sort` is unique.
    */
   searchPointInTime<TSource>(pitId: string, keepAlive: string, body: Record<string, unknown>): Promise<PointInTimePage<TSource>>;
+  /** The indices behind an alias; [] when there is no such alias. */
+  aliasIndices(alias: string): Promise<AliasedIndex[]>;
+  /** Rolls a write alias over to a new index (the `_rollover` API, no conditions). */
+  rollover(alias: string): Promise<RolloverResult>;
   close(): Promise<void>;
 }

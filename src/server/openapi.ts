@@ -90,7 +90,7 @@ const schemas = {
   },
   Check: {
     type: "object",
-    required: ["status", "duplicate_of", "distance", "similarity", "reason", "matches", "candidates"],
+    required: ["status", "duplicate_of", "distance", "similarity", "reason", "matches", "candidates", "candidates_cut"],
     properties: {
       status: { enum: ["original", "duplicate"] },
       duplicate_of: nullable("string"),
@@ -99,6 +99,10 @@ const schemas = {
       reason: nullable("string"),
       matches: { type: "array", items: { $ref: "#/components/schemas/Match" } },
       candidates: int,
+      candidates_cut: {
+        type: "boolean",
+        description: "True when the candidate lookup reached its bound (NEARDUP_MAX_CANDIDATES x NEARDUP_MAX_CANDIDATE_PAGES hits) and documents sharing the fewest keys were not read.",
+      },
     },
     additionalProperties: false,
   },

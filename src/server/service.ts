@@ -138,7 +138,7 @@ export async function startService(config: Config, deps: ServiceDeps): Promise<R
         await installTemplates(connected);
         // With NEARDUP_WORKERS > 1 the texts of write requests are analysed on a pool of worker threads.
         analyzer ??= config.workers > 1 ? await createAnalyzer(await fingerprinter(), config.workers, fingerprinterOptions) : undefined;
-        const svc = new DedupService(withBreaker(connected, breaker), prefetch.wrap(await fingerprinter()), config.dedup, dedupMetrics, analyzer);
+        const svc = new DedupService(withBreaker(connected, breaker), prefetch.wrap(await fingerprinter()), config.dedup, dedupMetrics, logger, analyzer);
         await svc.ensureIndex();
         if (closed) {
           await connected.close();

@@ -1,5 +1,6 @@
 import type { Analysis } from "../core/fingerprinter.js";
 import type { Fingerprint } from "../core/fingerprint.js";
+import type { Sketch } from "../core/sketch.js";
 
 export type Status = "original" | "duplicate";
 
@@ -14,13 +15,19 @@ export interface Candidate {
   duplicateOf: string | undefined;
   /** Its LSH band keys, when known. */
   lsh?: readonly string[] | undefined;
-  /** The text, when it came from the engine. */
+  /** The scheme of `lsh` (`lsh1-16x3`); absent means lsh1-16x3 (documents from before contract v3). */
+  lshScheme?: string | undefined;
+  /** The concrete index holding it, when it came from the engine (reads of a time-based window go there). */
+  index?: string | undefined;
+  /** What the verdict rules need (core sketch.ts): read with the hit (contract v3), or made from an analysis. */
+  sketch?: Sketch | undefined;
+  /** The text, for documents stored without a sketch (before contract v3): analysed at re-rank time. */
   text?: string | undefined;
-  /** The analysis, when it came from the recent-writes window (saves analysing the text again). */
+  /** The analysis, when it came from the recent-writes window (until that window holds sketches). */
   analysis?: Analysis | undefined;
 }
 
-/** The `neardup` object as stored on a document (data contract v2). */
+/** The `neardup` object as stored on a document (data contract v3, mappings/README.md). */
 export interface NeardupSource {
   simhash: string;
   seg0: string;
@@ -29,6 +36,12 @@ export interface NeardupSource {
   seg3: string;
   /** MinHash LSH band keys (contract v2). */
   lsh?: string[];
+  /** Scheme of `lsh`, e.g. `lsh1-16x3` (contract v3). */
+  lsh_scheme?: string;
+  /** Re-rank sketch, base64 (core sketch.ts, contract v3; binary doc values, not indexed). */
+  sketch?: string;
+  /** UTF-8 normalized text, base64, for texts too long for the sketch but short enough for the edit rule (contract v3). */
+  normalized?: string;
   status: Status;
   duplicate_of?: string;
   distance?: number;

@@ -21,13 +21,12 @@ import { NeardupError } from "../core/errors.js";
 import type { Analysis, Fingerprinter } from "../core/fingerprinter.js";
 import { bucketFor } from "../core/verdict.js";
 import { bulkItemError } from "../engine/errors.js";
-import { createIndexWithFields } from "../engine/templates.js";
+import { createIndexWithFields, fieldsMapping, fieldsSettings } from "../engine/templates.js";
 import type { Engine } from "../engine/types.js";
 import componentTemplate from "../../mappings/component-template.neardup.json" with { type: "json" };
 import type { Candidate } from "./candidate.js";
-import { documentSource, type Decision } from "./documents.js";
-import { fetchCandidates, type Lookup } from "./engine-candidates.js";
-import { probeOf } from "./probe.js";
+import { documentSource, getDocument, writeDocuments, type Decision } from "./documents.js";
+import { fetchCandidates, probeOf, type Lookup, type LookupResult } from "./candidates/index.js";
 import type { DocInput } from "./input.js";
 import type { DedupMetrics } from "./metrics.js";
 import type { DedupOptions, Policy } from "./options.js";
@@ -58,6 +57,8 @@ export interface CheckResult {
   reason: string | null;
   matches: MatchReport[];
   candidates: number;
+  /** True when the candidate lookup reached its bound: documents sharing the fewest keys were not read. */
+  candidates_cut: boolean;
 }
 
 /** One document's outcome. `action` says what was done with it. */
@@ -114,6 +115,16 @@ function isSelf(c: Candidate, self: string | undefined): boolean {
   return self !== undefined && (c.id === self || c.duplicateOf === self);
 }
 
+/** `<alias>-NNNNNN`, one past the highest number behind the alias (rollover's own naming). */
+function nextIndexName(alias: string, behind: { index: string }[]): string {
+  let n = 0;
+  for (const b of behind) {
+    const m = /-(\d+)$/.exec(b.index);
+    if (m) n = Math.max(n, Number(m[1]));
+  }
+  return `${alias}-${String(n + 1).padStart(6, "0")}`;
+}
+
 function round(x: number): number {
   return Math.round(x * 1e6) / 1e6;
 }
@@ -131,6 +142,7 @@ export class DedupService {
     private readonly fingerprinter: Fingerprinter,
     readonly options: DedupOptions,
     private readonly metrics?: DedupMetrics,
+    private readonly log?: { warn(details: object, message: string): void },
     /** Analyses the texts of write requests (a worker pool, NEARDUP_WORKERS); default: in this thread. */
     private readonly analyzer?: Analyzer,
   ) {
@@ -140,16 +152,32 @@ export class DedupService {
   /**
    * Creates the index (neardup mapping plus a text field) when it does not
    * exist; on an existing index, adds any neardup field it lacks (an index made
-   * under contract v1 gets `neardup.lsh`) and leaves the user's fields alone. A
-   * conflicting neardup mapping is refused by the engine with an error naming the field.
+   * under contract v1 or v2 gets `neardup.lsh`, `lsh_scheme`, `sketch`,
+   * `normalized`: an in-place upgrade, older documents keep working) and leaves
+   * the user's fields alone. A conflicting neardup mapping is refused by the
+   * engine with an error naming the field. With `rollover`, `index` is a write
+   * alias: every index behind it gets the mapping, and when none is the write
+   * index (a lifecycle policy deleted it), the next `<alias>-NNNNNN` is created.
    */
   async ensureIndex(): Promise<void> {
     const mappings = structuredClone(componentTemplate.template.mappings) as { properties: Record<string, unknown> };
-    if (await this.engine.indexExists(this.options.index)) {
-      await this.engine.putMapping(this.options.index, mappings); // the user's own fields are left alone
+    const { index, rollover } = this.options;
+    if (rollover) {
+      const behind = await this.engine.aliasIndices(index);
+      if (behind.length > 0) await this.engine.putMapping(index, mappings);
+      if (!behind.some((b) => b.writeIndex)) {
+        if (behind.length === 0 && (await this.engine.indexExists(index))) {
+          throw new NeardupError("INVALID_CONFIG", `${index} is an index, not an alias: with rollover, NEARDUP_INDEX names the write alias`, { field: "index" });
+        }
+        mappings.properties[this.options.textField] = { type: "text" };
+        mappings.properties.fields = fieldsMapping(this.engine.info);
+        await this.engine.createIndex(nextIndexName(index, behind), { aliases: { [index]: { is_write_index: true } }, settings: fieldsSettings(this.engine.info), mappings });
+      }
+    } else if (await this.engine.indexExists(index)) {
+      await this.engine.putMapping(index, mappings); // the user's own fields are left alone
     } else {
       mappings.properties[this.options.textField] = { type: "text" };
-      await createIndexWithFields(this.engine, this.options.index, mappings); // `fields`: one field however many keys clients send
+      await createIndexWithFields(this.engine, index, mappings); // `fields`: one field however many keys clients send
     }
     await this.learnRefreshInterval();
   }
@@ -186,8 +214,15 @@ export class DedupService {
     return this.fingerprinter.analyze(text, field);
   }
 
-  private engineCandidates(lookups: Lookup[]): Promise<Candidate[][]> {
-    return fetchCandidates(this.engine, this.options, lookups, (hits) => this.metrics?.engineHits.observe(hits));
+  private engineCandidates(lookups: Lookup[]): Promise<LookupResult[]> {
+    const source = { ...this.options, maxPages: this.options.maxCandidatePages, verdict: this.fingerprinter.verdictOptions };
+    return fetchCandidates(this.engine, source, lookups, {
+      onHits: (hits) => this.metrics?.engineHits.observe(hits),
+      onCut: (lookup, read) => {
+        this.metrics?.candidatesCut.inc();
+        this.log?.warn({ simhash: lookup.analysis.hex, read, pageSize: this.options.maxCandidates, pages: this.options.maxCandidatePages }, "candidate lookup cut: more documents share its keys than it may read");
+      },
+    });
   }
 
   /**
@@ -219,7 +254,7 @@ export class DedupService {
     const radius = this.radiusFor(analysis);
     const startedAt = Date.now();
     const [fromEngine] = await this.engineCandidates([{ analysis, time, excludeId: options.id, radius }]);
-    const { matches, candidates } = this.matchesFor(analysis, radius, time, options.id, fromEngine!, startedAt);
+    const { matches, candidates } = this.matchesFor(analysis, radius, time, options.id, fromEngine!.candidates, startedAt);
     const chosen = chooseOriginal(matches);
     this.metrics?.checks.inc({ operation: "check" });
     if (chosen) this.metrics?.duplicates.inc({ policy: "check" });
@@ -232,6 +267,7 @@ export class DedupService {
       reason: chosen?.match.verdict.rule ?? null,
       matches: rankMatches(matches).filter((m) => m.verdict.duplicate).map(report),
       candidates,
+      candidates_cut: fromEngine!.cut,
     };
   }
 
@@ -282,7 +318,7 @@ export class DedupService {
         startedAt = Date.now();
         [fromEngine, roots] = await Promise.all([this.engineCandidates(lookups), this.rootsAmong(items)]);
       }
-      decided = items.map((item, i) => this.decide(item, radii[i]!, fromEngine[i]!, roots, startedAt, policy));
+      decided = items.map((item, i) => this.decide(item, radii[i]!, fromEngine[i]!.candidates, roots, startedAt, policy));
     } finally {
       ticket.done();
     }
@@ -305,6 +341,7 @@ export class DedupService {
     if (ids.length === 0) return roots;
     const response = await this.engine.search<unknown>({
       index: this.options.index,
+      ignoreUnavailable: true,
       body: {
         size: 0,
         track_total_hits: false,
@@ -348,7 +385,7 @@ export class DedupService {
     }
     if (write) {
       out.entry = this.recent.add({ id: doc.id, simhash: analysis.simhash, lsh: analysis.lsh, time: doc.time, status: decision.status, duplicateOf: decision.duplicateOf, analysis });
-      out.source = documentSource(this.options.textField, doc, analysis, decision);
+      out.source = documentSource(this.options.textField, doc, analysis, decision, this.fingerprinter.verdictOptions);
     }
     return out;
   }
@@ -385,7 +422,7 @@ export class DedupService {
     const earlier = [...new Set(batch.flatMap((d) => this.inflight.get(d.item.doc.id) ?? []))];
     const run = (async () => {
       await Promise.all(earlier.map((p) => p.catch(() => undefined)));
-      return this.engine.bulk(batch.flatMap((d) => [{ index: { _index: this.options.index, _id: d.item.doc.id } }, d.source!]));
+      return writeDocuments(this.engine, this.options, batch.map((d) => ({ id: d.item.doc.id, source: d.source! })), () => this.ensureIndex());
     })();
     const settled = run.then(
       () => undefined,
@@ -417,7 +454,7 @@ export class DedupService {
     const end = this.metrics?.checkDuration.startTimer({ operation: "search" });
     let text = query.text;
     if (text === undefined) {
-      const stored = await this.engine.get<Record<string, unknown>>(this.options.index, query.id!);
+      const stored = await getDocument<Record<string, unknown>>(this.engine, this.options.index, query.id!);
       const storedText = stored?.[this.options.textField];
       if (typeof storedText !== "string") {
         throw new NeardupError("NOT_FOUND", `document ${JSON.stringify(query.id)} does not exist in ${this.options.index}`, { field: "id" });
@@ -428,7 +465,7 @@ export class DedupService {
     const radius = query.radius ?? this.radiusFor(analysis);
     const time = Date.now();
     const [fromEngine] = await this.engineCandidates([{ analysis, time, excludeId: query.id, radius }]);
-    const { matches, candidates } = this.matchesFor(analysis, radius, time, query.id, fromEngine!, time);
+    const { matches, candidates } = this.matchesFor(analysis, radius, time, query.id, fromEngine!.candidates, time);
     const kept = matches.filter((m) => (query.minSimilarity === undefined ? m.verdict.duplicate : m.similarity >= query.minSimilarity));
     this.metrics?.checks.inc({ operation: "search" });
     end?.();
@@ -437,11 +474,12 @@ export class DedupService {
 
   /** The cluster a document belongs to: its original and every document marked a duplicate of it. */
   async cluster(id: string, limit = 1000): Promise<{ original: string; members: { id: string; status: string; distance: number | null; similarity: number | null }[] }> {
-    const stored = await this.engine.get<{ neardup?: { status?: string; duplicate_of?: string } }>(this.options.index, id);
+    const stored = await getDocument<{ neardup?: { status?: string; duplicate_of?: string } }>(this.engine, this.options.index, id);
     if (!stored) throw new NeardupError("NOT_FOUND", `document ${JSON.stringify(id)} does not exist in ${this.options.index}`, { field: "id" });
     const original = stored.neardup?.status === "duplicate" && stored.neardup.duplicate_of ? stored.neardup.duplicate_of : id;
     const response = await this.engine.search<{ neardup: { distance?: number; similarity?: number } }>({
       index: this.options.index,
+      ignoreUnavailable: true,
       body: {
         size: limit,
         _source: ["neardup.distance", "neardup.similarity", "neardup.timestamp"],

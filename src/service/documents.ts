@@ -1,7 +1,8 @@
 import type { Analysis } from "../core/fingerprinter.js";
-import { fromHex } from "../core/fingerprint.js";
-import type { SearchHit } from "../engine/types.js";
-import type { Candidate, NeardupSource, Status } from "./candidate.js";
+import { DEFAULT_INLINE_TEXT_LENGTH, editTextLimit, encodeSketch, sketchOf } from "../core/sketch.js";
+import { DEFAULT_VERDICT_OPTIONS, type VerdictOptions } from "../core/verdict.js";
+import type { BulkResult, Engine } from "../engine/types.js";
+import type { NeardupSource, Status } from "./candidate.js";
 import type { DocInput } from "./input.js";
 
 export interface Decision {
@@ -12,8 +13,13 @@ export interface Decision {
   reason?: string | undefined;
 }
 
-/** The `neardup` object written on a document (data contract v2, mappings/README.md). */
-export function neardupSource(analysis: Analysis, decision: Decision, time: number): NeardupSource {
+/**
+ * The `neardup` object written on a document (data contract v3, mappings/README.md).
+ * `verdict` (the rules the service runs) decides which texts also store their
+ * normalized text for the edit rule: those too long for the sketch's inline
+ * text and short enough that some bucket's edit rule could hold.
+ */
+export function neardupSource(analysis: Analysis, decision: Decision, time: number, verdict: VerdictOptions = DEFAULT_VERDICT_OPTIONS): NeardupSource {
   const [seg0, seg1, seg2, seg3] = analysis.segments;
   const source: NeardupSource = {
     simhash: analysis.hex,
@@ -28,6 +34,11 @@ export function neardupSource(analysis: Analysis, decision: Decision, time: numb
   };
   const lsh = analysis.lsh;
   if (lsh.length > 0) source.lsh = [...lsh];
+  if (analysis.lshScheme !== undefined) source.lsh_scheme = analysis.lshScheme;
+  source.sketch = encodeSketch(sketchOf(analysis, DEFAULT_INLINE_TEXT_LENGTH));
+  if (analysis.length >= DEFAULT_INLINE_TEXT_LENGTH && analysis.length <= editTextLimit(verdict)) {
+    source.normalized = Buffer.from(analysis.normalized, "utf8").toString("base64");
+  }
   if (decision.status === "duplicate") {
     source.duplicate_of = decision.duplicateOf!;
     source.distance = decision.distance!;
@@ -38,36 +49,58 @@ export function neardupSource(analysis: Analysis, decision: Decision, time: numb
 }
 
 /** The whole source written for one document. */
-export function documentSource(textField: string, doc: DocInput, analysis: Analysis, decision: Decision): Record<string, unknown> {
-  if (doc.source) return { ...doc.source, neardup: neardupSource(analysis, decision, doc.time) };
-  const source: Record<string, unknown> = { [textField]: doc.text, neardup: neardupSource(analysis, decision, doc.time) };
+export function documentSource(textField: string, doc: DocInput, analysis: Analysis, decision: Decision, verdict?: VerdictOptions): Record<string, unknown> {
+  if (doc.source) return { ...doc.source, neardup: neardupSource(analysis, decision, doc.time, verdict) };
+  const source: Record<string, unknown> = { [textField]: doc.text, neardup: neardupSource(analysis, decision, doc.time, verdict) };
   if (doc.fields) source.fields = doc.fields;
   return source;
 }
 
-function first(fields: Record<string, unknown[]> | undefined, name: string): unknown {
-  return fields?.[name]?.[0];
+/** Where documents go: an index, or (rollover) a write alias over time-based indices. */
+export interface WriteTarget {
+  index: string;
+  rollover: boolean;
 }
 
-/** A candidate hit (doc values from {@link candidateQuery}) as a re-rank candidate; hits without a valid simhash are skipped. */
-export function candidateFromHit(hit: SearchHit<unknown>): Candidate | undefined {
-  const hex = first(hit.fields, "neardup.simhash");
-  if (typeof hex !== "string") return undefined;
-  let simhash;
-  try {
-    simhash = fromHex(hex);
-  } catch {
-    return undefined;
-  }
-  const time = Number(first(hit.fields, "neardup.timestamp"));
-  const duplicateOf = first(hit.fields, "neardup.duplicate_of");
-  const lsh = hit.fields?.["neardup.lsh"];
-  return {
-    lsh: Array.isArray(lsh) ? lsh.filter((k): k is string => typeof k === "string") : undefined,
-    id: hit._id,
-    simhash,
-    time: Number.isFinite(time) ? time : 0,
-    status: first(hit.fields, "neardup.status") === "duplicate" ? "duplicate" : "original",
-    duplicateOf: typeof duplicateOf === "string" ? duplicateOf : undefined,
-  };
+/** A write the engine refused because its target is gone (deleted by a lifecycle policy, or an alias left without a write index). */
+export function isMissingTarget(error: { type: string; reason: string } | undefined): boolean {
+  if (!error) return false;
+  return error.type === "index_not_found_exception" || (error.type === "illegal_argument_exception" && /no write index is defined/i.test(error.reason));
+}
+
+/**
+ * Bulk-writes documents to the target. Through an alias every action carries
+ * `require_alias`, so a deleted alias is never silently replaced by an
+ * auto-created index of that name. Items refused because the target is gone
+ * are written once more after `recreate()` has made a new target.
+ */
+export async function writeDocuments(
+  engine: Engine,
+  target: WriteTarget,
+  writes: { id: string; source: Record<string, unknown> }[],
+  recreate: () => Promise<void>,
+): Promise<BulkResult> {
+  const action = (id: string) => ({ index: { _index: target.index, _id: id, ...(target.rollover ? { require_alias: true } : {}) } });
+  const first = await engine.bulk(writes.flatMap((w) => [action(w.id), w.source]));
+  const retry = first.items.flatMap((item, i) => (isMissingTarget(item.error) ? [i] : []));
+  if (retry.length === 0) return first;
+  await recreate();
+  const second = await engine.bulk(retry.flatMap((i) => [action(writes[i]!.id), writes[i]!.source]));
+  const items = [...first.items];
+  retry.forEach((i, k) => (items[i] = second.items[k]!));
+  return { errors: items.some((it) => it.error !== undefined), items };
+}
+
+/**
+ * A stored document's source by id, from the index or every index behind the
+ * alias (GET cannot read an alias over several indices); the newest copy by
+ * `neardup.timestamp` when several indices hold the id. `undefined` when none does.
+ */
+export async function getDocument<T>(engine: Engine, index: string, id: string): Promise<T | undefined> {
+  const response = await engine.search<T>({
+    index,
+    ignoreUnavailable: true,
+    body: { size: 1, query: { ids: { values: [id] } }, sort: [{ "neardup.timestamp": { order: "desc", unmapped_type: "date" } }] },
+  });
+  return response.hits.hits[0]?._source;
 }

@@ -6,6 +6,7 @@ export interface DedupMetrics {
   duplicates: Counter<"policy">;
   candidates: Histogram;
   engineHits: Histogram;
+  candidatesCut: Counter;
   checkDuration: Histogram<"operation">;
   /** Recent-writes window size, set by the service on each write request. */
   recentEntries: Gauge;
@@ -36,6 +37,11 @@ export function createDedupMetrics(registry: Registry): DedupMetrics {
       name: "neardup_engine_hits_per_lookup",
       help: "Segment-term hits the engine returned per lookup, before the Hamming filter.",
       buckets: [0, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000],
+      registers: [registry],
+    }),
+    candidatesCut: new Counter({
+      name: "neardup_candidates_cut_total",
+      help: "Candidate lookups that reached their bound (NEARDUP_MAX_CANDIDATES x NEARDUP_MAX_CANDIDATE_PAGES hits) with more documents left unread.",
       registers: [registry],
     }),
     checkDuration: new Histogram({

@@ -6,16 +6,28 @@ export const POLICIES: readonly Policy[] = ["mark", "skip", "reject"];
 
 /** Options of the dedup service; defaults in {@link DEFAULT_DEDUP_OPTIONS}. */
 export interface DedupOptions {
-  /** Index documents are written to and candidates are searched in. Default `neardup-documents`. */
+  /** Index documents are written to and candidates are searched in (with `rollover`: the write alias). Default `neardup-documents`. */
   index: string;
+  /**
+   * Time-based indices: `index` is a write alias over `<index>-000001`,
+   * `-000002`, ... that a lifecycle policy (ILM/ISM) rolls over and deletes.
+   * Reads (candidates, GET, clusters) cover every index behind the alias; a
+   * write that finds no write index creates the next one. Default false.
+   */
+  rollover: boolean;
   /** Source field holding the text. Default `text`. */
   textField: string;
   /** The dedup window in milliseconds: only documents this much older than now (by `neardup.timestamp`) are compared. Default 2 days. */
   windowMs: number;
   /** Default policy when a request names none. Default `mark`. */
   policy: Policy;
-  /** Most candidates fetched from the engine per check. Default 1,000. */
+  /** Hits per engine page of a candidate lookup. Default 1,000. */
   maxCandidates: number;
+  /**
+   * Pages a single candidate lookup reads before it stops and says so
+   * (`candidates_cut`, metric `neardup_candidates_cut_total`, a warning). Default 10.
+   */
+  maxCandidatePages: number;
   /**
    * How long a written document stays in the in-memory recent-writes window,
    * in milliseconds: it must outlast the engine's refresh interval (default 1 s)
@@ -35,10 +47,12 @@ export interface DedupOptions {
 
 export const DEFAULT_DEDUP_OPTIONS: Readonly<DedupOptions> = Object.freeze({
   index: "neardup-documents",
+  rollover: false,
   textField: "text",
   windowMs: 2 * 24 * 3600 * 1000,
   policy: "mark",
   maxCandidates: 1000,
+  maxCandidatePages: 10,
   recentWindowMs: 30_000,
   maxBulkItems: 1000,
   recentWindowBytes: 256 * 1024 * 1024,
@@ -50,11 +64,12 @@ export function resolveDedupOptions(options: Partial<DedupOptions> = {}): DedupO
     if (!(key in DEFAULT_DEDUP_OPTIONS)) throw new NeardupError("INVALID_CONFIG", `unknown dedup option ${key}`, { field: key });
   }
   const o = { ...DEFAULT_DEDUP_OPTIONS, ...options };
-  for (const key of ["windowMs", "maxCandidates", "recentWindowMs", "maxBulkItems", "recentWindowBytes"] as const) {
+  for (const key of ["windowMs", "maxCandidates", "maxCandidatePages", "recentWindowMs", "maxBulkItems", "recentWindowBytes"] as const) {
     if (!Number.isInteger(o[key]) || o[key] <= 0) {
       throw new NeardupError("INVALID_CONFIG", `${key} must be a positive integer, got ${JSON.stringify(o[key])}`, { field: key });
     }
   }
+  if (typeof o.rollover !== "boolean") throw new NeardupError("INVALID_CONFIG", `rollover must be true or false, got ${JSON.stringify(o.rollover)}`, { field: "rollover" });
   if (!POLICIES.includes(o.policy)) throw new NeardupError("INVALID_CONFIG", `policy must be one of ${POLICIES.join(", ")}, got ${JSON.stringify(o.policy)}`, { field: "policy" });
   if (!/^[a-z0-9][a-z0-9._-]*$/.test(o.index)) throw new NeardupError("INVALID_CONFIG", `index ${JSON.stringify(o.index)} is not a valid index name`, { field: "index" });
   if (!o.textField || o.textField === "neardup" || o.textField.startsWith("neardup.")) {

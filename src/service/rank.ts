@@ -1,12 +1,16 @@
 /**
- * Re-ranking in TypeScript: Hamming distance first (cheap, on the stored
- * simhash), then the core's verdict rules (TF-IDF cosine; edit distance and
- * character cosine for short texts) only for candidates within the radius.
+ * Re-ranking in TypeScript: the reach rule first (cheap, on the stored
+ * simhash and keys), then the core's verdict rules for the candidates it
+ * keeps, from their stored sketches (core sketch.ts: TF-IDF cosine from the
+ * sketch, edit distance and character cosine only when the cheaper rules
+ * cannot decide). Candidates without a sketch (stored before contract v3)
+ * are analysed from their text; recent-window entries bring their analysis.
  */
 import type { Analysis, Fingerprinter } from "../core/fingerprinter.js";
+import { compareSketches, sketchOf, type Sketched } from "../core/sketch.js";
 import { reportedSimilarity, type Verdict } from "../core/verdict.js";
 import type { Candidate } from "./candidate.js";
-import { probeOf, reaches } from "./probe.js";
+import { probeOf, reaches } from "./candidates/probe.js";
 import { byTimeThenId, chooseRoot } from "../core/original.js";
 
 export interface Match {
@@ -29,13 +33,22 @@ export function compareCandidates(fingerprinter: Fingerprinter, query: Analysis,
   const seen = new Set<string>();
   const probe = probeOf(query, radius);
   const matches: Match[] = [];
+  let sketched: Sketched | undefined;
   for (const candidate of candidates) {
     if (seen.has(candidate.id)) continue;
     seen.add(candidate.id);
     if (!reaches(probe, candidate)) continue;
-    const other = candidate.analysis ?? (candidate.text === undefined ? undefined : safeAnalyze(fingerprinter, candidate.text));
-    if (!other) continue;
-    const verdict = fingerprinter.compare(query, other);
+    let verdict: Verdict | undefined;
+    if (candidate.analysis) verdict = fingerprinter.compare(query, candidate.analysis);
+    else if (candidate.sketch) {
+      sketched ??= { simhash: query.simhash, sketch: sketchOf(query, Infinity) };
+      // undefined: the edit rule needed a text that could not be read (the document is gone).
+      verdict = compareSketches(sketched, { simhash: candidate.simhash, sketch: candidate.sketch }, fingerprinter.verdictOptions);
+    } else if (candidate.text !== undefined) {
+      const other = safeAnalyze(fingerprinter, candidate.text);
+      if (other) verdict = fingerprinter.compare(query, other);
+    }
+    if (!verdict) continue;
     matches.push({ candidate, verdict, similarity: reportedSimilarity(verdict) });
   }
   return matches;

@@ -1,6 +1,6 @@
 import { LshTable, SegmentIndex } from "../index/index.js";
 import type { Candidate } from "./candidate.js";
-import type { Probe } from "./probe.js";
+import type { Probe } from "./candidates/probe.js";
 
 /**
  * One document decided by this sidecar, as the recent-writes window holds it.

@@ -32,51 +32,64 @@ function asNumber(v: unknown): number {
   return Number.isFinite(n) ? n : Date.parse(String(v));
 }
 
-function matches(q: Record<string, unknown>, id: string, source: Source): boolean {
+/** The query's score for the document (leaf queries score 1, constant_score its boost, bool the sum of what matched), or null when it does not match. */
+function score(q: Record<string, unknown>, id: string, source: Source): number | null {
   const [kind, body] = Object.entries(q)[0] as [string, Record<string, unknown>];
+  const hit = (ok: boolean) => (ok ? 1 : null);
   switch (kind) {
     case "match_all":
-      return true;
+      return 1;
     case "ids":
-      return (body.values as string[]).includes(id);
+      return hit((body.values as string[]).includes(id));
     case "term": {
       const [field, value] = Object.entries(body)[0]!;
       const v = typeof value === "object" && value !== null && "value" in value ? (value as { value: unknown }).value : value;
-      return field === "_id" ? id === v : valuesAt(source, field).includes(v);
+      const have = field === "_id" ? [id] : valuesAt(source, field);
+      return hit(have.some((h) => h === v || (field.endsWith("timestamp") && asNumber(h) === asNumber(v))));
     }
     case "terms": {
       const [field, values] = Object.entries(body)[0] as [string, unknown[]];
       const have = field === "_id" ? [id] : valuesAt(source, field);
-      return have.some((v) => values.includes(v));
+      return hit(have.some((v) => values.includes(v)));
     }
     case "exists":
-      return valuesAt(source, body.field as string).length > 0;
+      return hit(valuesAt(source, body.field as string).length > 0);
     case "range": {
       const [field, r] = Object.entries(body)[0] as [string, Record<string, unknown>];
-      return valuesAt(source, field).some((raw) => {
-        const v = asNumber(raw);
-        if (r.gte !== undefined && !(v >= asNumber(r.gte))) return false;
-        if (r.gt !== undefined && !(v > asNumber(r.gt))) return false;
-        if (r.lte !== undefined && !(v <= asNumber(r.lte))) return false;
-        if (r.lt !== undefined && !(v < asNumber(r.lt))) return false;
-        return true;
-      });
+      return hit(
+        valuesAt(source, field).some((raw) => {
+          const v = asNumber(raw);
+          if (r.gte !== undefined && !(v >= asNumber(r.gte))) return false;
+          if (r.gt !== undefined && !(v > asNumber(r.gt))) return false;
+          if (r.lte !== undefined && !(v <= asNumber(r.lte))) return false;
+          if (r.lt !== undefined && !(v < asNumber(r.lt))) return false;
+          return true;
+        }),
+      );
     }
+    case "constant_score":
+      return score(body.filter as Record<string, unknown>, id, source) === null ? null : Number(body.boost ?? 1);
     case "bool": {
-      const list = (k: string) => ((body[k] ?? []) as Record<string, unknown>[] | Record<string, unknown>) as Record<string, unknown>[];
       const arr = (k: string) => {
-        const v = list(k);
+        const v = (body[k] ?? []) as Record<string, unknown>[] | Record<string, unknown>;
         return Array.isArray(v) ? v : [v];
       };
-      if (!arr("filter").every((c) => matches(c, id, source))) return false;
-      if (!arr("must").every((c) => matches(c, id, source))) return false;
-      if (arr("must_not").some((c) => matches(c, id, source))) return false;
+      if (!arr("filter").every((c) => score(c, id, source) !== null)) return null;
+      if (arr("must_not").some((c) => score(c, id, source) !== null)) return null;
+      let total = 0;
+      for (const c of arr("must")) {
+        const sc = score(c, id, source);
+        if (sc === null) return null;
+        total += sc;
+      }
       const should = arr("should");
       if (should.length > 0) {
         const need = Number(body.minimum_should_match ?? (arr("filter").length + arr("must").length > 0 ? 0 : 1));
-        if (should.filter((c) => matches(c, id, source)).length < need) return false;
+        const scores = should.map((c) => score(c, id, source)).filter((x): x is number => x !== null);
+        if (scores.length < need) return null;
+        total += scores.reduce((a, b) => a + b, 0);
       }
-      return true;
+      return total;
     }
     default:
       throw new Error(`memory engine: unsupported query ${kind}`);
@@ -142,20 +155,34 @@ export class MemoryEngine implements Engine {
   async search<T>(request: SearchRequest): Promise<SearchResponse<T>> {
     const body = request.body as { query?: Record<string, unknown>; size?: number; sort?: unknown[]; search_after?: unknown[]; docvalue_fields?: (string | { field: string })[]; _source?: boolean | string[]; aggs?: Record<string, { terms: { field: string; size?: number } }> };
     const index = this.idx(request.index);
-    let hits = [...index.searchable].filter(([id, source]) => matches(body.query ?? { match_all: {} }, id, source));
-    const sortFields = (body.sort ?? []).map((s) => (typeof s === "string" ? s : Object.keys(s as object)[0]!));
-    const key = (id: string, source: Source) => sortFields.map((f) => (f === "_id" ? id : valuesAt(source, f)[0]));
-    if (sortFields.length > 0) {
-      const cmp = (a: unknown[], b: unknown[]) => {
-        for (let k = 0; k < a.length; k++) if (a[k] !== b[k]) return String(a[k]) < String(b[k]) ? -1 : 1;
-        return 0;
-      };
-      hits.sort(([ia, sa], [ib, sb]) => cmp(key(ia, sa), key(ib, sb)));
-      if (body.search_after) hits = hits.filter(([id, s]) => cmp(key(id, s), body.search_after!) > 0);
+    const scored = [...index.searchable].flatMap(([id, source]) => {
+      const sc = score(body.query ?? { match_all: {} }, id, source);
+      return sc === null ? [] : [{ id, source, score: sc }];
+    });
+    const specs = (body.sort ?? []).map((s) => {
+      if (typeof s === "string") return { field: s, desc: s === "_score" };
+      const [field, o] = Object.entries(s as object)[0] as [string, unknown];
+      const order = typeof o === "string" ? o : (o as { order?: string }).order;
+      return { field, desc: order === "desc" };
+    });
+    const key = (h: { id: string; source: Source; score: number }) =>
+      specs.map(({ field }) => (field === "_score" ? h.score : field === "_id" ? h.id : field.endsWith("timestamp") ? asNumber(valuesAt(h.source, field)[0]) : valuesAt(h.source, field)[0]));
+    const cmp = (a: unknown[], b: unknown[]) => {
+      for (let k = 0; k < a.length; k++) {
+        if (a[k] === b[k]) continue;
+        const lt = typeof a[k] === "number" && typeof b[k] === "number" ? (a[k] as number) < (b[k] as number) : String(a[k]) < String(b[k]);
+        return (lt ? -1 : 1) * (specs[k]!.desc ? -1 : 1);
+      }
+      return 0;
+    };
+    let hits = scored;
+    if (specs.length > 0) {
+      hits.sort((a, b) => cmp(key(a), key(b)));
+      if (body.search_after) hits = hits.filter((h) => cmp(key(h), body.search_after!) > 0);
     }
     const size = body.size ?? 10;
-    const out: SearchHit<T>[] = hits.slice(0, size).map(([id, source]) => {
-      const hit: SearchHit<T> = { _id: id, _index: request.index, _score: null };
+    const out: SearchHit<T>[] = hits.slice(0, size).map(({ id, source, score: sc }) => {
+      const hit: SearchHit<T> = { _id: id, _index: request.index, _score: sc };
       if (body._source !== false) hit._source = (Array.isArray(body._source) ? pick(source, body._source) : source) as T;
       if (body.docvalue_fields) {
         hit.fields = {};
@@ -165,7 +192,7 @@ export class MemoryEngine implements Engine {
           if (values.length > 0) hit.fields[name] = values;
         }
       }
-      if (sortFields.length > 0) hit.sort = key(id, source);
+      if (specs.length > 0) hit.sort = key({ id, source, score: sc });
       return hit;
     });
     const response: SearchResponse<T> = { took: 0, hits: { total: { value: hits.length, relation: "eq" }, hits: out } };
@@ -173,7 +200,7 @@ export class MemoryEngine implements Engine {
       response.aggregations = {};
       for (const [name, agg] of Object.entries(body.aggs)) {
         const counts = new Map<unknown, number>();
-        for (const [, source] of hits) for (const v of valuesAt(source, agg.terms.field)) counts.set(v, (counts.get(v) ?? 0) + 1);
+        for (const { source } of hits) for (const v of valuesAt(source, agg.terms.field)) counts.set(v, (counts.get(v) ?? 0) + 1);
         response.aggregations[name] = { buckets: [...counts].slice(0, agg.terms.size ?? 10).map(([k, doc_count]) => ({ key: k, doc_count })) };
       }
     }
@@ -230,6 +257,14 @@ export class MemoryEngine implements Engine {
   async closePointInTime() {}
   async searchPointInTime(): Promise<never> {
     throw new Error("memory engine: point in time is not supported");
+  }
+
+  async deleteIndexTemplate() {}
+  async aliasIndices(): Promise<never[]> {
+    return [];
+  }
+  async rollover(): Promise<never> {
+    throw new Error("memory engine: rollover is not supported");
   }
 
   async close() {}

@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { flip } from "../../helpers/bits.js";
 import { describe, expect, it } from "vitest";
 import { fromHex, hamming, segments } from "../../../src/core/fingerprint.js";
-import { candidateQuery, segmentTerms } from "../../../src/service/candidates.js";
+import { candidateQuery, segmentTerms, sharedSegments } from "../../../src/service/candidates/index.js";
 
 const fpArb = fc.record({ hi: fc.integer({ min: 0, max: 0xffffffff }), lo: fc.integer({ min: 0, max: 0xffffffff }) });
 
@@ -33,51 +33,89 @@ describe("segmentTerms", () => {
   });
 });
 
+const scheme = { version: "nd1", lshScheme: "lsh1-16x3" };
+
+describe("sharedSegments", () => {
+  it("counts equal 16-bit segments, property against segments()", () => {
+    fc.assert(
+      fc.property(fpArb, fc.uniqueArray(fc.integer({ min: 0, max: 63 }), { maxLength: 6 }), (fp, bits) => {
+        const other = flip(fp, bits);
+        const a = segments(fp);
+        const b = segments(other);
+        expect(sharedSegments(fp, other)).toBe(a.filter((s, i) => s === b[i]).length);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
 describe("candidateQuery", () => {
-  it("filters to the window, leaves out the document itself and reads only doc values", () => {
-    const body = candidateQuery({ simhash: fromHex("0123456789abcdef"), radius: 3, lsh: [], since: 1000, excludeId: "me", size: 50 });
+  it("scores one per shared key, filters to the scheme and window, leaves out the document itself, sorts for paging and reads only doc values", () => {
+    const body = candidateQuery({ simhash: fromHex("0123456789abcdef"), radius: 3, lsh: [], scheme, since: 1000, excludeId: "me", size: 50 });
     expect(body).toEqual({
       size: 50,
       track_total_hits: false,
       _source: false,
-      docvalue_fields: ["neardup.simhash", "neardup.lsh", "neardup.status", "neardup.duplicate_of", { field: "neardup.timestamp", format: "epoch_millis" }],
+      docvalue_fields: [
+        "neardup.simhash",
+        "neardup.lsh",
+        "neardup.lsh_scheme",
+        "neardup.status",
+        "neardup.duplicate_of",
+        "neardup.sketch",
+        { field: "neardup.timestamp", format: "epoch_millis" },
+      ],
       query: {
         bool: {
-          filter: [
-            {
-              bool: {
-                should: [
-                  { term: { "neardup.seg0": "0123" } },
-                  { term: { "neardup.seg1": "4567" } },
-                  { term: { "neardup.seg2": "89ab" } },
-                  { term: { "neardup.seg3": "cdef" } },
-                ],
-                minimum_should_match: 1,
-              },
-            },
-            { range: { "neardup.timestamp": { gte: 1000, format: "epoch_millis" } } },
+          should: [
+            { constant_score: { filter: { term: { "neardup.seg0": "0123" } }, boost: 1 } },
+            { constant_score: { filter: { term: { "neardup.seg1": "4567" } }, boost: 1 } },
+            { constant_score: { filter: { term: { "neardup.seg2": "89ab" } }, boost: 1 } },
+            { constant_score: { filter: { term: { "neardup.seg3": "cdef" } }, boost: 1 } },
           ],
+          minimum_should_match: 1,
+          filter: [{ term: { "neardup.version": "nd1" } }, { range: { "neardup.timestamp": { gte: 1000, format: "epoch_millis" } } }],
           must_not: [{ ids: { values: ["me"] } }],
         },
       },
+      sort: [{ _score: "desc" }, { "neardup.timestamp": "asc" }, { "neardup.simhash": "asc" }],
     });
   });
 
-  it("adds the LSH band keys as one more way to match", () => {
-    const body = candidateQuery({ simhash: fromHex("0123456789abcdef"), radius: 0, lsh: ["00:0000abcd", "01:ffff0000"], since: 0, size: 10 }) as {
-      query: { bool: { filter: [{ bool: { should: Record<string, unknown>[] } }] } };
+  it("adds one clause per LSH band key, limited to the key's scheme (no lsh_scheme = lsh1-16x3)", () => {
+    const body = candidateQuery({ simhash: fromHex("0123456789abcdef"), radius: 0, lsh: ["00:0000abcd", "01:ffff0000"], scheme, since: 0, size: 10, searchAfter: [2, 5, "x"] }) as {
+      query: { bool: { should: Record<string, unknown>[] } };
+      search_after: unknown[];
     };
-    const should = body.query.bool.filter[0].bool.should;
-    expect(should).toHaveLength(5);
-    expect(should[4]).toEqual({ terms: { "neardup.lsh": ["00:0000abcd", "01:ffff0000"] } });
+    const should = body.query.bool.should;
+    // With LSH keys at radius <= 3, two of the four segments are needed (segmentsNeeded).
+    expect(should).toHaveLength(3);
+    expect(should[0]).toMatchObject({ bool: { minimum_should_match: 2 } });
+    expect(should[1]).toEqual({
+      constant_score: {
+        filter: {
+          bool: {
+            filter: [
+              { term: { "neardup.lsh": "00:0000abcd" } },
+              { bool: { should: [{ term: { "neardup.lsh_scheme": "lsh1-16x3" } }, { bool: { must_not: [{ exists: { field: "neardup.lsh_scheme" } }] } }], minimum_should_match: 1 } },
+            ],
+          },
+        },
+        boost: 1,
+      },
+    });
+    expect(body.search_after).toEqual([2, 5, "x"]);
+    const other = candidateQuery({ simhash: fromHex("0123456789abcdef"), radius: 0, lsh: ["00:0000abcd"], scheme: { version: "nd1", lshScheme: "lsh2-20x4" }, since: 0, size: 10 }) as typeof body;
+    expect(JSON.stringify(other.query.bool.should[1])).toContain('{"term":{"neardup.lsh_scheme":"lsh2-20x4"}}');
+    expect(JSON.stringify(other.query.bool.should[1])).not.toContain("exists");
   });
 
   it("uses terms clauses beyond radius 3", () => {
-    const body = candidateQuery({ simhash: fromHex("0123456789abcdef"), radius: 4, lsh: [], since: 0, size: 10 }) as {
-      query: { bool: { filter: [{ bool: { should: { terms?: Record<string, string[]> }[] } }]; must_not?: unknown } };
+    const body = candidateQuery({ simhash: fromHex("0123456789abcdef"), radius: 4, lsh: [], scheme, since: 0, size: 10 }) as {
+      query: { bool: { should: { constant_score: { filter: { terms?: Record<string, string[]> } } }[]; must_not?: unknown } };
     };
-    const should = body.query.bool.filter[0].bool.should;
-    expect(should.every((c) => c.terms && Object.values(c.terms)[0]!.length === 17)).toBe(true);
+    const should = body.query.bool.should;
+    expect(should.every((c) => c.constant_score.filter.terms && Object.values(c.constant_score.filter.terms)[0]!.length === 17)).toBe(true);
     expect(body.query.bool.must_not).toBeUndefined();
   });
 });

@@ -32,7 +32,7 @@ describe("DedupService on an engine double", () => {
   it("gives the same answers with its texts analysed on a pool of worker threads", async () => {
     const docs = [...variants(LONG_ZH, 4), RECIPE_EN, "", MOM_A, MOM_B].map((text, i) => parseDocInput({ id: `d${i}`, text, time: 1000 + i }));
     const run = async (analyzer?: Analyzer) => {
-      const service = new DedupService(new MemoryEngine(), fp, resolveDedupOptions({ index: "pool" }), undefined, analyzer);
+      const service = new DedupService(new MemoryEngine(), fp, resolveDedupOptions({ index: "pool" }), undefined, undefined, analyzer);
       await service.ensureIndex();
       return (await service.index(docs, "mark")).map((r) => (r instanceof NeardupError ? `${r.code} ${r.field}` : `${r.status} ${r.duplicate_of} ${r.reason}`));
     };

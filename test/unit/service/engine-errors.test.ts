@@ -11,7 +11,7 @@ import { createFingerprinter, type Fingerprinter } from "../../../src/core/finge
 import type { Engine, SearchRequest, SearchResponse } from "../../../src/engine/index.js";
 import { toBulkResult, toMsearchResults } from "../../../src/engine/responses.js";
 import { DedupService, type IndexResult } from "../../../src/service/dedup-service.js";
-import { fetchCandidates, type Lookup } from "../../../src/service/engine-candidates.js";
+import { fetchCandidates, type Lookup } from "../../../src/service/candidates/index.js";
 import { parseDocInput } from "../../../src/service/input.js";
 import { resolveDedupOptions } from "../../../src/service/options.js";
 

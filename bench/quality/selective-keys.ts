@@ -1,0 +1,151 @@
+/**
+ * Selective candidate keys (issue 9): which engine query keeps end-to-end
+ * recall on the quality benchmark within 0.005 of today's while drawing the
+ * fewest engine hits per lookup at 50M stored documents.
+ *
+ *   npx tsx bench/quality/selective-keys.ts [--texts 60000]
+ *
+ * For each option (segment fields: a lookup needs >= s exact segments of the
+ * four, plus d <= 3 in the re-rank; LSH keys: >= m shared band keys of a
+ * banding), printed:
+ * - end-to-end recall on the labelled positives (heavy edits apart): the
+ *   default verdict says duplicate AND the option's query reaches b from a;
+ * - engine hits per lookup per million stored documents, estimated two ways:
+ *   (1) over every cross pair (b_i, a_j), i != j, of the pair set (dense in
+ *   same-template texts: errs high); (2) from the key distribution of real
+ *   texts (the quality sources, `--texts` of them): for each key kind, the
+ *   chance that two random texts share it, sum of p(v)^2 over values v,
+ *   estimated without bias by colliding pairs / all pairs; hits at N = N x that;
+ * - the estimate at 50M documents (engine hits are linear in N).
+ */
+import { buildPairs } from "./dataset.js";
+import { loadChinese, loadEnglish } from "./sources.js";
+import { createFingerprinter, createLshKeyer, hamming } from "../../src/core/index.js";
+import type { Analysis } from "../../src/core/index.js";
+
+function arg(name: string, fallback: string): string {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1]! : fallback;
+}
+
+interface Banding {
+  bands: number;
+  rows: number;
+}
+interface Option {
+  name: string;
+  /** Exact segments needed (1..4). */
+  segs: number;
+  banding: Banding;
+  /** Shared LSH keys needed. */
+  keys: number;
+}
+
+const OPTIONS: Option[] = [
+  { name: "today: seg>=1 | lsh 16x3 >=1", segs: 1, banding: { bands: 16, rows: 3 }, keys: 1 },
+  { name: "seg>=2 | lsh 16x3 >=1", segs: 2, banding: { bands: 16, rows: 3 }, keys: 1 },
+  { name: "seg>=1 | lsh 16x3 >=2", segs: 1, banding: { bands: 16, rows: 3 }, keys: 2 },
+  { name: "seg>=2 | lsh 16x3 >=2", segs: 2, banding: { bands: 16, rows: 3 }, keys: 2 },
+  { name: "seg>=2 | lsh 20x4 >=1", segs: 2, banding: { bands: 20, rows: 4 }, keys: 1 },
+  { name: "seg>=2 | lsh 24x4 >=1", segs: 2, banding: { bands: 24, rows: 4 }, keys: 1 },
+  { name: "seg>=2 | lsh 32x4 >=1", segs: 2, banding: { bands: 32, rows: 4 }, keys: 1 },
+  { name: "seg>=2 | lsh 32x3 >=2", segs: 2, banding: { bands: 32, rows: 3 }, keys: 2 },
+  { name: "seg>=2 | lsh 24x3 >=2", segs: 2, banding: { bands: 24, rows: 3 }, keys: 2 },
+];
+
+const bandingKey = (b: Banding) => `${b.bands}x${b.rows}`;
+
+function sharedSegments(a: [string, string, string, string], b: [string, string, string, string]): number {
+  let n = 0;
+  for (let i = 0; i < 4; i++) if (a[i] === b[i]) n++;
+  return n;
+}
+
+function sharedKeys(a: readonly string[], b: readonly string[]): number {
+  let n = 0;
+  const set = new Set(b);
+  for (const k of a) if (set.has(k)) n++;
+  return n;
+}
+
+/** Chance that two random texts agree on >= `need` of the listed key slots, estimated from collisions. */
+function collisionRate(keys: string[][], need: number): number {
+  // Count pairs sharing >= need slots: index every combination of `need` slot values.
+  const n = keys.length;
+  const counts = new Map<string, number>();
+  const slots = keys[0]?.length ?? 0;
+  const combos: number[][] = [];
+  const rec = (start: number, acc: number[]) => {
+    if (acc.length === need) return void combos.push([...acc]);
+    for (let i = start; i < slots; i++) rec(i + 1, [...acc, i]);
+  };
+  rec(0, []);
+  for (const k of keys) for (const c of combos) {
+    const key = c.map((i) => `${i}=${k[i]}`).join("|");
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  let pairs = 0;
+  for (const c of counts.values()) pairs += (c * (c - 1)) / 2;
+  // A pair sharing more than `need` slots is counted once per combination: a small overcount (upper estimate).
+  return pairs / ((n * (n - 1)) / 2);
+}
+
+async function main(): Promise<void> {
+  const textsWanted = Number(arg("texts", "60000"));
+  const fp = await createFingerprinter();
+  const keyers = new Map(OPTIONS.map((o) => [bandingKey(o.banding), createLshKeyer(o.banding)]));
+  const sources = [loadChinese(), loadEnglish()];
+  const pairs = buildPairs(sources, 20260601);
+  type Doc = { a: Analysis; segs: [string, string, string, string]; lsh: Map<string, string[]> };
+  const doc = (a: Analysis): Doc => ({ a, segs: a.segments, lsh: new Map([...keyers].map(([k, keyer]) => [k, keyer.keys(a.normalized)])) });
+  const rows: { a: Doc; b: Doc; label: 0 | 1; heavy: boolean; verdict: boolean; id: number }[] = [];
+  for (const p of pairs) {
+    try {
+      const a = fp.analyze(p.a);
+      const b = fp.analyze(p.b);
+      rows.push({ a: doc(a), b: doc(b), label: p.label, heavy: p.tier === "heavy", verdict: fp.compare(a, b).duplicate, id: p.id });
+    } catch {
+      // refused input (a lone surrogate): the service never stores it either
+    }
+  }
+  const reach = (o: Option, x: Doc, y: Doc) =>
+    (hamming(x.a.simhash, y.a.simhash) <= 3 && sharedSegments(x.segs, y.segs) >= o.segs) || sharedKeys(x.lsh.get(bandingKey(o.banding))!, y.lsh.get(bandingKey(o.banding))!) >= o.keys;
+  const engineReach = (o: Option, x: Doc, y: Doc) =>
+    sharedSegments(x.segs, y.segs) >= o.segs || sharedKeys(x.lsh.get(bandingKey(o.banding))!, y.lsh.get(bandingKey(o.banding))!) >= o.keys;
+
+  // Real-text key distribution: the sources' texts (all groups), up to --texts.
+  const real: Doc[] = [];
+  outer: for (const s of sources)
+    for (const g of s.groups)
+      for (const t of g.docs) {
+        if (real.length >= textsWanted) break outer;
+        try {
+          real.push(doc(fp.analyze(t)));
+        } catch {
+          // skip
+        }
+      }
+
+  const positives = rows.filter((r) => r.label === 1 && !r.heavy);
+  const heldOut = positives.filter((r) => r.id % 2 === 1);
+  console.log(`${rows.length} pairs (${positives.length} positives, heavy edits apart); ${real.length} real texts for the key distribution\n`);
+  console.log("| option | end-to-end recall (all / held out) | hits/lookup/1M, pair set | hits/lookup/1M, real-text keys (seg + lsh) | est. hits/lookup at 50M |");
+  console.log("|---|---|---|---|---|");
+  let base = 0;
+  for (const o of OPTIONS) {
+    const recall = positives.filter((r) => r.verdict && reach(o, r.a, r.b)).length / positives.length;
+    const recallHeld = heldOut.filter((r) => r.verdict && reach(o, r.a, r.b)).length / heldOut.length;
+    if (o === OPTIONS[0]) base = recall;
+    let hits = 0;
+    for (let i = 0; i < rows.length; i++) for (let j = 0; j < rows.length; j++) if (i !== j && engineReach(o, rows[i]!.b, rows[j]!.a)) hits++;
+    const perMillionPairs = (hits / (rows.length * (rows.length - 1))) * 1e6;
+    const segRate = collisionRate(real.map((d) => d.segs), o.segs) * (o.segs === 1 ? 1 : 1);
+    const lshRate = collisionRate(real.map((d) => d.lsh.get(bandingKey(o.banding))!), o.keys);
+    const perMillionReal = (segRate + lshRate) * 1e6;
+    console.log(
+      `| ${o.name} | ${recall.toFixed(4)} (${(recall - base >= 0 ? "+" : "") + (recall - base).toFixed(4)}) / ${recallHeld.toFixed(4)} | ${perMillionPairs.toFixed(1)} | ${(segRate * 1e6).toFixed(2)} + ${(lshRate * 1e6).toFixed(2)} = ${perMillionReal.toFixed(2)} | ${Math.round(perMillionReal * 50)} |`,
+    );
+  }
+}
+
+await main();

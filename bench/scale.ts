@@ -1,0 +1,224 @@
+/**
+ * Scale benchmark (issue 9): `/v1/check` against a window of N stored
+ * documents in a real OpenSearch, with the cost curve against N.
+ *
+ *   npx tsx bench/scale.ts                               # N = 100k, 300k, 1M; OpenSearch started here
+ *   NEARDUP_SCALE_SIZES=1000000,10000000,50000000 npx tsx bench/scale.ts   # bigger machines
+ *
+ * Documents carry only the neardup fields (contract v3: simhash, segments,
+ * LSH keys and scheme, sketch, verdict, timestamp) and, for the real ones,
+ * their short text, so that 50M fit a disk:
+ * - real: NEARDUP_SCALE_REAL texts from `chinese-poetry` (1-3 poems each,
+ *   20-300 characters), fingerprinted by the service's own code;
+ * - synthetic (the rest): each of the four segment values and each of the 16
+ *   LSH band keys drawn from the key distribution measured on the real texts
+ *   (Good-Turing: an unseen, random key with the probability of keys seen once,
+ *   else the same slot of a random real document, skew included), with a real
+ *   document's sketch. They are different documents (no near-duplicates).
+ * Planted near-duplicates: NEARDUP_SCALE_CHECKS/2 checks are two-character
+ * edits of real stored texts (recall: the check names that document, or an
+ * identical stored copy, as `duplicate_of` or among its duplicate `matches`);
+ * the other half are new combinations of real poems, which often contain a
+ * stored poem, so "called duplicate" there is mostly a true overlap.
+ * Per size: check latency p50/p99 over HTTP (sequential), engine hits and
+ * re-ranked candidates per lookup p50/p99/max, planted recall, lookups cut,
+ * bytes per document (after a force merge). Figures only; no assertion.
+ */
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import type { AddressInfo } from "node:net";
+import { cpus, loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { createFingerprinter } from "../src/core/fingerprinter.js";
+import type { Analysis } from "../src/core/fingerprinter.js";
+import { connectEngine, installTemplates, type Engine } from "../src/engine/index.js";
+import { startLocalOpenSearch } from "../src/engine/local/index.js";
+import { createApp } from "../src/server/app.js";
+import { createLogger } from "../src/server/logger.js";
+import { createMetrics } from "../src/server/metrics.js";
+import { Readiness } from "../src/server/readiness.js";
+import { DedupService } from "../src/service/dedup-service.js";
+import { neardupSource } from "../src/service/documents.js";
+import { createDedupMetrics } from "../src/service/metrics.js";
+import { resolveDedupOptions } from "../src/service/options.js";
+import { createRng } from "./quality/rng.js";
+
+const SIZES = (process.env.NEARDUP_SCALE_SIZES ?? "100000,300000,1000000").split(",").map(Number);
+const REAL = Number(process.env.NEARDUP_SCALE_REAL ?? 50_000);
+const CHECKS = Number(process.env.NEARDUP_SCALE_CHECKS ?? 600);
+const BATCH = 5000;
+const T0 = Date.parse("2026-12-01T00:00:00Z");
+const INDEX = "bench-scale";
+
+function loadPoems(): string[] {
+  const dir = join(import.meta.dirname, "..", "node_modules", "chinese-poetry", "dist", "quantangshi");
+  const poems: string[] = [];
+  for (const f of readdirSync(dir).filter((x) => /^poet\.tang\.\d+\.json$/.test(x)).sort()) {
+    for (const p of JSON.parse(readFileSync(join(dir, f), "utf8")) as { paragraphs?: string[] }[]) {
+      const text = (p.paragraphs ?? []).join("");
+      if (text.length >= 10 && !text.includes("□")) poems.push(text);
+    }
+  }
+  return poems;
+}
+
+/** Real document i: 1-3 poems, cut to 300 characters. */
+function realText(poems: string[], i: number): string {
+  const rng = createRng(0x51ed ^ i);
+  const k = 1 + rng.int(3);
+  return Array.from(Array.from({ length: k }, () => poems[rng.int(poems.length)]).join("")).slice(0, 300).join("");
+}
+
+function nearDuplicate(text: string, seed: number): string {
+  const rng = createRng(seed);
+  const chars = Array.from(text);
+  for (let e = 0; e < 2; e++) chars[rng.int(chars.length)] = "之";
+  return chars.join("");
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+
+async function main(): Promise<void> {
+  console.log(`## Scale: /v1/check against N stored documents\n`);
+  console.log(`Machine: ${cpus().length} cores, load average ${loadavg().map((x) => x.toFixed(1)).join(" ")} at start (shared with other work).\n`);
+  const poems = loadPoems();
+  let engineUrl = process.env.NEARDUP_ENGINE_URL;
+  let stop = async () => {};
+  let dataDir: string | undefined;
+  if (!engineUrl) {
+    dataDir = mkdtempSync(join(tmpdir(), "neardup-scale-"));
+    const node = await startLocalOpenSearch({ port: 0, dataDir, heap: process.env.NEARDUP_BENCH_HEAP ?? "2g" });
+    engineUrl = node.url;
+    stop = () => node.stop();
+  }
+  const engine: Engine = await connectEngine({ url: engineUrl, requestTimeoutMs: 300_000 });
+  console.log(`Engine: ${engine.info.kind} ${engine.info.version}. Real texts: ${REAL.toLocaleString("en")}; checks per size: ${CHECKS}.\n`);
+  const put = (path: string, body: unknown) => fetch(`${engineUrl}${path}`, { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  try {
+    await installTemplates(engine);
+    await engine.deleteIndex(INDEX);
+    const fingerprinter = await createFingerprinter();
+    const metrics = createMetrics({ defaultMetrics: false });
+    const dedupMetrics = createDedupMetrics(metrics.registry);
+    let lookupHits: number[] = [];
+    const observe = dedupMetrics.engineHits.observe.bind(dedupMetrics.engineHits);
+    dedupMetrics.engineHits.observe = ((v: number) => {
+      lookupHits.push(v);
+      observe(v);
+    }) as typeof dedupMetrics.engineHits.observe;
+    const service = new DedupService(engine, fingerprinter, resolveDedupOptions({ index: INDEX, windowMs: 365 * 24 * 3600_000 }), dedupMetrics);
+    await service.ensureIndex();
+    await put(`/${INDEX}/_settings`, { "index.number_of_replicas": 0, "index.refresh_interval": "-1" });
+
+    // Real documents: analysed once, stored with their text.
+    const real: { text: string; analysis: Analysis; source: Record<string, unknown> }[] = [];
+    const byText = new Map<string, string[]>();
+    for (let i = 0; i < REAL; i++) {
+      const text = realText(poems, i);
+      const analysis = fingerprinter.analyze(text);
+      real.push({ text, analysis, source: neardupSource(analysis, { status: "original" }, T0 + i) as unknown as Record<string, unknown> });
+      const ids = byText.get(analysis.normalized) ?? [];
+      ids.push(`r${i}`);
+      byText.set(analysis.normalized, ids);
+    }
+    const rng = createRng(2026);
+    const pick = () => real[rng.int(REAL)]!.analysis;
+    // Good-Turing: a new text's key in a slot is one never seen among the real
+    // texts with probability (keys seen once) / (texts); then it is fresh and
+    // random, else drawn from the real texts' keys in that slot. Without this,
+    // every synthetic key would copy one of REAL texts' keys and collide far
+    // more often than real keys do (N / REAL copies of each).
+    const unseen = (slot: (a: Analysis) => string): number => {
+      const counts = new Map<string, number>();
+      for (const r of real) counts.set(slot(r.analysis), (counts.get(slot(r.analysis)) ?? 0) + 1);
+      let once = 0;
+      for (const c of counts.values()) if (c === 1) once++;
+      return once / REAL;
+    };
+    const segUnseen = [0, 1, 2, 3].map((k) => unseen((a) => a.segments[k]!));
+    const lshUnseen = Array.from({ length: 16 }, (_, b) => unseen((a) => a.lsh[b] ?? ""));
+    console.log(`Unseen-key probability (Good-Turing) per segment: ${segUnseen.map((x) => x.toFixed(3)).join(" ")}; per LSH band, mean ${(lshUnseen.reduce((x, y) => x + y, 0) / 16).toFixed(3)}.\n`);
+    const fresh32 = () => Math.floor(rng.next() * 2 ** 32).toString(16).padStart(8, "0");
+    const synthetic = (i: number): Record<string, unknown> => {
+      const segs = [0, 1, 2, 3].map((k) => (rng.next() < segUnseen[k]! ? Math.floor(rng.next() * 65536).toString(16).padStart(4, "0") : pick().segments[k]!));
+      const lsh = Array.from({ length: 16 }, (_, b) => (rng.next() < lshUnseen[b]! ? `${b.toString(16).padStart(2, "0")}:${fresh32()}` : pick().lsh[b]!));
+      const base = real[rng.int(REAL)]!.source;
+      return { neardup: { ...base, simhash: segs.join(""), seg0: segs[0], seg1: segs[1], seg2: segs[2], seg3: segs[3], lsh, timestamp: new Date(T0 + i).toISOString() } };
+    };
+
+    const rows: string[] = [];
+    let loaded = 0;
+    for (const n of SIZES) {
+      const t = performance.now();
+      while (loaded < n) {
+        const ops: Record<string, unknown>[] = [];
+        for (let i = loaded; i < Math.min(n, loaded + BATCH); i++) {
+          if (i < REAL) ops.push({ index: { _index: INDEX, _id: `r${i}` } }, { text: real[i]!.text, neardup: real[i]!.source });
+          else ops.push({ index: { _index: INDEX, _id: `s${i}` } }, synthetic(i));
+        }
+        const r = await engine.bulk(ops);
+        if (r.errors) throw new Error(`bulk errors: ${JSON.stringify(r.items.find((x) => x.error))}`);
+        loaded = Math.min(n, loaded + BATCH);
+      }
+      const loadSeconds = (performance.now() - t) / 1000;
+      await engine.refresh(INDEX);
+      await fetch(`${engineUrl}/${INDEX}/_forcemerge?max_num_segments=1`, { method: "POST" });
+      const stats = (await (await fetch(`${engineUrl}/${INDEX}/_stats/store,docs`)).json()) as { _all: { primaries: { store: { size_in_bytes: number }; docs: { count: number } } } };
+
+      const readiness = new Readiness();
+      readiness.markReady();
+      const app = createApp({ logger: createLogger("warn"), metrics, readiness, fingerprinter: async () => fingerprinter, service: () => service });
+      const server = app.listen(0, "127.0.0.1");
+      await new Promise((r) => server.once("listening", r));
+      const api = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const latencies: number[] = [];
+      const candidates: number[] = [];
+      lookupHits = [];
+      let planted = 0;
+      let caught = 0;
+      let falseAlarms = 0;
+      let cut = 0;
+      const checkRng = createRng(n);
+      for (let c = 0; c < CHECKS; c++) {
+        const isPlanted = c % 2 === 0;
+        const target = checkRng.int(Math.min(n, REAL));
+        const text = isPlanted ? nearDuplicate(real[target]!.text, c) : realText(poems, 10_000_000 + c);
+        const t1 = performance.now();
+        const res = await fetch(`${api}/v1/check`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ text, time: T0 + n }) });
+        const json = (await res.json()) as { status: string; duplicate_of: string | null; matches: { id: string }[]; candidates: number; candidates_cut: boolean };
+        latencies.push(performance.now() - t1);
+        if (res.status !== 200) throw new Error(`check failed: ${JSON.stringify(json)}`);
+        candidates.push(json.candidates);
+        if (json.candidates_cut) cut++;
+        if (isPlanted) {
+          planted++;
+          const same = byText.get(real[target]!.analysis.normalized) ?? [];
+          const named = [json.duplicate_of, ...json.matches.map((m) => m.id)];
+          if (named.includes(`r${target}`) || named.some((id) => id !== null && same.includes(id))) caught++;
+        } else if (json.status === "duplicate") falseAlarms++;
+      }
+      server.close();
+      latencies.sort((a, b) => a - b);
+      candidates.sort((a, b) => a - b);
+      lookupHits.sort((a, b) => a - b);
+      const f = (x: number, d = 0) => x.toLocaleString("en", { maximumFractionDigits: d, minimumFractionDigits: d });
+      rows.push(
+        `| ${f(n)} | ${f(n / loadSeconds)} | ${f(percentile(latencies, 50), 1)} / ${f(percentile(latencies, 99), 1)} | ${percentile(lookupHits, 50)} / ${percentile(lookupHits, 99)} / ${lookupHits[lookupHits.length - 1]} | ${percentile(candidates, 50)} / ${percentile(candidates, 99)} / ${candidates[candidates.length - 1]} | ${f(caught / planted, 3)} (${caught}/${planted}) | ${falseAlarms}/${CHECKS - planted} | ${cut} | ${f(stats._all.primaries.store.size_in_bytes / stats._all.primaries.docs.count)} |`,
+      );
+      console.log(rows[rows.length - 1]);
+    }
+    console.log("\n| N stored | load docs/s | check p50 / p99 ms | engine hits per lookup p50 / p99 / max | re-ranked candidates p50 / p99 / max | planted recall | false alarms | lookups cut | bytes/doc |");
+    console.log("|---|---|---|---|---|---|---|---|---|");
+    for (const r of rows) console.log(r);
+    console.log(`\nLoad average at end: ${loadavg().map((x) => x.toFixed(1)).join(" ")}.`);
+  } finally {
+    await engine.deleteIndex(INDEX).catch(() => undefined);
+    await engine.close();
+    await stop();
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+await main();

@@ -1,0 +1,228 @@
+/**
+ * Re-rank sketches (spec §10, scheme `sk1`): what the verdict rules need from a
+ * stored document, computed once at index time so that a lookup never analyses
+ * a candidate's text again.
+ *
+ * A sketch holds
+ * - `length`: code points of the normalized text (picks the verdict bucket);
+ * - the TF-IDF word vector, unit-normalised, as up to `MAX_SKETCH_TERMS` pairs
+ *   (32-bit term hash, float32 weight), heaviest terms first when cut; term hash =
+ *   MurmurHash3_x86_32 (seed 0) of the term's UTF-8 bytes. The cosine of two
+ *   sketches is the sum of w_a * w_b over equal hashes: the TF-IDF cosine up to
+ *   float32 rounding and 32-bit hash collisions, exact in term set whenever both
+ *   texts have at most `MAX_SKETCH_TERMS` terms (texts of up to roughly 10,000
+ *   characters; beyond, the cosine of the heaviest terms, a lower bound). Every
+ *   term is kept because the weights of real texts are flat: keeping the top 256
+ *   of a 342-term Chinese text moved its cosine from 0.76 to 0.51;
+ * - the normalized text itself, when it is short (`inlineTextLength`): edit
+ *   similarity and character cosine need it. Longer texts that may still need
+ *   the edit rule keep it in a separate field, read only when the cheaper
+ *   rules cannot decide (`compareSketches` returns `undefined` then).
+ *
+ * Binary layout (little-endian), stored base64 in a `binary` doc-values field:
+ *   u8 format (1) | u32 length | u16 n | n x u32 hash (ascending) | n x f32 weight | UTF-8 text (may be empty)
+ */
+import { hamming, type Fingerprint } from "./fingerprint.js";
+import { NeardupError } from "./errors.js";
+import { murmur3 } from "./lsh.js";
+import { charCosine } from "./similarity/cosine.js";
+import { editSimilarity } from "./similarity/levenshtein.js";
+import type { SparseVector } from "./tfidf.js";
+import { bucketFor, vetoedByMiddle, type Verdict, type VerdictOptions } from "./verdict.js";
+import { trigramJaccard } from "./similarity/spread.js";
+
+/** Version of the sketch scheme; part of the data contract (`neardup.sketch`). */
+export const SKETCH_VERSION = "sk1";
+const FORMAT = 1;
+/** Most terms kept in a sketch (heaviest first). */
+export const MAX_SKETCH_TERMS = 4096;
+/** Texts shorter than this (code points) carry their normalized text in the sketch. Default 300. */
+export const DEFAULT_INLINE_TEXT_LENGTH = 300;
+
+export interface Sketch {
+  /** Code points of the normalized text. */
+  length: number;
+  /** Term hashes, ascending. */
+  hashes: Uint32Array;
+  /** Unit-normalised TF-IDF weights, parallel to `hashes`. */
+  weights: Float32Array;
+  /** The normalized text, when stored or known. */
+  text?: string | undefined;
+}
+
+/** What a sketch is made from (an `Analysis` fits). */
+export interface Sketchable {
+  normalized: string;
+  length: number;
+  vector: SparseVector;
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+function termHash(term: string): number {
+  const bytes = encoder.encode(term);
+  return murmur3(bytes, 0, bytes.length, 0);
+}
+
+/**
+ * The sketch of an analysed text; the normalized text is kept when the text is
+ * shorter than `inlineTextLength` code points (Infinity: always, for in-memory use).
+ */
+export function sketchOf(a: Sketchable, inlineTextLength: number = DEFAULT_INLINE_TEXT_LENGTH): Sketch {
+  let norm = 0;
+  for (const w of a.vector.values()) norm += w * w;
+  norm = Math.sqrt(norm);
+  let entries = [...a.vector].filter(([, w]) => w > 0);
+  if (entries.length > MAX_SKETCH_TERMS) entries = entries.sort((x, y) => y[1] - x[1] || (x[0] < y[0] ? -1 : 1)).slice(0, MAX_SKETCH_TERMS);
+  const merged = new Map<number, number>();
+  for (const [term, w] of entries) {
+    const h = termHash(term);
+    merged.set(h, (merged.get(h) ?? 0) + w / norm);
+  }
+  const hashes = Uint32Array.from([...merged.keys()].sort((x, y) => x - y));
+  const weights = Float32Array.from(hashes, (h) => merged.get(h)!);
+  const sketch: Sketch = { length: a.length, hashes, weights };
+  if (a.length < inlineTextLength) sketch.text = a.normalized;
+  return sketch;
+}
+
+/** Cosine of two sketches (merge over the sorted hashes), clamped to [0, 1]. */
+export function sketchCosine(a: Sketch, b: Sketch): number {
+  let i = 0;
+  let j = 0;
+  let dot = 0;
+  const ha = a.hashes;
+  const hb = b.hashes;
+  while (i < ha.length && j < hb.length) {
+    const x = ha[i]!;
+    const y = hb[j]!;
+    if (x === y) dot += a.weights[i++]! * b.weights[j++]!;
+    else if (x < y) i++;
+    else j++;
+  }
+  return dot > 1 ? 1 : dot < 0 ? 0 : dot;
+}
+
+export function encodeSketch(s: Sketch): string {
+  const text = s.text === undefined ? new Uint8Array(0) : encoder.encode(s.text);
+  const n = s.hashes.length;
+  const buf = new Uint8Array(7 + n * 8 + text.length);
+  const view = new DataView(buf.buffer);
+  view.setUint8(0, FORMAT);
+  view.setUint32(1, s.length, true);
+  view.setUint16(5, n, true);
+  for (let i = 0; i < n; i++) {
+    view.setUint32(7 + i * 4, s.hashes[i]!, true);
+    view.setFloat32(7 + n * 4 + i * 4, s.weights[i]!, true);
+  }
+  buf.set(text, 7 + n * 8);
+  return Buffer.from(buf).toString("base64");
+}
+
+/**
+ * Decodes a stored sketch (base64, padded or not). A sketch that stored no
+ * text decodes with `text` undefined unless `length` is 0.
+ * @throws NeardupError INVALID_INPUT on a malformed or unknown-format sketch.
+ */
+export function decodeSketch(base64: string, field = "neardup.sketch"): Sketch {
+  const buf = Buffer.from(base64, "base64");
+  const bad = (why: string) => new NeardupError("INVALID_INPUT", `${field} is not a sketch (${SKETCH_VERSION}): ${why}`, { field });
+  if (buf.length < 7) throw bad(`${buf.length} bytes`);
+  const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+  if (view.getUint8(0) !== FORMAT) throw bad(`format ${view.getUint8(0)}`);
+  const length = view.getUint32(1, true);
+  const n = view.getUint16(5, true);
+  if (buf.length < 7 + n * 8) throw bad(`${n} terms in ${buf.length} bytes`);
+  const hashes = new Uint32Array(n);
+  const weights = new Float32Array(n);
+  for (let i = 0; i < n; i++) {
+    hashes[i] = view.getUint32(7 + i * 4, true);
+    weights[i] = view.getFloat32(7 + n * 4 + i * 4, true);
+  }
+  const rest = buf.subarray(7 + n * 8);
+  const sketch: Sketch = { length, hashes, weights };
+  if (rest.length > 0) sketch.text = decoder.decode(rest);
+  return sketch;
+}
+
+/** A side of a sketch comparison: the stored simhash and sketch. */
+export interface Sketched {
+  simhash: Fingerprint;
+  sketch: Sketch;
+}
+
+/**
+ * Longest text (code points) for which some bucket's edit rule could still
+ * hold against another text: edit similarity <= shorter / longer, so a pair
+ * in a bucket below `maxLength` with `minEditSimilarity` m needs the longer
+ * text under maxLength / m. Texts longer than this never need their text.
+ */
+export function editTextLimit(options: VerdictOptions): number {
+  let limit = 0;
+  for (const b of options.buckets) {
+    if (b.minEditSimilarity === null) continue;
+    if (b.minEditSimilarity <= 0 || b.maxLength === Infinity) return Infinity;
+    limit = Math.max(limit, Math.ceil(b.maxLength / b.minEditSimilarity));
+  }
+  return limit;
+}
+
+/**
+ * The verdict of `decide` (same bucket, same rules, same order: simhash,
+ * cosine, edit) from two sketches, computing edit similarity and character
+ * cosine only when the cheaper rules cannot decide: when the simhash or
+ * cosine rule fires, or when the lengths alone bound edit similarity below
+ * the threshold (edit similarity <= shorter / longer), they are `null`.
+ * Returns `undefined` when the edit rule must be tried and a text is missing
+ * (the caller fetches it and asks again).
+ */
+export function compareSketches(a: Sketched, b: Sketched, options: VerdictOptions): Verdict | undefined {
+  const shorter = Math.min(a.sketch.length, b.sketch.length);
+  const longer = Math.max(a.sketch.length, b.sketch.length);
+  const bucket = bucketFor(options, shorter);
+  const distance = hamming(a.simhash, b.simhash);
+  const cos = sketchCosine(a.sketch, b.sketch);
+  const textA = a.sketch.text;
+  const textB = b.sketch.text;
+  const texts = textA !== undefined && textB !== undefined;
+  let rule: string | null = null;
+  let edit: number | null = null;
+  let charCos: number | null = null;
+  let jac: number | null = null;
+  if (bucket.maxDistance !== null && distance <= bucket.maxDistance) rule = `${bucket.name}.simhash`;
+  else if (bucket.minCosine !== null && cos >= bucket.minCosine) rule = `${bucket.name}.cosine`;
+  else {
+    const minEdit = bucket.minEditSimilarity;
+    // The length ratio bounds edit similarity from above: past it the edit rule cannot fire.
+    const editCanFire = minEdit !== null && !(longer > 0 && shorter / longer < minEdit);
+    const minJaccard = bucket.minJaccard ?? null;
+    if (editCanFire || minJaccard !== null) {
+      if (!texts) return undefined;
+      if (editCanFire) {
+        edit = editSimilarity(textA, textB);
+        charCos = charCosine(textA, textB);
+        if (edit >= minEdit!) rule = `${bucket.name}.edit`;
+      }
+      if (rule === null && minJaccard !== null) {
+        jac = trigramJaccard(textA, textB);
+        if (jac >= minJaccard) rule = `${bucket.name}.jaccard`;
+      }
+    }
+  }
+  let vetoed: string | null = null;
+  if (rule !== null && options.middleVeto) {
+    // The shared-part veto reads both texts; texts too long to be stored are not vetoed.
+    if (!texts && longer <= editTextLimit(options)) return undefined;
+    if (texts && vetoedByMiddle(textA, textB, options.middleVeto)) {
+      vetoed = `${bucket.name}.middle`;
+      rule = null;
+    }
+  }
+  return { duplicate: rule !== null, rule, bucket: bucket.name, distance, cosine: cos, editSimilarity: edit, charCosine: charCos, jaccard: jac, vetoed };
+}
+
+/** True when `compareSketches` could need `s`'s text against some text (its length is within the edit limit). */
+export function mayNeedText(s: Sketch, options: VerdictOptions): boolean {
+  return s.length <= editTextLimit(options);
+}

@@ -1,0 +1,46 @@
+/** A candidate hit (doc values from the candidate query) as a re-rank candidate. */
+import { fromHex } from "../../core/fingerprint.js";
+import { decodeSketch, type Sketch } from "../../core/sketch.js";
+import type { SearchHit } from "../../engine/types.js";
+import type { Candidate } from "../candidate.js";
+
+function first(fields: Record<string, unknown[]> | undefined, name: string): unknown {
+  return fields?.[name]?.[0];
+}
+
+function sketchOfHit(fields: Record<string, unknown[]> | undefined): Sketch | undefined {
+  const raw = first(fields, "neardup.sketch");
+  if (typeof raw !== "string") return undefined;
+  try {
+    return decodeSketch(raw);
+  } catch {
+    return undefined; // unreadable: the re-rank falls back to the stored text
+  }
+}
+
+/** The candidate of a hit; hits without a valid simhash are skipped (`undefined`). */
+export function candidateFromHit(hit: SearchHit<unknown>): Candidate | undefined {
+  const hex = first(hit.fields, "neardup.simhash");
+  if (typeof hex !== "string") return undefined;
+  let simhash;
+  try {
+    simhash = fromHex(hex);
+  } catch {
+    return undefined;
+  }
+  const time = Number(first(hit.fields, "neardup.timestamp"));
+  const duplicateOf = first(hit.fields, "neardup.duplicate_of");
+  const lshScheme = first(hit.fields, "neardup.lsh_scheme");
+  const lsh = hit.fields?.["neardup.lsh"];
+  return {
+    id: hit._id,
+    index: hit._index,
+    simhash,
+    time: Number.isFinite(time) ? time : 0,
+    status: first(hit.fields, "neardup.status") === "duplicate" ? "duplicate" : "original",
+    duplicateOf: typeof duplicateOf === "string" ? duplicateOf : undefined,
+    lsh: Array.isArray(lsh) ? lsh.filter((k): k is string => typeof k === "string") : undefined,
+    lshScheme: typeof lshScheme === "string" ? lshScheme : undefined,
+    sketch: sketchOfHit(hit.fields),
+  };
+}

@@ -1,0 +1,312 @@
+/**
+ * Candidate retrieval: the one entry point from a lookup (an analysed text,
+ * its time and radius) to the stored documents the re-rank compares it with,
+ * each carrying what the verdict rules need (its sketch, and the normalized
+ * text only where the edit rule must run).
+ *
+ * Complete, or says so. A single lookup is paged with `search_after` over a
+ * total order (shared keys, time, simhash; ties at a page boundary are read
+ * apart) until the engine has nothing more or `maxPages` pages were read;
+ * then the lookup is marked `cut` and the caller counts, logs and reports it.
+ * A bulk request first asks one unsorted query per group of lookups; a group
+ * whose page fills up is asked again lookup by lookup, paged.
+ *
+ * Files: query.ts (bodies), hit.ts (hit -> candidate), probe.ts (reach rule).
+ */
+import { classifyEngineFailure } from "../../engine/errors.js";
+import { NeardupError } from "../../core/errors.js";
+import type { Analysis } from "../../core/fingerprinter.js";
+import { LEGACY_LSH_SCHEME } from "../../core/lsh.js";
+import { compareSketches, sketchOf } from "../../core/sketch.js";
+import type { VerdictOptions } from "../../core/verdict.js";
+import type { Engine, SearchHit, SearchResponse } from "../../engine/types.js";
+import type { Candidate } from "../candidate.js";
+import { candidateFromHit } from "./hit.js";
+import { probeOf, reaches, type Probe } from "./probe.js";
+import { hamming } from "../../core/fingerprint.js";
+import { candidateQuery, groupSearchBody, normalizedTextQuery, segmentsNeeded, segmentTerms, sharedSegments, tieQuery, type CandidateQueryInput, type Scheme } from "./query.js";
+
+export { probeOf, reaches, sharesKey, type Probe } from "./probe.js";
+export { candidateQuery, segmentTerms, segmentsNeeded, sharedSegments, CANDIDATE_FIELDS, type Scheme } from "./query.js";
+
+/** One candidate lookup: the text's analysis, its time, the radius, and the id to leave out. */
+export interface Lookup {
+  analysis: Analysis;
+  time: number;
+  excludeId: string | undefined;
+  radius: number;
+}
+
+/** Where and how candidates are read. */
+export interface CandidateSource {
+  /** Index, alias or pattern read for candidates (the whole window). */
+  index: string;
+  /** Source field of the text (documents stored without a sketch are re-analysed from it). */
+  textField: string;
+  windowMs: number;
+  /** Hits per page of a single lookup. */
+  maxCandidates: number;
+  /** Pages read per single lookup before it is marked cut. Default 10. */
+  maxPages?: number | undefined;
+  /** Hits read per grouped query before falling back to single lookups. Default 10,000 (the engines' result window). */
+  groupPage?: number | undefined;
+  /** Verdict rules: which candidates need their normalized text. Default: texts are fetched only for documents without a sketch. */
+  verdict?: VerdictOptions | undefined;
+}
+
+/** What one lookup found. */
+export interface LookupResult {
+  /** Reached documents in the window (not the document itself), with their sketches. */
+  candidates: Candidate[];
+  /** Engine hits read (before the reach rule). */
+  hits: number;
+  /** True when a bound was reached: some documents matching the keys were not read. */
+  cut: boolean;
+}
+
+export interface CandidateObserver {
+  /** Engine hits read per lookup (or per grouped query). */
+  onHits?: (hits: number) => void;
+  /** A lookup reached its bound: `read` hits were read, more exist. */
+  onCut?: (lookup: Lookup, read: number) => void;
+}
+
+/** Terms per field in one grouped query (engines refuse more than 65,536 by default). */
+const MAX_GROUP_TERMS = 30_000;
+/** Lookups per grouped query. */
+const MAX_GROUP_LOOKUPS = 250;
+/** Hits read per grouped query; reaching it means "fall back to single lookups". */
+const GROUP_PAGE = 10_000;
+/** Pages read per single lookup by default. */
+export const DEFAULT_MAX_PAGES = 10;
+/** Ids per normalized-text or text fetch. */
+const FETCH_CHUNK = 1000;
+
+/** The hits of a candidate search; partial results (failed shards) are an error, never a silent gap. */
+function hitsOf(r: SearchResponse<unknown> | Error): SearchHit<unknown>[] {
+  if (r instanceof NeardupError) throw new NeardupError(r.code, `candidate search failed: ${r.message}`, { cause: r, details: r.details });
+  if (r instanceof Error) throw new NeardupError("ENGINE_ERROR", `candidate search failed: ${r.message}`, { cause: r });
+  if (r._shards && r._shards.failed > 0) {
+    const reason = r._shards.failures?.[0]?.reason;
+    const type = reason?.type ?? "unknown";
+    // Shards that are not there yet (a restart) are retryable; a query refused for its own fault is not.
+    const code = classifyEngineFailure({ status: undefined, type, reason: String(reason?.reason), causes: [] }, "request");
+    throw new NeardupError(code, `candidate search failed: ${r._shards.failed} of ${r._shards.total} shards failed (${type})`, {
+      details: { shardFailure: type, engineErrorType: type },
+    });
+  }
+  return r.hits.hits;
+}
+
+export function schemeOf(analysis: Analysis): Scheme {
+  return { version: analysis.version, lshScheme: analysis.lshScheme ?? LEGACY_LSH_SCHEME };
+}
+
+/** Lookups in groups small enough for one query each. */
+function groupLookups(lookups: Lookup[]): number[][] {
+  const groups: number[][] = [];
+  let current: number[] = [];
+  let terms = 0;
+  lookups.forEach((l, i) => {
+    const perField = segmentTerms(l.analysis.simhash, l.radius)["neardup.seg0"]!.length;
+    if (current.length > 0 && (current.length >= MAX_GROUP_LOOKUPS || terms + perField > MAX_GROUP_TERMS)) {
+      groups.push(current);
+      current = [];
+      terms = 0;
+    }
+    current.push(i);
+    terms += perField;
+  });
+  if (current.length > 0) groups.push(current);
+  return groups;
+}
+
+function groupQuery(lookups: Lookup[], members: number[], windowMs: number, page: number): Record<string, unknown> {
+  const union = new Map<string, Set<string>>();
+  let since = Infinity;
+  const keys = new Set<string>();
+  for (const i of members) {
+    const l = lookups[i]!;
+    since = Math.min(since, l.time - windowMs);
+    for (const k of l.analysis.lsh) keys.add(k);
+    for (const [field, values] of Object.entries(segmentTerms(l.analysis.simhash, l.radius))) {
+      let set = union.get(field);
+      if (!set) union.set(field, (set = new Set()));
+      for (const v of values) set.add(v);
+    }
+  }
+  const terms = Object.fromEntries([...union].map(([field, values]) => [field, [...values]]));
+  return groupSearchBody(terms, [...keys], members.map((i) => schemeOf(lookups[i]!.analysis)), since, page);
+}
+
+function queryInput(source: CandidateSource, l: Lookup): CandidateQueryInput {
+  return {
+    simhash: l.analysis.simhash,
+    radius: l.radius,
+    lsh: l.analysis.lsh,
+    scheme: schemeOf(l.analysis),
+    since: l.time - source.windowMs,
+    excludeId: l.excludeId,
+    size: source.maxCandidates,
+  };
+}
+
+/**
+ * Keeps a lookup's candidates: reached (within the radius and sharing the
+ * segments the single query asks for, or sharing an LSH key of its scheme),
+ * in its window, and not itself. Grouped and single lookups give the same set.
+ */
+function acceptor(l: Lookup, windowMs: number): (c: Candidate) => boolean {
+  const probe: Probe = probeOf(l.analysis, l.radius);
+  const since = l.time - windowMs;
+  const need = segmentsNeeded(l.radius, l.analysis.lsh);
+  return (c) => {
+    if (c.id === l.excludeId || c.time < since || !reaches(probe, c)) return false;
+    if (need === 1 || (hamming(probe.simhash, c.simhash) <= probe.radius && sharedSegments(probe.simhash, c.simhash) >= need)) return true;
+    return reaches({ ...probe, radius: -1 }, c); // through an LSH key alone
+  };
+}
+
+/**
+ * The rest of a single lookup after its first page: `search_after` pages
+ * until a page is not full or `maxPages` pages were read. At each full page
+ * the hits sharing its last sort position are read apart (search_after
+ * would skip those that did not fit).
+ */
+async function pageOn(engine: Engine, source: CandidateSource, input: CandidateQueryInput, first: SearchHit<unknown>[]): Promise<{ hits: SearchHit<unknown>[]; cut: boolean }> {
+  const byId = new Map<string, SearchHit<unknown>>();
+  const maxPages = source.maxPages ?? DEFAULT_MAX_PAGES;
+  let page = first;
+  let pages = 1;
+  for (;;) {
+    for (const h of page) byId.set(h._id, h);
+    if (page.length < input.size) return { hits: [...byId.values()], cut: false };
+    const sort = page[page.length - 1]!.sort;
+    if (!sort || sort.length < 3) return { hits: [...byId.values()], cut: true };
+    const ties = hitsOf(await engine.search({ index: source.index, ignoreUnavailable: true, body: tieQuery(input, sort[1], sort[2]) }).catch((e: Error) => e));
+    for (const h of ties) byId.set(h._id, h);
+    if (ties.length >= input.size || pages >= maxPages) return { hits: [...byId.values()], cut: true };
+    page = hitsOf(await engine.search({ index: source.index, ignoreUnavailable: true, body: candidateQuery({ ...input, searchAfter: sort }) }).catch((e: Error) => e));
+    pages += 1;
+  }
+}
+
+/** Shard failures of an index deleted while it was searched (a lifecycle policy at work): asking again no longer sees it. */
+const VANISHED = new Set(["no_shard_available_action_exception", "index_not_found_exception", "shard_not_found_exception"]);
+const ATTEMPTS = 3;
+
+/**
+ * Candidates within each lookup's radius (or sharing an LSH key of its
+ * scheme), in its window and of its fingerprint scheme, with what the
+ * re-rank needs; `cut` says when a lookup's bound was reached. A search that
+ * meets an index being deleted is asked again (up to 3 times); any other
+ * shard failure is an error, never a silently partial answer.
+ */
+export async function fetchCandidates(engine: Engine, source: CandidateSource, lookups: Lookup[], observer: CandidateObserver = {}): Promise<LookupResult[]> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fetchOnce(engine, source, lookups, observer);
+    } catch (err) {
+      const failure = err instanceof NeardupError ? (err.details as { shardFailure?: string } | undefined)?.shardFailure : undefined;
+      if (attempt >= ATTEMPTS || failure === undefined || !VANISHED.has(failure)) throw err;
+      await new Promise((r) => setTimeout(r, 50 * attempt));
+    }
+  }
+}
+
+async function fetchOnce(engine: Engine, source: CandidateSource, lookups: Lookup[], observer: CandidateObserver): Promise<LookupResult[]> {
+  const out: LookupResult[] = lookups.map(() => ({ candidates: [], hits: 0, cut: false }));
+  if (lookups.length === 0) return out;
+  const singles: number[] = [];
+  if (lookups.length === 1) singles.push(0);
+  else {
+    const page = source.groupPage ?? GROUP_PAGE;
+    const groups = groupLookups(lookups);
+    const responses = await engine.msearch(groups.map((g) => ({ index: source.index, ignoreUnavailable: true, body: groupQuery(lookups, g, source.windowMs, page) })));
+    responses.forEach((r, gi) => {
+      const hits = hitsOf(r);
+      observer.onHits?.(hits.length);
+      const members = groups[gi]!;
+      if (hits.length >= page) {
+        singles.push(...members); // too many to be sure we saw them all: ask per lookup, paged
+        return;
+      }
+      const candidates = hits.flatMap((h) => candidateFromHit(h) ?? []);
+      for (const i of members) out[i] = { candidates: candidates.filter(acceptor(lookups[i]!, source.windowMs)).map((c) => ({ ...c })), hits: hits.length, cut: false };
+    });
+  }
+  if (singles.length > 0) {
+    const inputs = singles.map((i) => queryInput(source, lookups[i]!));
+    const requests = inputs.map((input) => ({ index: source.index, ignoreUnavailable: true, body: candidateQuery(input) }));
+    const firsts = singles.length === 1 ? [await engine.search(requests[0]!)] : await engine.msearch(requests);
+    await Promise.all(
+      firsts.map(async (r, k) => {
+        const i = singles[k]!;
+        const l = lookups[i]!;
+        const { hits, cut } = await pageOn(engine, source, inputs[k]!, hitsOf(r));
+        observer.onHits?.(hits.length);
+        if (cut) observer.onCut?.(l, hits.length);
+        out[i] = { candidates: hits.flatMap((h) => candidateFromHit(h) ?? []).filter(acceptor(l, source.windowMs)), hits: hits.length, cut };
+      }),
+    );
+  }
+  await fillTexts(engine, source, lookups, out);
+  return out;
+}
+
+/**
+ * Reads what the sketches alone cannot decide: the normalized text of a
+ * sketched candidate whose pair needs the edit rule (`neardup.normalized`
+ * doc values), and the source text of a candidate stored without a sketch
+ * (before contract v3), from the concrete index that holds it.
+ */
+async function fillTexts(engine: Engine, source: CandidateSource, lookups: Lookup[], out: LookupResult[]): Promise<void> {
+  const needNormalized = new Map<string, Candidate[]>();
+  const needText = new Map<string, Map<string, Candidate[]>>();
+  out.forEach((result, i) => {
+    const l = lookups[i]!;
+    const query = source.verdict ? { simhash: l.analysis.simhash, sketch: sketchOf(l.analysis, Infinity) } : undefined;
+    for (const c of result.candidates) {
+      if (c.sketch) {
+        if (!query || c.sketch.text !== undefined) continue;
+        if (compareSketches(query, { simhash: c.simhash, sketch: c.sketch }, source.verdict!) !== undefined) continue;
+        push(needNormalized, c.id, c);
+      } else {
+        const index = c.index ?? source.index;
+        let ids = needText.get(index);
+        if (!ids) needText.set(index, (ids = new Map()));
+        push(ids, c.id, c);
+      }
+    }
+  });
+  const ids = [...needNormalized.keys()];
+  for (let k = 0; k < ids.length; k += FETCH_CHUNK) {
+    const hits = hitsOf(await engine.search({ index: source.index, ignoreUnavailable: true, body: normalizedTextQuery(ids.slice(k, k + FETCH_CHUNK)) }).catch((e: Error) => e));
+    for (const h of hits) {
+      const raw = h.fields?.["neardup.normalized"]?.[0];
+      if (typeof raw !== "string") continue;
+      const text = Buffer.from(raw, "base64").toString("utf8");
+      for (const c of needNormalized.get(h._id) ?? []) c.sketch = { ...c.sketch!, text };
+    }
+  }
+  for (const [index, byId] of needText) {
+    const all = [...byId.keys()];
+    for (let k = 0; k < all.length; k += FETCH_CHUNK) {
+      // The index may have been deleted since the search (a lifecycle policy): its documents are gone.
+      const texts = await engine.mget<Record<string, unknown>>(index, all.slice(k, k + FETCH_CHUNK), [source.textField]).catch((err: unknown) => {
+        if (err instanceof NeardupError && err.code === "NOT_FOUND") return new Map<string, Record<string, unknown>>();
+        throw err;
+      });
+      for (const [id, doc] of texts) {
+        const text = doc[source.textField];
+        if (typeof text === "string") for (const c of byId.get(id) ?? []) c.text = text;
+      }
+    }
+  }
+}
+
+function push<T>(map: Map<string, T[]>, key: string, value: T): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
+}

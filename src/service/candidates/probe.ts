@@ -1,0 +1,34 @@
+/**
+ * What one lookup reaches: every stored document within `radius` bits of the
+ * simhash (found through the segment fields), or sharing at least one MinHash
+ * LSH band key of the same LSH scheme (found through `neardup.lsh`). The
+ * engine query, the recent-writes window and the re-rank all use this one rule.
+ */
+import type { Analysis } from "../../core/fingerprinter.js";
+import { hamming, type Fingerprint } from "../../core/fingerprint.js";
+import { LEGACY_LSH_SCHEME } from "../../core/lsh.js";
+
+export interface Probe {
+  simhash: Fingerprint;
+  radius: number;
+  /** LSH band keys (`BB:XXXXXXXX`); empty when the text has none. */
+  lsh: readonly string[];
+  /** The scheme that made `lsh`; keys of another scheme never match. Default lsh1-16x3. */
+  lshScheme?: string | undefined;
+}
+
+export function probeOf(analysis: Analysis, radius: number): Probe {
+  return { simhash: analysis.simhash, radius, lsh: analysis.lsh, lshScheme: analysis.lshScheme ?? LEGACY_LSH_SCHEME };
+}
+
+/** True when the two key lists share a key (lists are short: bands ≤ 64). */
+export function sharesKey(a: readonly string[], b: readonly string[] | undefined): boolean {
+  if (!b || a.length === 0 || b.length === 0) return false;
+  for (const k of a) if (b.includes(k)) return true;
+  return false;
+}
+
+export function reaches(probe: Probe, target: { simhash: Fingerprint; lsh?: readonly string[] | undefined; lshScheme?: string | undefined }): boolean {
+  if (hamming(probe.simhash, target.simhash) <= probe.radius) return true;
+  return (target.lshScheme ?? LEGACY_LSH_SCHEME) === (probe.lshScheme ?? LEGACY_LSH_SCHEME) && sharesKey(probe.lsh, target.lsh);
+}

@@ -1,0 +1,186 @@
+/**
+ * Candidate query bodies. A document is a candidate of a lookup when it
+ * - has the lookup's fingerprint scheme (`neardup.version`), and
+ * - matches one of the segment terms (the four segment fields plus their
+ *   neighbours for radius > 3: the pigeonhole bound makes this exact, since any
+ *   fingerprint within radius r agrees with the query within floor(r/4) bits on
+ *   at least one segment; two of them when the lookup has LSH keys, see
+ *   `segmentsNeeded`), or shares an LSH band key of the same LSH scheme
+ *   (`neardup.lsh_scheme`; documents from before contract v3 carry none and
+ *   count as `lsh1-16x3`), and
+ * - is in the dedup window (`neardup.timestamp` >= since) and is not the
+ *   document itself.
+ *
+ * A single lookup is scored and sorted so that it can be paged completely
+ * with `search_after`: every key clause is a `constant_score` of 1, so a
+ * hit's score is the number of keys it shares with the query, and hits come
+ * most-shared first, then oldest first, then by simhash. If a bound on pages
+ * is reached, what is left unread is what shares the fewest keys.
+ */
+import { hex4, segmentValues, type Fingerprint } from "../../core/fingerprint.js";
+import { LEGACY_LSH_SCHEME } from "../../core/lsh.js";
+import { neighboursForRadius } from "../../core/neighbours.js";
+
+/** Which stored documents are comparable with the query. */
+export interface Scheme {
+  /** Fingerprint version (`neardup.version`), e.g. `nd1`. */
+  version: string;
+  /** LSH scheme of the query's keys, e.g. `lsh1-16x3`. */
+  lshScheme: string;
+}
+
+export interface CandidateQueryInput {
+  simhash: Fingerprint;
+  /** Hamming radius to cover. */
+  radius: number;
+  /** LSH band keys: a document sharing one is a candidate too. */
+  lsh: readonly string[];
+  scheme: Scheme;
+  /** Only documents with `neardup.timestamp` >= this (epoch ms). */
+  since: number;
+  /** Id to leave out (the document itself, on re-submission). */
+  excludeId?: string | undefined;
+  /** Hits per page. */
+  size: number;
+  /** The sort values of the previous page's last hit. */
+  searchAfter?: unknown[] | undefined;
+}
+
+/**
+ * Fields the re-rank needs, read from doc values (no `_source` parsing): the
+ * simhash and keys for the reach rule, the verdict fields for "first one
+ * wins", and the sketch (contract v3) for the verdict rules.
+ */
+export const CANDIDATE_FIELDS = [
+  "neardup.simhash",
+  "neardup.lsh",
+  "neardup.lsh_scheme",
+  "neardup.status",
+  "neardup.duplicate_of",
+  "neardup.sketch",
+  { field: "neardup.timestamp", format: "epoch_millis" },
+] as const;
+
+/** The sort that pages a single lookup: most shared keys, oldest, then simhash. */
+export const CANDIDATE_SORT = [{ _score: "desc" }, { "neardup.timestamp": "asc" }, { "neardup.simhash": "asc" }] as const;
+
+/** The segment terms a lookup at `radius` must match: per segment field, the values to look up. */
+export function segmentTerms(simhash: Fingerprint, radius: number): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  segmentValues(simhash).forEach((value, i) => {
+    out[`neardup.seg${i}`] = neighboursForRadius(value, radius).map(hex4);
+  });
+  return out;
+}
+
+/**
+ * Exact segments a stored fingerprint must share with the query: 2 when the
+ * lookup also has LSH keys and a radius of at most 3, else 1 (the pigeonhole
+ * bound). Two of four 16-bit segments is a 32-bit key: about 6.5 engine hits
+ * per lookup per million stored documents on real texts instead of 71, and
+ * the near-duplicates within 3 bits that share only one segment (their three
+ * differing bits in three segments) are found through their LSH keys:
+ * end-to-end recall on the quality benchmark is unchanged (0.9680, `npx tsx
+ * bench/quality/selective-keys.ts`, docs/benchmarks.md).
+ */
+export function segmentsNeeded(radius: number, lsh: readonly string[]): number {
+  return lsh.length > 0 && radius <= 3 ? 2 : 1;
+}
+
+/** How many of the four segments of `a` and `b` are equal. */
+export function sharedSegments(a: Fingerprint, b: Fingerprint): number {
+  const x = a.hi ^ b.hi;
+  const y = a.lo ^ b.lo;
+  return Number(x >>> 16 === 0) + Number((x & 0xffff) === 0) + Number(y >>> 16 === 0) + Number((y & 0xffff) === 0);
+}
+
+/** Documents of the LSH scheme `lshScheme` (documents without `lsh_scheme` are lsh1-16x3). */
+function lshSchemeFilter(lshScheme: string): Record<string, unknown> {
+  const same = { term: { "neardup.lsh_scheme": lshScheme } };
+  if (lshScheme !== LEGACY_LSH_SCHEME) return same;
+  return { bool: { should: [same, { bool: { must_not: [{ exists: { field: "neardup.lsh_scheme" } }] } }], minimum_should_match: 1 } };
+}
+
+function windowFilter(since: number): Record<string, unknown> {
+  return { range: { "neardup.timestamp": { gte: since, format: "epoch_millis" } } };
+}
+
+function versionFilter(versions: readonly string[]): Record<string, unknown> {
+  return versions.length === 1 ? { term: { "neardup.version": versions[0] } } : { terms: { "neardup.version": [...versions] } };
+}
+
+function termClause(field: string, values: readonly string[]): Record<string, unknown> {
+  return values.length === 1 ? { term: { [field]: values[0] } } : { terms: { [field]: [...values] } };
+}
+
+/**
+ * The scored, sorted search body for one lookup: one constant-score clause per
+ * segment field and per LSH key, so the score counts shared keys.
+ */
+export function candidateQuery(input: CandidateQueryInput): Record<string, unknown> {
+  const segmentClauses = Object.entries(segmentTerms(input.simhash, input.radius)).map(([field, values]) => ({
+    constant_score: { filter: termClause(field, values), boost: 1 },
+  }));
+  const need = segmentsNeeded(input.radius, input.lsh);
+  const should: Record<string, unknown>[] = need === 1 ? segmentClauses : [{ bool: { should: segmentClauses, minimum_should_match: need } }];
+  if (input.lsh.length > 0) {
+    const schemeFilter = lshSchemeFilter(input.scheme.lshScheme);
+    for (const key of input.lsh) should.push({ constant_score: { filter: { bool: { filter: [{ term: { "neardup.lsh": key } }, schemeFilter] } }, boost: 1 } });
+  }
+  const bool: Record<string, unknown> = {
+    should,
+    minimum_should_match: 1,
+    filter: [versionFilter([input.scheme.version]), windowFilter(input.since)],
+  };
+  if (input.excludeId !== undefined) bool.must_not = [{ ids: { values: [input.excludeId] } }];
+  const body: Record<string, unknown> = {
+    size: input.size,
+    track_total_hits: false,
+    _source: false,
+    docvalue_fields: CANDIDATE_FIELDS,
+    query: { bool },
+    sort: CANDIDATE_SORT,
+  };
+  if (input.searchAfter) body.search_after = input.searchAfter;
+  return body;
+}
+
+/**
+ * The hits that share the sort position (timestamp, simhash) of a page's last
+ * hit: `search_after` skips those of them that did not fit the page, so they
+ * are read apart (sort values are not unique: equal copies written in one bulk
+ * have the same time and simhash).
+ */
+export function tieQuery(input: CandidateQueryInput, timestamp: unknown, simhash: unknown): Record<string, unknown> {
+  const body = candidateQuery({ ...input, searchAfter: undefined });
+  const bool = (body.query as { bool: { filter: unknown[] } }).bool;
+  bool.filter = [...bool.filter, { term: { "neardup.timestamp": timestamp } }, { term: { "neardup.simhash": simhash } }];
+  return body;
+}
+
+/**
+ * The unsorted, unscored body of a grouped bulk lookup: the union of a
+ * group's segment terms and LSH keys, in filter context (cheaper than the
+ * scored single query); the caller falls back to single lookups when a page fills.
+ */
+export function groupSearchBody(terms: Record<string, readonly string[]>, lsh: readonly string[], schemes: readonly Scheme[], since: number, size: number): Record<string, unknown> {
+  const should: Record<string, unknown>[] = Object.entries(terms).map(([field, values]) => termClause(field, values));
+  if (lsh.length > 0) {
+    const lshSchemes = [...new Set(schemes.map((s) => s.lshScheme))];
+    const schemeFilter = lshSchemes.length === 1 ? lshSchemeFilter(lshSchemes[0]!) : { bool: { should: lshSchemes.map(lshSchemeFilter), minimum_should_match: 1 } };
+    should.push({ bool: { filter: [{ terms: { "neardup.lsh": [...lsh] } }, schemeFilter] } });
+  }
+  const versions = [...new Set(schemes.map((s) => s.version))];
+  return {
+    size,
+    track_total_hits: false,
+    _source: false,
+    docvalue_fields: CANDIDATE_FIELDS,
+    query: { bool: { filter: [{ bool: { should, minimum_should_match: 1 } }, versionFilter(versions), windowFilter(since)] } },
+  };
+}
+
+/** The body that reads the stored normalized texts (`neardup.normalized`) of some documents. */
+export function normalizedTextQuery(ids: readonly string[]): Record<string, unknown> {
+  return { size: ids.length, track_total_hits: false, _source: false, docvalue_fields: ["neardup.normalized"], query: { ids: { values: [...ids] } } };
+}
