@@ -110,9 +110,9 @@ function report(m: Match): MatchReport {
   };
 }
 
-/** `c` is the document `self` (a re-submission) or one of its duplicates. */
-function isSelf(c: Candidate, self: string | undefined): boolean {
-  return self !== undefined && (c.id === self || c.duplicateOf === self);
+/** `c` is the document `self` (a re-submission) or, when `withDuplicates`, one of its duplicates. */
+function isSelf(c: Candidate, self: string | undefined, withDuplicates = true): boolean {
+  return self !== undefined && (c.id === self || (withDuplicates && c.duplicateOf === self));
 }
 
 /** `<alias>-NNNNNN`, one past the highest number behind the alias (rollover's own naming). */
@@ -229,19 +229,20 @@ export class DedupService {
    * Recent-window candidates in the dedup window of `time` that a lookup started
    * at `startedAt` may not have seen in the engine, excluding `self` and its duplicates.
    */
-  private recentCandidates(analysis: Analysis, radius: number, time: number, self: string | undefined, startedAt: number): Candidate[] {
+  private recentCandidates(analysis: Analysis, radius: number, time: number, self: string | undefined, startedAt: number, ownDuplicates: boolean): Candidate[] {
     const since = time - this.options.windowMs;
     return this.recent
       .lookup(probeOf(analysis, radius), startedAt)
       .map((e) => e.candidate)
-      .filter((c) => !isSelf(c, self) && c.time >= since);
+      .filter((c) => !isSelf(c, self, ownDuplicates) && c.time >= since);
   }
 
-  private matchesFor(analysis: Analysis, radius: number, time: number, self: string | undefined, fromEngine: Candidate[], startedAt: number): { matches: Match[]; candidates: number } {
-    const fromRecent = this.recentCandidates(analysis, radius, time, self, startedAt);
+  /** `ownDuplicates`: leave out the documents that point at `self` too (a decision about `self`; a search keeps them). */
+  private matchesFor(analysis: Analysis, radius: number, time: number, self: string | undefined, fromEngine: Candidate[], startedAt: number, ownDuplicates = true): { matches: Match[]; candidates: number } {
+    const fromRecent = this.recentCandidates(analysis, radius, time, self, startedAt, ownDuplicates);
     // A recent entry of an id replaces its engine hit (it is the newer version).
     const recentIds = new Set(fromRecent.map((c) => c.id));
-    const all = [...fromRecent, ...fromEngine.filter((c) => !isSelf(c, self) && !recentIds.has(c.id))];
+    const all = [...fromRecent, ...fromEngine.filter((c) => !isSelf(c, self, ownDuplicates) && !recentIds.has(c.id))];
     this.metrics?.candidates.observe(all.length);
     return { matches: compareCandidates(this.fingerprinter, analysis, all, radius), candidates: all.length };
   }
@@ -465,7 +466,7 @@ export class DedupService {
     const radius = query.radius ?? this.radiusFor(analysis);
     const time = Date.now();
     const [fromEngine] = await this.engineCandidates([{ analysis, time, excludeId: query.id, radius }]);
-    const { matches, candidates } = this.matchesFor(analysis, radius, time, query.id, fromEngine!.candidates, time);
+    const { matches, candidates } = this.matchesFor(analysis, radius, time, query.id, fromEngine!.candidates, time, false);
     const kept = matches.filter((m) => (query.minSimilarity === undefined ? m.verdict.duplicate : m.similarity >= query.minSimilarity));
     this.metrics?.checks.inc({ operation: "search" });
     end?.();

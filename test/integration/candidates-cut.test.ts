@@ -37,7 +37,7 @@ describe.each(engineTargets())("candidate lookups over many shared keys on $kind
     await installTemplates(engine);
     const fingerprinter = await sharedFingerprinter();
     const log = { warn: (details: object, message: string) => void warnings.push({ details, message }) };
-    const base = { index, maxCandidates: 20, recentWindowMs: 1 };
+    const base = { index, maxCandidates: 20, recentWindowMs: 1001 };
     cutService = new DedupService(engine, fingerprinter, resolveDedupOptions({ ...base, maxCandidatePages: 3 }), createDedupMetrics(registry), log);
     fullService = new DedupService(engine, fingerprinter, resolveDedupOptions({ ...base, maxCandidatePages: 1000 }));
     await cutService.ensureIndex();
@@ -48,7 +48,8 @@ describe.each(engineTargets())("candidate lookups over many shared keys on $kind
       expect(results.every((r) => !(r instanceof Error))).toBe(true);
     }
     await engine.refresh(index);
-    await new Promise((r) => setTimeout(r, 10)); // the recent-writes window (1 ms) has expired
+    // The recent-writes window shows a write only until the engine can (acknowledged + the 1 s refresh interval).
+    await new Promise((r) => setTimeout(r, 1100));
   }, 600_000);
   afterAll(async () => {
     await engine.deleteIndex(index);

@@ -36,14 +36,14 @@ describe.each(engineTargets())("contract v2 -> v3 in place on $kind $version", (
   });
 
   it("adds the v3 fields, finds the v2 document, and writes v3 documents", async () => {
-    const svc = new DedupService(engine, await sharedFingerprinter(), resolveDedupOptions({ index, recentWindowMs: 1 }));
+    const svc = new DedupService(engine, await sharedFingerprinter(), resolveDedupOptions({ index, recentWindowMs: 1001 }));
     await svc.ensureIndex();
     const check = await svc.check(text.replace("keeps working", "keeps on working"));
     expect(check.duplicate_of).toBe("old");
     const [result] = await svc.index([{ id: "new", idGiven: true, text: text + " Again.", time: Date.now(), fields: undefined }], "mark");
     expect(result).toMatchObject({ id: "new", duplicate_of: "old" });
     await engine.refresh(index);
-    await new Promise((r) => setTimeout(r, 5));
+    await new Promise((r) => setTimeout(r, 1100));
     const stored = await engine.search<{ neardup: { sketch?: string; lsh_scheme?: string } }>({ index, body: { query: { ids: { values: ["new"] } } } });
     expect(stored.hits.hits[0]!._source!.neardup.sketch).toMatch(/^[A-Za-z0-9+/=]+$/);
     expect(stored.hits.hits[0]!._source!.neardup.lsh_scheme).toBe("lsh1-16x3");
