@@ -23,7 +23,7 @@ export interface Candidate {
   sketch?: Sketch | undefined;
   /** The text, for documents stored without a sketch (before contract v3): analysed at re-rank time. */
   text?: string | undefined;
-  /** The analysis, when it came from the recent-writes window (until that window holds sketches). */
+  /** The analysis, when a caller has one (the recent-writes window holds sketches). */
   analysis?: Analysis | undefined;
 }
 

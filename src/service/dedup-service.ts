@@ -33,6 +33,7 @@ import type { DedupOptions, Policy } from "./options.js";
 import { chooseOriginal, compareCandidates, rankMatches, type Match } from "./rank.js";
 import { RecentWrites, type RecentEntry } from "./recent.js";
 import { Sequencer } from "./sequencer.js";
+import { editTextLimit, sketchOf } from "../core/sketch.js";
 import type { Analyzer } from "../workers/index.js";
 
 /** Why a match was made, as the API reports it. */
@@ -385,7 +386,9 @@ export class DedupService {
       if (original && original.visibleAt === undefined) out.dependsOn = original.stored;
     }
     if (write) {
-      out.entry = this.recent.add({ id: doc.id, simhash: analysis.simhash, lsh: analysis.lsh, time: doc.time, status: decision.status, duplicateOf: decision.duplicateOf, analysis });
+      // The window holds what the re-rank needs (a sketch with the text where the edit rule may read it), not the analysis.
+      const sketch = sketchOf(analysis, editTextLimit(this.fingerprinter.verdictOptions));
+      out.entry = this.recent.add({ id: doc.id, simhash: analysis.simhash, lsh: analysis.lsh, time: doc.time, status: decision.status, duplicateOf: decision.duplicateOf, sketch });
       out.source = documentSource(this.options.textField, doc, analysis, decision, this.fingerprinter.verdictOptions);
     }
     return out;

@@ -33,11 +33,13 @@ export interface RecentWritesOptions {
   clock?: () => number;
 }
 
-/** Rough bytes held by one candidate (its analysis dominates). */
+/** Rough bytes held by one candidate: its sketch (8 bytes a term, the text) or, for an analysis, its maps. */
 function estimateBytes(c: Candidate): number {
+  const keys = 256 + c.id.length * 2 + (c.lsh?.length ?? 0) * 48;
+  if (c.sketch) return keys + c.sketch.hashes.length * 8 + (c.sketch.text?.length ?? 0) * 2;
   const a = c.analysis;
-  if (!a) return 256 + c.id.length * 2;
-  return 512 + c.id.length * 2 + a.normalized.length * 2 + a.termCounts.size * 96 + a.lsh.length * 48;
+  if (!a) return keys;
+  return keys + a.normalized.length * 2 + a.termCounts.size * 96;
 }
 
 /**

@@ -47,6 +47,18 @@ describe("DedupService on an engine double", () => {
     }
   });
 
+  it("holds sketches in the recent-writes window, not analyses: a 2,500-character text costs a few KB, and its near-duplicate is still found from it", async () => {
+    const engine = new MemoryEngine();
+    const service = new DedupService(engine, fp, resolveDedupOptions({ index: "sketches" }));
+    await service.ensureIndex();
+    const long = (LONG_ZH + RECIPE_EN).repeat(3).slice(0, 2500);
+    await service.index([parseDocInput({ id: "a", text: long })], "mark");
+    expect(service.recentWindow.entries).toBe(1);
+    expect(service.recentWindow.bytes).toBeLessThan(16_000); // a full analysis of this text is about 30 KB
+    const [b] = await service.index([parseDocInput({ id: "b", text: long.replace("。", "！") })], "mark"); // not refreshed: only the window can show a
+    expect(b).toMatchObject({ status: "duplicate", duplicate_of: "a" });
+  });
+
   it("refuses an index whose refresh interval is not shorter than the recent-writes window", async () => {
     const engine = new MemoryEngine();
     await engine.createIndex("slow-refresh");
