@@ -38,14 +38,14 @@ interface Sent {
   body: { status?: string; duplicate_of?: string | null };
 }
 
-/** POSTs one document, resending to the next sidecar on a 503 or a dead connection (as a client would). */
+/** POSTs one document, resending to the next sidecar on a 503, a 429 or a dead connection (as a client would). */
 async function send(sidecars: Sidecar[], start: number, id: string, text: string, deadline: number): Promise<Sent> {
   for (let attempt = 0; ; attempt++) {
     const sidecar = sidecars[(start + attempt) % sidecars.length]!;
     try {
       const res = await fetch(`${sidecar.url}/v1/documents`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ id, text }) });
       const body = (await res.json()) as Sent["body"];
-      if (res.status !== 503 || Date.now() > deadline) return { id, status: res.status, body };
+      if ((res.status !== 503 && res.status !== 429) || Date.now() > deadline) return { id, status: res.status, body };
     } catch {
       if (Date.now() > deadline) return { id, status: 0, body: {} };
     }
