@@ -17,10 +17,6 @@ export interface RecentEntry {
   readonly bytes: number;
 }
 
-interface Slot {
-  entry: RecentEntry;
-}
-
 export interface RecentWritesOptions {
   /**
    * How long an entry stays after it became visible in the engine, in ms. A
@@ -53,10 +49,10 @@ function estimateBytes(c: Candidate): number {
  */
 export class RecentWrites {
   private readonly index = new SegmentIndex();
-  private readonly current = new Map<string, Slot>();
+  private readonly current = new Map<string, RecentEntry>();
   private readonly lsh = new LshTable();
   /** Settled entries in the order they became visible: expiry costs what expires. */
-  private readonly settled: Slot[] = [];
+  private readonly settled: RecentEntry[] = [];
   private head = 0;
   private bytesHeld = 0;
   /** How many entries point at each original (status duplicate, duplicateOf). */
@@ -94,7 +90,7 @@ export class RecentWrites {
     this.unlink(candidate.id);
     this.index.insert(candidate.id, candidate.simhash, this.clock());
     this.lsh.add(candidate.id, candidate.lsh ?? []);
-    this.current.set(candidate.id, { entry });
+    this.current.set(candidate.id, entry);
     if (candidate.duplicateOf !== undefined) this.duplicatesOf.set(candidate.duplicateOf, (this.duplicatesOf.get(candidate.duplicateOf) ?? 0) + 1);
     this.resolvers.set(entry, resolve);
     this.bytesHeld += entry.bytes;
@@ -103,11 +99,10 @@ export class RecentWrites {
 
   /** The write of `entry` ended: stored (`ok`) or failed. */
   settle(entry: RecentEntry, ok: boolean): void {
-    const slot = this.current.get(entry.candidate.id);
-    const mine = slot?.entry === entry ? slot : undefined;
+    const mine = this.current.get(entry.candidate.id) === entry;
     if (ok) {
       entry.visibleAt = this.clock() + this.refreshMs;
-      if (mine) this.settled.push(mine);
+      if (mine) this.settled.push(entry);
     } else if (mine) {
       this.unlink(entry.candidate.id);
     }
@@ -121,7 +116,7 @@ export class RecentWrites {
   }
 
   get(id: string): RecentEntry | undefined {
-    return this.current.get(id)?.entry;
+    return this.current.get(id);
   }
 
   /** True when a lookup that started at `startedAt` can still be completed from this window. */
@@ -139,20 +134,20 @@ export class RecentWrites {
     for (const m of this.index.lookup(probe.simhash, probe.radius)) ids.add(m.id);
     const out: RecentEntry[] = [];
     for (const id of ids) {
-      const entry = this.current.get(id)!.entry;
+      const entry = this.current.get(id)!;
       if (entry.visibleAt === undefined || entry.visibleAt > startedAt) out.push(entry);
     }
     return out;
   }
 
   private unlink(id: string): void {
-    const slot = this.current.get(id);
-    if (!slot) return;
+    const entry = this.current.get(id);
+    if (!entry) return;
     this.index.remove(id);
     this.lsh.remove(id);
     this.current.delete(id);
-    this.bytesHeld -= slot.entry.bytes;
-    const root = slot.entry.candidate.duplicateOf;
+    this.bytesHeld -= entry.bytes;
+    const root = entry.candidate.duplicateOf;
     if (root !== undefined) {
       const n = (this.duplicatesOf.get(root) ?? 1) - 1;
       if (n > 0) this.duplicatesOf.set(root, n);
@@ -162,10 +157,10 @@ export class RecentWrites {
 
   private expire(): void {
     const cutoff = this.clock() - this.holdMs;
-    while (this.head < this.settled.length && this.settled[this.head]!.entry.visibleAt! < cutoff) {
-      const slot = this.settled[this.head]!;
+    while (this.head < this.settled.length && this.settled[this.head]!.visibleAt! < cutoff) {
+      const entry = this.settled[this.head]!;
       this.head += 1;
-      if (this.current.get(slot.entry.candidate.id) === slot) this.unlink(slot.entry.candidate.id);
+      if (this.current.get(entry.candidate.id) === entry) this.unlink(entry.candidate.id);
     }
     if (this.head > 1024 && this.head * 2 > this.settled.length) {
       this.settled.splice(0, this.head);
