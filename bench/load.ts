@@ -22,31 +22,20 @@
  */
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { readFileSync, readdirSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
 import autocannon from "autocannon";
 import { connectEngine } from "../src/engine/index.js";
 import { createRng } from "./quality/rng.js";
+import { loadPoems } from "./poems.js";
 
 const SECONDS = Number(process.env.NEARDUP_BENCH_SECONDS ?? 180);
 const CONNECTIONS = Number(process.env.NEARDUP_BENCH_CONNECTIONS ?? 16);
 const BASELINE_SECONDS = Math.max(3, Math.min(10, Math.round(SECONDS / 10)));
 const KEY = "load-key-" + createHash("sha256").update(String(process.pid)).digest("hex").slice(0, 16);
 const ROOT = join(import.meta.dirname, "..");
-
-function loadPoems(): string[] {
-  const dir = join(ROOT, "node_modules", "chinese-poetry", "dist", "quantangshi");
-  const poems: string[] = [];
-  for (const f of readdirSync(dir).filter((x) => /^poet\.tang\.\d+\.json$/.test(x)).sort().slice(0, 8)) {
-    for (const p of JSON.parse(readFileSync(join(dir, f), "utf8")) as { paragraphs?: string[] }[]) {
-      const text = (p.paragraphs ?? []).join("");
-      if (text.length >= 10 && !text.includes("□")) poems.push(text);
-    }
-  }
-  return poems;
-}
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -146,7 +135,7 @@ export async function run(): Promise<void> {
   const pid = child.pid!;
   try {
     await waitReady(url, child);
-    const requests = workload(loadPoems(), 20_000);
+    const requests = workload(loadPoems(8), 20_000);
     const headers = { "content-type": "application/json", authorization: `Bearer ${KEY}` };
     console.log(`# neardup load test: ${SECONDS} s mixed workload, ${CONNECTIONS} connections, ${cpus().length} cores, load average ${loadavg()[0]!.toFixed(1)}`);
 

@@ -24,7 +24,7 @@
  * re-ranked candidates per lookup p50/p99/max, planted recall, lookups cut,
  * bytes per document (after a force merge). Figures only; no assertion.
  */
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -41,6 +41,7 @@ import { neardupSource } from "../src/service/documents.js";
 import { createDedupMetrics } from "../src/service/metrics.js";
 import { resolveDedupOptions } from "../src/service/options.js";
 import { createRng } from "./quality/rng.js";
+import { loadPoems } from "./poems.js";
 
 const SIZES = (process.env.NEARDUP_SCALE_SIZES ?? "100000,300000,1000000").split(",").map(Number);
 const REAL = Number(process.env.NEARDUP_SCALE_REAL ?? 50_000);
@@ -48,18 +49,6 @@ const CHECKS = Number(process.env.NEARDUP_SCALE_CHECKS ?? 600);
 const BATCH = 5000;
 const T0 = Date.parse("2026-12-01T00:00:00Z");
 const INDEX = "bench-scale";
-
-function loadPoems(): string[] {
-  const dir = join(import.meta.dirname, "..", "node_modules", "chinese-poetry", "dist", "quantangshi");
-  const poems: string[] = [];
-  for (const f of readdirSync(dir).filter((x) => /^poet\.tang\.\d+\.json$/.test(x)).sort()) {
-    for (const p of JSON.parse(readFileSync(join(dir, f), "utf8")) as { paragraphs?: string[] }[]) {
-      const text = (p.paragraphs ?? []).join("");
-      if (text.length >= 10 && !text.includes("□")) poems.push(text);
-    }
-  }
-  return poems;
-}
 
 /** Real document i: 1-3 poems, cut to 300 characters. */
 function realText(poems: string[], i: number): string {

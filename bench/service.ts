@@ -22,7 +22,7 @@
  *     force merge to one segment).
  * No assertion on time anywhere: figures go to docs/benchmarks.md.
  */
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -39,24 +39,13 @@ import { documentSource } from "../src/service/documents.js";
 import { createDedupMetrics } from "../src/service/metrics.js";
 import { resolveDedupOptions } from "../src/service/options.js";
 import { createRng } from "./quality/rng.js";
+import { loadPoems } from "./poems.js";
 
 const DOCS = Number(process.env.NEARDUP_BENCH_DOCS ?? 100_000);
 const INGEST = Math.min(DOCS, Number(process.env.NEARDUP_BENCH_INGEST ?? 50_000));
 const CHECKS = Number(process.env.NEARDUP_BENCH_CHECKS ?? 2000);
 const BATCH = 500;
 const T0 = Date.parse("2026-12-01T00:00:00Z");
-
-function loadPoems(): string[] {
-  const dir = join(import.meta.dirname, "..", "node_modules", "chinese-poetry", "dist", "quantangshi");
-  const poems: string[] = [];
-  for (const f of readdirSync(dir).filter((x) => /^poet\.tang\.\d+\.json$/.test(x)).sort()) {
-    for (const p of JSON.parse(readFileSync(join(dir, f), "utf8")) as { paragraphs?: string[] }[]) {
-      const text = (p.paragraphs ?? []).join("");
-      if (text.length >= 10 && !text.includes("□")) poems.push(text);
-    }
-  }
-  return poems;
-}
 
 /** Document i: 2-8 poems chosen by a generator seeded with i (the same text on every run). */
 function makeDoc(poems: string[], i: number): string {

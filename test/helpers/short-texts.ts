@@ -1,19 +1,10 @@
+import { rng } from "../unit/index/random.js";
 /**
  * Many short log-like texts, fast and deterministic, with near-duplicates
  * made by documented edits: about 30% of the documents copy one of the last
  * 500 texts and change one word (substitute, insert or delete). Used by the
  * backfill test and bench/proxy.ts.
  */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const LETTERS = "abcdefghijklmnopqrstuvwxyz";
 
@@ -25,7 +16,8 @@ export interface ShortDoc {
 }
 
 export function shortTexts(count: number, seed = 12, start = Date.UTC(2026, 11, 1)): ShortDoc[] {
-  const rnd = mulberry32(seed);
+  const next = rng(seed);
+  const rnd = () => next() / 4294967296; // mulberry32 as a float in [0, 1)
   const pick = <T>(xs: readonly T[]) => xs[Math.floor(rnd() * xs.length)]!;
   // Random letter words (3-9 letters): as varied in characters as real words, so
   // character shingles (the LSH keys) of unrelated texts rarely collide.
