@@ -28,7 +28,7 @@ import { murmur3 } from "./lsh.js";
 import { charCosine } from "./similarity/cosine.js";
 import { editSimilarity } from "./similarity/levenshtein.js";
 import type { SparseVector } from "./tfidf.js";
-import { bucketFor, vetoedByMiddle, type Verdict, type VerdictOptions } from "./verdict.js";
+import { bucketFor, editRuleApplies, vetoedByMiddle, type Verdict, type VerdictOptions } from "./verdict.js";
 import { trigramJaccard } from "./similarity/spread.js";
 
 /** Version of the sketch scheme; part of the data contract (`neardup.sketch`). */
@@ -194,8 +194,8 @@ export function compareSketches(a: Sketched, b: Sketched, options: VerdictOption
   else if (bucket.minCosine !== null && cos >= bucket.minCosine) rule = `${bucket.name}.cosine`;
   else {
     const minEdit = bucket.minEditSimilarity;
-    // The length ratio bounds edit similarity from above: past it the edit rule cannot fire.
-    const editCanFire = minEdit !== null && !(longer > 0 && shorter / longer < minEdit);
+    // The length ratio bounds edit similarity from above (past it the edit rule cannot fire), and the budget bounds its cost.
+    const editCanFire = editRuleApplies(bucket, shorter, longer);
     const minJaccard = bucket.minJaccard ?? null;
     if (editCanFire || minJaccard !== null) {
       if (!texts) return undefined;

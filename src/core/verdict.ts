@@ -116,9 +116,9 @@ export interface Verdict {
   distance: number;
   /** Cosine of the TF-IDF word vectors, in [0, 1]. */
   cosine: number;
-  /** Levenshtein similarity in [0, 1]; null when the bucket has no edit rule. */
+  /** Levenshtein similarity in [0, 1]; null when the edit rule cannot apply to the pair (`editRuleApplies`: no edit rule, lengths too far apart, over the budget). */
   editSimilarity: number | null;
-  /** Character-level cosine; null when the bucket has no edit rule. */
+  /** Character-level cosine; null when `editSimilarity` is. */
   charCosine: number | null;
   /** Character 3-gram Jaccard; null when the bucket has no Jaccard rule (always set by `decide`). */
   jaccard?: number | null;
@@ -187,12 +187,38 @@ export function bucketFor(options: VerdictOptions, length: number): VerdictBucke
   return options.buckets[options.buckets.length - 1]!;
 }
 
+/**
+ * The edit rule's character budget: edit distance is computed for a pair only
+ * when the product of the two lengths (code points) is at most this. Myers'
+ * bit-parallel algorithm costs about shorter x longer / 32 word steps: 5-6 ms
+ * on a busy 2-core machine for the largest pair the default rules ever
+ * compare (shorter under 5,000 code points, longer under 5,000 / 0.75 = 6,667:
+ * see `editRuleApplies`). Past the budget, which only custom buckets can
+ * reach, the pair is judged on the linear rules (simhash, cosine, Jaccard),
+ * like the huge bucket.
+ */
+export const EDIT_MAX_CELLS = 5000 * 6667;
+
+/**
+ * Whether the bucket's edit rule can hold for texts of these lengths (code
+ * points), so edit distance is worth computing: the rule is on, the length
+ * ratio does not already bound edit similarity below its threshold (edit
+ * similarity <= shorter / longer), and the pair is within `EDIT_MAX_CELLS`.
+ */
+export function editRuleApplies(bucket: VerdictBucket, shorter: number, longer: number): boolean {
+  const minEdit = bucket.minEditSimilarity;
+  if (minEdit === null) return false;
+  if (longer > 0 && shorter / longer < minEdit) return false;
+  return shorter * longer <= EDIT_MAX_CELLS;
+}
+
 /** Applies the rules of the pair's bucket. */
 export function decide(a: Comparable, b: Comparable, options: VerdictOptions = DEFAULT_VERDICT_OPTIONS): Verdict {
-  const bucket = bucketFor(options, Math.min(a.length, b.length));
+  const shorter = Math.min(a.length, b.length);
+  const bucket = bucketFor(options, shorter);
   const distance = hamming(a.simhash, b.simhash);
   const cos = cosine(a.vector, b.vector);
-  const withEdit = bucket.minEditSimilarity !== null;
+  const withEdit = editRuleApplies(bucket, shorter, Math.max(a.length, b.length));
   const edit = withEdit ? editSimilarity(a.normalized, b.normalized) : null;
   const charCos = withEdit ? charCosine(a.normalized, b.normalized) : null;
   const minJaccard = bucket.minJaccard ?? null;

@@ -3,7 +3,7 @@ import { createServer as createHttpServer, type Server } from "node:http";
 import type { Logger } from "pino";
 import type { Config } from "../config/config.js";
 import { isNeardupError } from "../core/errors.js";
-import { createFingerprinter, type Fingerprinter } from "../core/fingerprinter.js";
+import { createFingerprinter, type Analysis, type Fingerprinter } from "../core/fingerprinter.js";
 import { loadIdfFile } from "../resources/idf-file.js";
 import { DedupService } from "../service/dedup-service.js";
 import { createDedupMetrics } from "../service/metrics.js";
@@ -139,6 +139,8 @@ export async function startService(config: Config, deps: ServiceDeps): Promise<R
         // With NEARDUP_WORKERS > 1 the texts of write requests are analysed on a pool of worker threads.
         analyzer ??= config.workers > 1 ? await createAnalyzer(await fingerprinter(), config.workers, fingerprinterOptions) : undefined;
         const svc = new DedupService(withBreaker(connected, breaker), prefetch.wrap(await fingerprinter()), config.dedup, dedupMetrics, logger, analyzer);
+        // A candidate stored without a sketch is analysed from its text: long ones in the analysis worker.
+        svc.analyzeOffLoop = async (text) => ((await pool.run({ kind: "analyze", texts: [text] }, { worker: true }).catch(() => [null])) as (Analysis | null)[])[0] ?? undefined;
         await svc.ensureIndex();
         if (closed) {
           await connected.close();

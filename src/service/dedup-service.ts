@@ -31,6 +31,7 @@ import type { DocInput } from "./input.js";
 import type { DedupMetrics } from "./metrics.js";
 import type { DedupOptions, Policy } from "./options.js";
 import { chooseOriginal, compareCandidates, rankMatches, type Match } from "./rank.js";
+import { Slicer } from "./slicer.js";
 import { RecentWrites, type RecentEntry } from "./recent.js";
 import { Sequencer } from "./sequencer.js";
 import { editTextLimit, sketchOf } from "../core/sketch.js";
@@ -137,6 +138,8 @@ export class DedupService {
   private readonly inflight = new Map<string, Promise<unknown>>();
   /** Set by the writer lease when several sidecars share the index. */
   router: WriteRouter | undefined;
+  /** Set by the server: analyses a long stored text off the event loop (candidates stored without a sketch). */
+  analyzeOffLoop: ((text: string) => Promise<Analysis | undefined>) | undefined;
 
   constructor(
     readonly engine: Engine,
@@ -239,13 +242,23 @@ export class DedupService {
   }
 
   /** `ownDuplicates`: leave out the documents that point at `self` too (a decision about `self`; a search keeps them). */
-  private matchesFor(analysis: Analysis, radius: number, time: number, self: string | undefined, fromEngine: Candidate[], startedAt: number, ownDuplicates = true): { matches: Match[]; candidates: number } {
+  private async matchesFor(analysis: Analysis, radius: number, time: number, self: string | undefined, fromEngine: Candidate[], startedAt: number, slicer: Slicer, ownDuplicates = true): Promise<{ matches: Match[]; candidates: number; pending: Map<string, RecentEntry> }> {
     const fromRecent = this.recentCandidates(analysis, radius, time, self, startedAt, ownDuplicates);
     // A recent entry of an id replaces its engine hit (it is the newer version).
     const recentIds = new Set(fromRecent.map((c) => c.id));
     const all = [...fromRecent, ...fromEngine.filter((c) => !isSelf(c, self, ownDuplicates) && !recentIds.has(c.id))];
     this.metrics?.candidates.observe(all.length);
-    return { matches: compareCandidates(this.fingerprinter, analysis, all, radius), candidates: all.length };
+    // The window's unsettled entries as the lookup saw them: the comparisons may yield, and a write that fails
+    // meanwhile takes its entry out, but a decision against it must still wait for (and fail with) that write.
+    const pending = new Map<string, RecentEntry>();
+    for (const c of all) {
+      for (const id of [c.id, c.duplicateOf]) {
+        const entry = id === undefined ? undefined : this.recent.get(id);
+        if (entry && entry.visibleAt === undefined) pending.set(id!, entry);
+      }
+    }
+    const compareOptions = this.analyzeOffLoop ? { slicer, analyze: this.analyzeOffLoop } : { slicer };
+    return { matches: await compareCandidates(this.fingerprinter, analysis, all, radius, compareOptions), candidates: all.length, pending };
   }
 
   /** "What is this text a near-duplicate of?" Nothing is written. */
@@ -256,7 +269,7 @@ export class DedupService {
     const radius = this.radiusFor(analysis);
     const startedAt = Date.now();
     const [fromEngine] = await this.engineCandidates([{ analysis, time, excludeId: options.id, radius }]);
-    const { matches, candidates } = this.matchesFor(analysis, radius, time, options.id, fromEngine!.candidates, startedAt);
+    const { matches, candidates } = await this.matchesFor(analysis, radius, time, options.id, fromEngine!.candidates, startedAt, new Slicer());
     const chosen = chooseOriginal(matches);
     this.metrics?.checks.inc({ operation: "check" });
     if (chosen) this.metrics?.duplicates.inc({ policy: "check" });
@@ -320,7 +333,10 @@ export class DedupService {
         startedAt = Date.now();
         [fromEngine, roots] = await Promise.all([this.engineCandidates(lookups), this.rootsAmong(items)]);
       }
-      decided = items.map((item, i) => this.decide(item, radii[i]!, fromEngine[i]!.candidates, roots, startedAt, policy));
+      // Decided one by one in this ticket's turn; the re-rank yields to the event loop between slices.
+      const slicer = new Slicer();
+      decided = [];
+      for (const [i, item] of items.entries()) decided.push(await this.decide(item, radii[i]!, fromEngine[i]!.candidates, roots, startedAt, policy, slicer));
     } finally {
       ticket.done();
     }
@@ -357,10 +373,10 @@ export class DedupService {
   }
 
   /** One document's verdict, taken in its turn; a written document enters the window at once. */
-  private decide(item: Item, radius: number, fromEngine: Candidate[], roots: Set<string>, startedAt: number, policy: Policy): Decided {
+  private async decide(item: Item, radius: number, fromEngine: Candidate[], roots: Set<string>, startedAt: number, policy: Policy, slicer: Slicer): Promise<Decided> {
     const { doc, analysis } = item;
     const self = doc.idGiven ? doc.id : undefined;
-    const { matches } = this.matchesFor(analysis, radius, doc.time, self, fromEngine, startedAt);
+    const { matches, pending } = await this.matchesFor(analysis, radius, doc.time, self, fromEngine, startedAt, slicer);
     // An update of an original that has duplicates keeps the cluster: it stays their original.
     const chosen = self !== undefined && roots.has(self) ? undefined : chooseOriginal(matches);
     const decision: Decision = chosen
@@ -382,7 +398,7 @@ export class DedupService {
       },
     };
     if (chosen) {
-      const original = this.recent.get(chosen.originalId);
+      const original = pending.get(chosen.originalId) ?? this.recent.get(chosen.originalId);
       if (original && original.visibleAt === undefined) out.dependsOn = original.stored;
     }
     if (write) {
@@ -469,7 +485,7 @@ export class DedupService {
     const radius = query.radius ?? this.radiusFor(analysis);
     const time = Date.now();
     const [fromEngine] = await this.engineCandidates([{ analysis, time, excludeId: query.id, radius }]);
-    const { matches, candidates } = this.matchesFor(analysis, radius, time, query.id, fromEngine!.candidates, time, false);
+    const { matches, candidates } = await this.matchesFor(analysis, radius, time, query.id, fromEngine!.candidates, time, new Slicer(), false);
     const kept = matches.filter((m) => (query.minSimilarity === undefined ? m.verdict.duplicate : m.similarity >= query.minSimilarity));
     this.metrics?.checks.inc({ operation: "search" });
     end?.();

@@ -4,7 +4,9 @@
  * keeps, from their stored sketches (core sketch.ts: TF-IDF cosine from the
  * sketch, edit distance and character cosine only when the cheaper rules
  * cannot decide). Candidates without a sketch (stored before contract v3)
- * are analysed from their text; recent-window entries bring their analysis.
+ * are analysed from their text (long ones off the event loop when the
+ * caller can); recent-window entries bring their sketch. The comparisons run
+ * in time slices (slicer.ts).
  */
 import type { Analysis, Fingerprinter } from "../core/fingerprinter.js";
 import { compareSketches, sketchOf, type Sketched } from "../core/sketch.js";
@@ -12,6 +14,7 @@ import { reportedSimilarity, type Verdict } from "../core/verdict.js";
 import type { Candidate } from "./candidate.js";
 import { probeOf, reaches } from "./candidates/probe.js";
 import { byTimeThenId, chooseRoot } from "../core/original.js";
+import { Slicer } from "./slicer.js";
 
 export interface Match {
   candidate: Candidate;
@@ -23,13 +26,35 @@ export interface Match {
 /** Oldest first, ties by id (core/original.ts, shared with `neardup dedup`). */
 export { byTimeThenId };
 
+/** How `compareCandidates` keeps the event loop free. */
+export interface CompareOptions {
+  /** Time slices for the comparisons (one per request). Default: a new one. */
+  slicer?: Slicer;
+  /**
+   * Analyses a stored text off the event loop (the analysis worker); used for
+   * candidates stored without a sketch whose text is longer than
+   * `INLINE_TEXT_CHARS`. Resolves undefined when the text cannot be analysed.
+   * Without it such texts are analysed on the event loop.
+   */
+  analyze?: (text: string) => Promise<Analysis | undefined>;
+}
+
+/** A stored text up to this many characters is analysed on the event loop (a few ms), longer ones by `CompareOptions.analyze`. */
+export const INLINE_TEXT_CHARS = 3000;
+
 /**
  * Every candidate the lookup reaches (within `radius` bits, or sharing an LSH
  * band key), compared with the verdict rules.
  * Candidates are unique by id; the first seen wins (callers put recent-window
  * entries before engine hits, as they are newer information).
+ *
+ * Each comparison is bounded (the edit rule runs only within core
+ * `EDIT_MAX_CELLS`), and the loop yields to the event loop between
+ * comparisons whenever its slice has run out, so a lookup with many costly
+ * candidates never holds the event loop for more than a slice and one comparison.
  */
-export function compareCandidates(fingerprinter: Fingerprinter, query: Analysis, candidates: Iterable<Candidate>, radius: number): Match[] {
+export async function compareCandidates(fingerprinter: Fingerprinter, query: Analysis, candidates: Iterable<Candidate>, radius: number, options: CompareOptions = {}): Promise<Match[]> {
+  const slicer = options.slicer ?? new Slicer();
   const seen = new Set<string>();
   const probe = probeOf(query, radius);
   const matches: Match[] = [];
@@ -38,6 +63,7 @@ export function compareCandidates(fingerprinter: Fingerprinter, query: Analysis,
     if (seen.has(candidate.id)) continue;
     seen.add(candidate.id);
     if (!reaches(probe, candidate)) continue;
+    if (slicer.due) await slicer.yield();
     let verdict: Verdict | undefined;
     if (candidate.analysis) verdict = fingerprinter.compare(query, candidate.analysis);
     else if (candidate.sketch) {
@@ -45,8 +71,11 @@ export function compareCandidates(fingerprinter: Fingerprinter, query: Analysis,
       // undefined: the edit rule needed a text that could not be read (the document is gone).
       verdict = compareSketches(sketched, { simhash: candidate.simhash, sketch: candidate.sketch }, fingerprinter.verdictOptions);
     } else if (candidate.text !== undefined) {
-      const other = safeAnalyze(fingerprinter, candidate.text);
-      if (other) verdict = fingerprinter.compare(query, other);
+      const other = options.analyze && candidate.text.length > INLINE_TEXT_CHARS ? await options.analyze(candidate.text) : safeAnalyze(fingerprinter, candidate.text);
+      if (other) {
+        if (slicer.due) await slicer.yield();
+        verdict = fingerprinter.compare(query, other);
+      }
     }
     if (!verdict) continue;
     matches.push({ candidate, verdict, similarity: reportedSimilarity(verdict) });

@@ -15,30 +15,30 @@ function candidate(id: string, text: string, time: number, extra: Partial<Candid
 }
 
 describe("re-rank", () => {
-  it("keeps candidates within the radius, compares them and never counts an id twice", () => {
+  it("keeps candidates within the radius, compares them and never counts an id twice", async () => {
     const q = fp.analyze(MOM_A);
     const cands = [candidate("b", MOM_B, 2), candidate("b", MOM_B, 2), candidate("news", NEWS_EN, 1)];
-    const matches = compareCandidates(fp, q, cands, 64);
+    const matches = await compareCandidates(fp, q, cands, 64);
     expect(matches.map((m) => m.candidate.id)).toEqual(["b", "news"]);
     expect(matches[0]!.verdict.duplicate).toBe(true);
     expect(matches[1]!.verdict.duplicate).toBe(false);
-    expect(compareCandidates(fp, q, cands, 0)).toEqual([]); // MOM_B is more than 0 bits away
+    expect(await compareCandidates(fp, q, cands, 0)).toEqual([]); // MOM_B is more than 0 bits away
   });
 
-  it("chooses the earliest matching document as the original, ties by id, followed to its own original", () => {
+  it("chooses the earliest matching document as the original, ties by id, followed to its own original", async () => {
     const q = fp.analyze(MOM_A);
     const later = candidate("z-later", MOM_B, 5);
     const tieB = candidate("b-tie", MOM_B, 3);
     const tieA = candidate("a-tie", MOM_B, 3, { status: "duplicate", duplicateOf: "root" });
-    const chosen = chooseOriginal(compareCandidates(fp, q, [later, tieB, tieA], 64));
+    const chosen = chooseOriginal(await compareCandidates(fp, q, [later, tieB, tieA], 64));
     expect(chosen?.match.candidate.id).toBe("a-tie");
     expect(chosen?.originalId).toBe("root");
-    expect(chooseOriginal(compareCandidates(fp, q, [candidate("n", NEWS_EN, 0)], 64))).toBeUndefined();
+    expect(chooseOriginal(await compareCandidates(fp, q, [candidate("n", NEWS_EN, 0)], 64))).toBeUndefined();
   });
 
-  it("ranks duplicates first, then by similarity, distance and time", () => {
+  it("ranks duplicates first, then by similarity, distance and time", async () => {
     const q = fp.analyze(MOM_A);
-    const ranked = rankMatches(compareCandidates(fp, q, [candidate("n", NEWS_EN, 0), candidate("b", MOM_B, 9), candidate("a", MOM_A, 9)], 64));
+    const ranked = rankMatches(await compareCandidates(fp, q, [candidate("n", NEWS_EN, 0), candidate("b", MOM_B, 9), candidate("a", MOM_A, 9)], 64));
     expect(ranked.map((m) => m.candidate.id)).toEqual(["a", "b", "n"]);
   });
 
