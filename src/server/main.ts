@@ -4,14 +4,13 @@
  * Ctrl-C (SIGINT) or SIGTERM stops both cleanly: in-flight requests finish
  * (up to NEARDUP_SHUTDOWN_TIMEOUT_MS), then the engine stops last.
  */
-import { resolve } from "node:path";
 import { configFromEnv } from "../config/env.js";
 import { isNeardupError } from "../core/errors.js";
 import { redactText } from "../engine/errors.js";
 import { createFingerprinter } from "../core/fingerprinter.js";
-import { startLocalOpenSearch } from "../engine/local/index.js";
 import type { Engine } from "../engine/types.js";
 import { startProxy } from "../proxy/index.js";
+import { embeddedOpenSearch } from "./embedded.js";
 import { createLogger } from "./logger.js";
 import { startService } from "./service.js";
 
@@ -19,16 +18,13 @@ async function main(): Promise<void> {
   const config = configFromEnv();
   const logger = createLogger(config.logLevel);
   let localUrl: string | undefined;
+  const startEmbedded = embeddedOpenSearch(logger);
   const service = await startService(config, {
     logger,
     startLocalEngine: async (local) => {
-      const node = await startLocalOpenSearch({
-        port: local.port,
-        dataDir: resolve(local.dataDir),
-        log: (line: string) => logger.debug({ engine: "local-opensearch" }, line),
-      });
+      const node = await startEmbedded(local);
       localUrl = node.url;
-      return { url: node.url, stop: () => node.stop(), onExit: (listener) => void node.process.once("exit", listener) };
+      return node;
     },
   });
   // The `_bulk` proxy (docs/proxy.md), on its own port once the engine is up.

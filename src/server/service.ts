@@ -23,6 +23,8 @@ import { Readiness } from "./readiness.js";
 /** A started engine the service owns (the embedded OpenSearch). */
 export interface OwnedEngine {
   url: string;
+  /** The engine's process id, when it is a local process. */
+  pid?: number | undefined;
   stop(): Promise<void>;
   /** Registers a listener for the engine process exiting (for restarts). */
   onExit?(listener: (code: number | null, signal: string | null) => void): void;
@@ -212,6 +214,9 @@ export async function startService(config: Config, deps: ServiceDeps): Promise<R
     const old = engine;
     engine = undefined;
     owned = undefined;
+    // The writer lease renews against the dead engine until stopped; a restart starts a fresh round.
+    await lease?.stop().catch(() => undefined);
+    lease = undefined;
     await old?.close().catch(() => undefined);
     if (Date.now() - readyAt > supervision.restartMaxMs) restartAttempt = 0;
     for (;;) {

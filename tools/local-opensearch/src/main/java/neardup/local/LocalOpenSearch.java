@@ -190,9 +190,15 @@ public final class LocalOpenSearch {
         return args[i];
     }
 
+    /**
+     * True when nothing listens on the port. The check binds the way the node's HTTP transport
+     * will (netty, {@code http.tcp.reuse_address}: SO_REUSEADDR on except on Windows), so a port
+     * left in TIME_WAIT by a node that was just killed counts as free, as it is for the node;
+     * on Linux a listening socket still makes the bind fail.
+     */
     static boolean portFree(int port) {
         try (ServerSocket s = new ServerSocket()) {
-            s.setReuseAddress(false);
+            s.setReuseAddress(!System.getProperty("os.name", "").startsWith("Windows"));
             s.bind(new InetSocketAddress(InetAddress.getByName(HOST), port));
             return true;
         } catch (IOException e) {
