@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { createFingerprinter, type Fingerprinter } from "../../../src/core/fingerprinter.js";
 import type { Candidate } from "../../../src/service/candidate.js";
 import { reportedSimilarity } from "../../../src/core/verdict.js";
-import { byTimeThenId, chooseOriginal, compareCandidates, rankMatches } from "../../../src/service/rank.js";
+import { byTimeThenId, chooseOriginal, compareCandidates, INLINE_TEXT_CHARS, rankMatches } from "../../../src/service/rank.js";
 import { MOM_A, MOM_B, NEWS_EN } from "../../fixtures/texts/near-duplicates.js";
 
 let fp: Fingerprinter;
@@ -40,6 +40,25 @@ describe("re-rank", () => {
     const q = fp.analyze(MOM_A);
     const ranked = rankMatches(await compareCandidates(fp, q, [candidate("n", NEWS_EN, 0), candidate("b", MOM_B, 9), candidate("a", MOM_A, 9)], 64));
     expect(ranked.map((m) => m.candidate.id)).toEqual(["a", "b", "n"]);
+  });
+
+  it("analyses a long text stored without a sketch off the event loop when the caller can, a short one inline, with the same verdict (issue 15)", async () => {
+    const q = fp.analyze(MOM_A);
+    const long = `${MOM_B} ${"padding words for a long stored text. ".repeat(100)}`;
+    expect(long.length).toBeGreaterThan(INLINE_TEXT_CHARS);
+    const offLoop: string[] = [];
+    const inline: string[] = [];
+    const counting = new Proxy(fp, {
+      get(t, p, r) {
+        if (p === "analyze") return (text: string) => (inline.push(text), t.analyze(text));
+        return Reflect.get(t, p, r) as unknown;
+      },
+    });
+    const analyze = async (text: string) => (offLoop.push(text), fp.analyze(text));
+    const matches = await compareCandidates(counting, q, [candidate("long", long, 1), candidate("short", MOM_B, 2)], 64, { analyze });
+    expect(offLoop).toEqual([long]);
+    expect(inline).toEqual([MOM_B]);
+    expect(matches.map((m) => m.verdict)).toEqual([fp.compare(q, fp.analyze(long)), fp.compare(q, fp.analyze(MOM_B))]);
   });
 
   it("orders by time then id", () => {
