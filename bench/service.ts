@@ -27,6 +27,7 @@ import type { AddressInfo } from "node:net";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { cpuMark, cpuPerDoc } from "./cpu.js";
 import { createFingerprinter } from "../src/core/fingerprinter.js";
 import { connectEngine, installTemplates, type Engine } from "../src/engine/index.js";
 import { startLocalOpenSearch } from "../src/engine/local/index.js";
@@ -109,6 +110,7 @@ export async function run(): Promise<void> {
     await fetch(`${engineUrl}/${dedupIndex}/_settings`, { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify({ "index.number_of_replicas": 0 }) });
 
     // 1. Raw _bulk baseline: all documents, text only.
+    let cpu0 = await cpuMark(engineUrl);
     let t = performance.now();
     for (let start = 0; start < DOCS; start += BATCH) {
       const ops: Record<string, unknown>[] = [];
@@ -118,6 +120,7 @@ export async function run(): Promise<void> {
     }
     const rawSeconds = (performance.now() - t) / 1000;
     const rawRate = DOCS / rawSeconds;
+    const rawCpu = cpuPerDoc(cpu0, await cpuMark(engineUrl), DOCS);
 
     // 2. Ingest through the API over HTTP.
     const readiness = new Readiness();
@@ -127,6 +130,7 @@ export async function run(): Promise<void> {
     await new Promise((r) => server.once("listening", r));
     const api = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     let duplicatesAtIngest = 0;
+    cpu0 = await cpuMark(engineUrl);
     t = performance.now();
     for (let start = 0; start < INGEST; start += BATCH) {
       const docs = [];
@@ -137,6 +141,7 @@ export async function run(): Promise<void> {
     }
     const apiSeconds = (performance.now() - t) / 1000;
     const apiRate = INGEST / apiSeconds;
+    const apiCpu = cpuPerDoc(cpu0, await cpuMark(engineUrl), INGEST);
 
     // 3. The rest, with fingerprints, straight into the engine.
     t = performance.now();
@@ -187,6 +192,8 @@ export async function run(): Promise<void> {
     console.log(`| raw \`_bulk\`, text only (${f(DOCS)} docs, batches of ${BATCH}) | ${f(rawRate)} docs/s |`);
     console.log(`| \`/v1/documents/_bulk\` with dedup (${f(INGEST)} docs, batches of ${BATCH}, over HTTP) | ${f(apiRate)} docs/s |`);
     console.log(`| dedup ingest / raw ingest | ${f(apiRate / rawRate, 2)} |`);
+    console.log(`| CPU ms per document, raw \`_bulk\`: bench process / engine | ${f(rawCpu.process, 3)} / ${f(rawCpu.engine, 3)} |`);
+    console.log(`| CPU ms per document, dedup ingest: sidecar (with its client) / engine | ${f(apiCpu.process, 3)} / ${f(apiCpu.engine, 3)} |`);
     console.log(`| duplicates found during ingest | ${f(duplicatesAtIngest)} |`);
     console.log(`| preload of the other ${f(DOCS - INGEST)} docs (fingerprint + bulk, not via HTTP) | ${f((DOCS - INGEST) / preloadSeconds)} docs/s |`);
     console.log(`| \`/v1/check\` latency at ${f(DOCS)} docs, p50 / p90 / p99 (${f(CHECKS)} sequential checks) | ${f(percentile(latencies, 50), 2)} / ${f(percentile(latencies, 90), 2)} / ${f(percentile(latencies, 99), 2)} ms |`);

@@ -35,10 +35,9 @@ export function neardupSource(analysis: Analysis, decision: Decision, time: numb
   const lsh = analysis.lsh;
   if (lsh.length > 0) source.lsh = [...lsh];
   if (analysis.lshScheme !== undefined) source.lsh_scheme = analysis.lshScheme;
-  source.sketch = encodeSketch(sketchOf(analysis, DEFAULT_INLINE_TEXT_LENGTH));
-  if (analysis.length >= DEFAULT_INLINE_TEXT_LENGTH && analysis.length <= editTextLimit(verdict)) {
-    source.normalized = Buffer.from(analysis.normalized, "utf8").toString("base64");
-  }
+  const stored = storedSketch(analysis, verdict);
+  source.sketch = stored.sketch;
+  if (stored.normalized !== undefined) source.normalized = stored.normalized;
   if (decision.status === "duplicate") {
     source.duplicate_of = decision.duplicateOf!;
     source.distance = decision.distance!;
@@ -46,6 +45,30 @@ export function neardupSource(analysis: Analysis, decision: Decision, time: numb
     source.reason = decision.reason!;
   }
   return source;
+}
+
+/** The encoded re-rank fields of one analysis (`neardup.sketch`, and `neardup.normalized` where the edit rule may need it). */
+export interface StoredSketch {
+  sketch: string;
+  normalized?: string | undefined;
+}
+
+const storedMemo = new WeakMap<Analysis, StoredSketch>();
+
+/**
+ * The encoded re-rank fields of an analysis, computed once: the service
+ * warms this before a document's ordered turn, so the decision itself only
+ * assembles the source.
+ */
+export function storedSketch(analysis: Analysis, verdict: VerdictOptions = DEFAULT_VERDICT_OPTIONS): StoredSketch {
+  const memo = storedMemo.get(analysis);
+  if (memo) return memo;
+  const stored: StoredSketch = { sketch: encodeSketch(sketchOf(analysis, DEFAULT_INLINE_TEXT_LENGTH)) };
+  if (analysis.length >= DEFAULT_INLINE_TEXT_LENGTH && analysis.length <= editTextLimit(verdict)) {
+    stored.normalized = Buffer.from(analysis.normalized, "utf8").toString("base64");
+  }
+  storedMemo.set(analysis, stored);
+  return stored;
 }
 
 /** The whole source written for one document. */
