@@ -314,7 +314,7 @@ export class DedupService {
       let startedAt = Date.now();
       const lookedUp = Promise.all([this.engineCandidates(lookups), this.rootsAmong(items)]);
       // While the engine answers: the stored re-rank fields, so the ordered section only assembles sources.
-      for (const it of items) storedSketch(it.analysis, this.fingerprinter.verdictOptions);
+      for (const it of items) storedSketch(it.analysis);
       let [fromEngine, roots] = await lookedUp;
       await ticket.turn();
       this.router?.assertDeciding();
@@ -392,7 +392,7 @@ export class DedupService {
       // The window holds what the re-rank needs (a sketch with the text where the edit rule may read it), not the analysis.
       const sketch = sketchOf(analysis, editTextLimit(this.fingerprinter.verdictOptions));
       out.entry = this.recent.add({ id: doc.id, simhash: analysis.simhash, lsh: analysis.lsh, time: doc.time, status: decision.status, duplicateOf: decision.duplicateOf, sketch });
-      out.source = documentSource(this.options.textField, doc, analysis, decision, this.fingerprinter.verdictOptions);
+      out.source = documentSource(this.options.textField, doc, analysis, decision);
     }
     return out;
   }
