@@ -3,6 +3,7 @@
  *
  *   npx tsx bench/service.ts                          # 100k documents, local OpenSearch started here
  *   NEARDUP_BENCH_DOCS=1000000 npx tsx bench/service.ts
+ *   NEARDUP_BENCH_CLIENTS=4 NEARDUP_BENCH_WORKERS=2 npx tsx bench/service.ts   # 4 concurrent clients, analysis on 2 worker threads
  *   NEARDUP_ENGINE_URL=http://127.0.0.1:9200 npx tsx bench/service.ts   # an engine you run
  *
  * Documents: real classical Chinese text (npm `chinese-poetry`, 全唐诗),
@@ -27,6 +28,8 @@ import type { AddressInfo } from "node:net";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { cpuMark, cpuPerDoc } from "./cpu.js";
+import { createAnalyzerPool } from "../src/workers/index.js";
 import { createFingerprinter } from "../src/core/fingerprinter.js";
 import { connectEngine, installTemplates, type Engine } from "../src/engine/index.js";
 import { startLocalOpenSearch } from "../src/engine/local/index.js";
@@ -45,6 +48,10 @@ const DOCS = Number(process.env.NEARDUP_BENCH_DOCS ?? 100_000);
 const INGEST = Math.min(DOCS, Number(process.env.NEARDUP_BENCH_INGEST ?? 50_000));
 const CHECKS = Number(process.env.NEARDUP_BENCH_CHECKS ?? 2000);
 const BATCH = 500;
+/** Concurrent API clients during ingest. */
+const CLIENTS = Math.max(1, Number(process.env.NEARDUP_BENCH_CLIENTS ?? 1));
+/** Analysis workers of the service (0: in the request thread, as before issue 10). */
+const WORKERS = Math.max(0, Number(process.env.NEARDUP_BENCH_WORKERS ?? 0));
 const T0 = Date.parse("2026-12-01T00:00:00Z");
 
 /** Document i: 2-8 poems chosen by a generator seeded with i (the same text on every run). */
@@ -104,11 +111,13 @@ export async function run(): Promise<void> {
     await engine.deleteIndex(dedupIndex);
     await engine.createIndex(rawIndex, { settings: { "index.number_of_replicas": 0 }, mappings: { properties: { text: { type: "text" } } } });
     const metrics = createMetrics({ defaultMetrics: false });
-    const service = new DedupService(engine, fingerprinter, resolveDedupOptions({ index: dedupIndex }), createDedupMetrics(metrics.registry));
+    const analyzer = WORKERS > 0 ? await createAnalyzerPool(fingerprinter, { threads: WORKERS }) : undefined;
+    const service = new DedupService(engine, fingerprinter, resolveDedupOptions({ index: dedupIndex }), createDedupMetrics(metrics.registry), undefined, analyzer);
     await service.ensureIndex();
     await fetch(`${engineUrl}/${dedupIndex}/_settings`, { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify({ "index.number_of_replicas": 0 }) });
 
     // 1. Raw _bulk baseline: all documents, text only.
+    let cpu0 = await cpuMark(engineUrl);
     let t = performance.now();
     for (let start = 0; start < DOCS; start += BATCH) {
       const ops: Record<string, unknown>[] = [];
@@ -118,6 +127,7 @@ export async function run(): Promise<void> {
     }
     const rawSeconds = (performance.now() - t) / 1000;
     const rawRate = DOCS / rawSeconds;
+    const rawCpu = cpuPerDoc(cpu0, await cpuMark(engineUrl), DOCS);
 
     // 2. Ingest through the API over HTTP.
     const readiness = new Readiness();
@@ -127,16 +137,26 @@ export async function run(): Promise<void> {
     await new Promise((r) => server.once("listening", r));
     const api = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     let duplicatesAtIngest = 0;
+    cpu0 = await cpuMark(engineUrl);
     t = performance.now();
-    for (let start = 0; start < INGEST; start += BATCH) {
-      const docs = [];
-      for (let i = start; i < Math.min(INGEST, start + BATCH); i++) docs.push({ id: `d${i}`, text: makeDoc(poems, i), time: T0 + i });
-      const res = await postJson(`${api}/v1/documents/_bulk`, docs);
-      if (res.status !== 200 || res.json.errors) throw new Error(`API bulk failed: ${JSON.stringify(res.json).slice(0, 300)}`);
-      for (const item of res.json.items as { result: { status: string } }[]) if (item.result.status === "duplicate") duplicatesAtIngest++;
-    }
+    // CLIENTS concurrent clients, each sending its own batches in turn (batch k goes to client k % CLIENTS).
+    const batches: number[] = [];
+    for (let start = 0; start < INGEST; start += BATCH) batches.push(start);
+    await Promise.all(
+      Array.from({ length: CLIENTS }, async (_, c) => {
+        for (let k = c; k < batches.length; k += CLIENTS) {
+          const start = batches[k]!;
+          const docs = [];
+          for (let i = start; i < Math.min(INGEST, start + BATCH); i++) docs.push({ id: `d${i}`, text: makeDoc(poems, i), time: T0 + i });
+          const res = await postJson(`${api}/v1/documents/_bulk`, docs);
+          if (res.status !== 200 || res.json.errors) throw new Error(`API bulk failed: ${JSON.stringify(res.json).slice(0, 300)}`);
+          for (const item of res.json.items as { result: { status: string } }[]) if (item.result.status === "duplicate") duplicatesAtIngest++;
+        }
+      }),
+    );
     const apiSeconds = (performance.now() - t) / 1000;
     const apiRate = INGEST / apiSeconds;
+    const apiCpu = cpuPerDoc(cpu0, await cpuMark(engineUrl), INGEST);
 
     // 3. The rest, with fingerprints, straight into the engine.
     t = performance.now();
@@ -172,6 +192,7 @@ export async function run(): Promise<void> {
       }
     }
     server.close();
+    await analyzer?.close();
     latencies.sort((a, b) => a - b);
     candidates.sort((a, b) => a - b);
     const hitsSum = (await metrics.registry.getSingleMetricAsString("neardup_engine_hits_per_lookup")).match(/_sum (\d+(?:\.\d+)?)/)?.[1];
@@ -185,8 +206,10 @@ export async function run(): Promise<void> {
     console.log("| measure | value |");
     console.log("|---|---|");
     console.log(`| raw \`_bulk\`, text only (${f(DOCS)} docs, batches of ${BATCH}) | ${f(rawRate)} docs/s |`);
-    console.log(`| \`/v1/documents/_bulk\` with dedup (${f(INGEST)} docs, batches of ${BATCH}, over HTTP) | ${f(apiRate)} docs/s |`);
+    console.log(`| \`/v1/documents/_bulk\` with dedup (${f(INGEST)} docs, batches of ${BATCH}, over HTTP, ${CLIENTS} client(s), ${WORKERS} analysis worker(s)) | ${f(apiRate)} docs/s |`);
     console.log(`| dedup ingest / raw ingest | ${f(apiRate / rawRate, 2)} |`);
+    console.log(`| CPU ms per document, raw \`_bulk\`: bench process / engine | ${f(rawCpu.process, 3)} / ${f(rawCpu.engine, 3)} |`);
+    console.log(`| CPU ms per document, dedup ingest: sidecar (with its client) / engine | ${f(apiCpu.process, 3)} / ${f(apiCpu.engine, 3)} |`);
     console.log(`| duplicates found during ingest | ${f(duplicatesAtIngest)} |`);
     console.log(`| preload of the other ${f(DOCS - INGEST)} docs (fingerprint + bulk, not via HTTP) | ${f((DOCS - INGEST) / preloadSeconds)} docs/s |`);
     console.log(`| \`/v1/check\` latency at ${f(DOCS)} docs, p50 / p90 / p99 (${f(CHECKS)} sequential checks) | ${f(percentile(latencies, 50), 2)} / ${f(percentile(latencies, 90), 2)} / ${f(percentile(latencies, 99), 2)} ms |`);

@@ -60,28 +60,69 @@ export interface Sketchable {
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
+/** Scratch for term bytes: most terms fit, so hashing a term allocates nothing. */
+let scratch = new Uint8Array(256);
+
 function termHash(term: string): number {
-  const bytes = encoder.encode(term);
-  return murmur3(bytes, 0, bytes.length, 0);
+  // A UTF-16 code unit takes at most 3 UTF-8 bytes.
+  if (term.length * 3 > scratch.length) scratch = new Uint8Array(term.length * 3);
+  const { written } = encoder.encodeInto(term, scratch);
+  return murmur3(scratch, 0, written, 0);
+}
+
+/** The text-free part of a sketch: term hashes (ascending) and unit weights. */
+interface Terms {
+  hashes: Uint32Array;
+  weights: Float32Array;
+}
+
+/**
+ * One sketch per vector: a document's sketch is needed by its lookup, the
+ * recent-writes window and its stored source, and building it (hashing
+ * every term) is not free. Keyed by the vector object, so it lives as long
+ * as the analysis does.
+ */
+const termsMemo = new WeakMap<SparseVector, Terms>();
+
+function termsOf(vector: SparseVector): Terms {
+  const memo = termsMemo.get(vector);
+  if (memo) return memo;
+  let norm = 0;
+  let positive = 0;
+  for (const w of vector.values()) {
+    norm += w * w;
+    if (w > 0) positive++;
+  }
+  norm = Math.sqrt(norm);
+  let entries: Iterable<[string, number]> = vector;
+  if (positive > MAX_SKETCH_TERMS) {
+    entries = [...vector]
+      .filter(([, w]) => w > 0)
+      .sort((x, y) => y[1] - x[1] || (x[0] < y[0] ? -1 : 1))
+      .slice(0, MAX_SKETCH_TERMS);
+  }
+  const merged = new Map<number, number>();
+  for (const [term, w] of entries) {
+    if (!(w > 0)) continue;
+    const h = termHash(term);
+    const before = merged.get(h);
+    merged.set(h, before === undefined ? w / norm : before + w / norm);
+  }
+  const hashes = Uint32Array.from(merged.keys()).sort();
+  const weights = new Float32Array(hashes.length);
+  for (let i = 0; i < hashes.length; i++) weights[i] = merged.get(hashes[i]!)!;
+  const terms: Terms = { hashes, weights };
+  termsMemo.set(vector, terms);
+  return terms;
 }
 
 /**
  * The sketch of an analysed text; the normalized text is kept when the text is
  * shorter than `inlineTextLength` code points (Infinity: always, for in-memory use).
+ * The hashes and weights are shared between the sketches of one analysis: never mutate them.
  */
 export function sketchOf(a: Sketchable, inlineTextLength: number = DEFAULT_INLINE_TEXT_LENGTH): Sketch {
-  let norm = 0;
-  for (const w of a.vector.values()) norm += w * w;
-  norm = Math.sqrt(norm);
-  let entries = [...a.vector].filter(([, w]) => w > 0);
-  if (entries.length > MAX_SKETCH_TERMS) entries = entries.sort((x, y) => y[1] - x[1] || (x[0] < y[0] ? -1 : 1)).slice(0, MAX_SKETCH_TERMS);
-  const merged = new Map<number, number>();
-  for (const [term, w] of entries) {
-    const h = termHash(term);
-    merged.set(h, (merged.get(h) ?? 0) + w / norm);
-  }
-  const hashes = Uint32Array.from([...merged.keys()].sort((x, y) => x - y));
-  const weights = Float32Array.from(hashes, (h) => merged.get(h)!);
+  const { hashes, weights } = termsOf(a.vector);
   const sketch: Sketch = { length: a.length, hashes, weights };
   if (a.length < inlineTextLength) sketch.text = a.normalized;
   return sketch;

@@ -40,7 +40,7 @@ export interface NeardupSource {
   lsh_scheme?: string;
   /** Re-rank sketch, base64 (core sketch.ts, contract v3; binary doc values, not indexed). */
   sketch?: string;
-  /** UTF-8 normalized text, base64, for texts too long for the sketch but short enough for the edit rule (contract v3). */
+  /** UTF-8 normalized text, base64: written by 0.3 for texts too long for the sketch but short enough for the edit rule; still read, no longer written (the text field is read and normalized instead). */
   normalized?: string;
   status: Status;
   duplicate_of?: string;

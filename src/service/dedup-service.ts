@@ -25,7 +25,7 @@ import { createIndexWithFields, fieldsMapping, fieldsSettings } from "../engine/
 import type { Engine } from "../engine/types.js";
 import componentTemplate from "../../mappings/component-template.neardup.json" with { type: "json" };
 import type { Candidate } from "./candidate.js";
-import { documentSource, getDocument, writeDocuments, type Decision } from "./documents.js";
+import { documentSource, storedSketch, getDocument, writeDocuments, type Decision } from "./documents.js";
 import { fetchCandidates, probeOf, type Lookup, type LookupResult } from "./candidates/index.js";
 import type { DocInput } from "./input.js";
 import type { DedupMetrics } from "./metrics.js";
@@ -325,7 +325,10 @@ export class DedupService {
       const radii = items.map((it) => this.radiusFor(it.analysis));
       const lookups = items.map((it, i) => ({ analysis: it.analysis, time: it.doc.time, excludeId: it.doc.idGiven ? it.doc.id : undefined, radius: radii[i]! }));
       let startedAt = Date.now();
-      let [fromEngine, roots] = await Promise.all([this.engineCandidates(lookups), this.rootsAmong(items)]);
+      const lookedUp = Promise.all([this.engineCandidates(lookups), this.rootsAmong(items)]);
+      // While the engine answers: the stored re-rank fields, so the ordered section only assembles sources.
+      for (const it of items) storedSketch(it.analysis);
+      let [fromEngine, roots] = await lookedUp;
       await ticket.turn();
       this.router?.assertDeciding();
       if (!this.recent.covers(startedAt)) {
@@ -405,7 +408,7 @@ export class DedupService {
       // The window holds what the re-rank needs (a sketch with the text where the edit rule may read it), not the analysis.
       const sketch = sketchOf(analysis, editTextLimit(this.fingerprinter.verdictOptions));
       out.entry = this.recent.add({ id: doc.id, simhash: analysis.simhash, lsh: analysis.lsh, time: doc.time, status: decision.status, duplicateOf: decision.duplicateOf, sketch });
-      out.source = documentSource(this.options.textField, doc, analysis, decision, this.fingerprinter.verdictOptions);
+      out.source = documentSource(this.options.textField, doc, analysis, decision);
     }
     return out;
   }

@@ -1,6 +1,5 @@
 import type { Analysis } from "../core/fingerprinter.js";
-import { DEFAULT_INLINE_TEXT_LENGTH, editTextLimit, encodeSketch, sketchOf } from "../core/sketch.js";
-import { DEFAULT_VERDICT_OPTIONS, type VerdictOptions } from "../core/verdict.js";
+import { DEFAULT_INLINE_TEXT_LENGTH, encodeSketch, sketchOf } from "../core/sketch.js";
 import type { BulkResult, Engine } from "../engine/types.js";
 import type { NeardupSource, Status } from "./candidate.js";
 import type { DocInput } from "./input.js";
@@ -13,13 +12,8 @@ export interface Decision {
   reason?: string | undefined;
 }
 
-/**
- * The `neardup` object written on a document (data contract v3, mappings/README.md).
- * `verdict` (the rules the service runs) decides which texts also store their
- * normalized text for the edit rule: those too long for the sketch's inline
- * text and short enough that some bucket's edit rule could hold.
- */
-export function neardupSource(analysis: Analysis, decision: Decision, time: number, verdict: VerdictOptions = DEFAULT_VERDICT_OPTIONS): NeardupSource {
+/** The `neardup` object written on a document (data contract v3, mappings/README.md). */
+export function neardupSource(analysis: Analysis, decision: Decision, time: number): NeardupSource {
   const [seg0, seg1, seg2, seg3] = analysis.segments;
   const source: NeardupSource = {
     simhash: analysis.hex,
@@ -35,10 +29,7 @@ export function neardupSource(analysis: Analysis, decision: Decision, time: numb
   const lsh = analysis.lsh;
   if (lsh.length > 0) source.lsh = [...lsh];
   if (analysis.lshScheme !== undefined) source.lsh_scheme = analysis.lshScheme;
-  source.sketch = encodeSketch(sketchOf(analysis, DEFAULT_INLINE_TEXT_LENGTH));
-  if (analysis.length >= DEFAULT_INLINE_TEXT_LENGTH && analysis.length <= editTextLimit(verdict)) {
-    source.normalized = Buffer.from(analysis.normalized, "utf8").toString("base64");
-  }
+  source.sketch = storedSketch(analysis).sketch;
   if (decision.status === "duplicate") {
     source.duplicate_of = decision.duplicateOf!;
     source.distance = decision.distance!;
@@ -48,10 +39,32 @@ export function neardupSource(analysis: Analysis, decision: Decision, time: numb
   return source;
 }
 
+/** The encoded re-rank field of one analysis (`neardup.sketch`). */
+export interface StoredSketch {
+  sketch: string;
+}
+
+const storedMemo = new WeakMap<Analysis, StoredSketch>();
+
+/**
+ * The encoded sketch of an analysis, computed once: the service warms this
+ * before a document's ordered turn, so the decision itself only assembles
+ * the source. Texts too long for the inline text are not stored again: when
+ * the edit rule needs one, the lookup reads the document's own text field
+ * and normalizes it (`neardup.normalized`, written before 0.4, is still read).
+ */
+export function storedSketch(analysis: Analysis): StoredSketch {
+  const memo = storedMemo.get(analysis);
+  if (memo) return memo;
+  const stored: StoredSketch = { sketch: encodeSketch(sketchOf(analysis, DEFAULT_INLINE_TEXT_LENGTH)) };
+  storedMemo.set(analysis, stored);
+  return stored;
+}
+
 /** The whole source written for one document. */
-export function documentSource(textField: string, doc: DocInput, analysis: Analysis, decision: Decision, verdict?: VerdictOptions): Record<string, unknown> {
-  if (doc.source) return { ...doc.source, neardup: neardupSource(analysis, decision, doc.time, verdict) };
-  const source: Record<string, unknown> = { [textField]: doc.text, neardup: neardupSource(analysis, decision, doc.time, verdict) };
+export function documentSource(textField: string, doc: DocInput, analysis: Analysis, decision: Decision): Record<string, unknown> {
+  if (doc.source) return { ...doc.source, neardup: neardupSource(analysis, decision, doc.time) };
+  const source: Record<string, unknown> = { [textField]: doc.text, neardup: neardupSource(analysis, decision, doc.time) };
   if (doc.fields) source.fields = doc.fields;
   return source;
 }

@@ -24,6 +24,7 @@ import type { Candidate } from "../candidate.js";
 import { candidateFromHit } from "./hit.js";
 import { probeOf, reaches, type Probe } from "./probe.js";
 import { hamming } from "../../core/fingerprint.js";
+import { normalize } from "../../core/normalize.js";
 import { candidateQuery, groupSearchBody, normalizedTextQuery, segmentsNeeded, segmentTerms, sharedSegments, tieQuery, type CandidateQueryInput, type Scheme } from "./query.js";
 
 export { probeOf, reaches, sharesKey, type Probe } from "./probe.js";
@@ -256,9 +257,11 @@ async function fetchOnce(engine: Engine, source: CandidateSource, lookups: Looku
 
 /**
  * Reads what the sketches alone cannot decide: the normalized text of a
- * sketched candidate whose pair needs the edit rule (`neardup.normalized`
- * doc values), and the source text of a candidate stored without a sketch
- * (before contract v3), from the concrete index that holds it.
+ * sketched candidate whose pair needs the edit rule (its text field, read
+ * with `_source` filtering and normalized here; or `neardup.normalized` doc
+ * values, which documents written before 0.4 carry), and the source text of
+ * a candidate stored without a sketch (before contract v3), from the
+ * concrete index that holds it.
  */
 async function fillTexts(engine: Engine, source: CandidateSource, lookups: Lookup[], out: LookupResult[]): Promise<void> {
   const needNormalized = new Map<string, Candidate[]>();
@@ -281,11 +284,11 @@ async function fillTexts(engine: Engine, source: CandidateSource, lookups: Looku
   });
   const ids = [...needNormalized.keys()];
   for (let k = 0; k < ids.length; k += FETCH_CHUNK) {
-    const hits = hitsOf(await engine.search({ index: source.index, ignoreUnavailable: true, body: normalizedTextQuery(ids.slice(k, k + FETCH_CHUNK)) }).catch((e: Error) => e));
+    const body = normalizedTextQuery(ids.slice(k, k + FETCH_CHUNK), source.textField);
+    const hits = hitsOf(await engine.search({ index: source.index, ignoreUnavailable: true, body }).catch((e: Error) => e));
     for (const h of hits) {
-      const raw = h.fields?.["neardup.normalized"]?.[0];
-      if (typeof raw !== "string") continue;
-      const text = Buffer.from(raw, "base64").toString("utf8");
+      const text = normalizedTextOf(h, source.textField);
+      if (text === undefined) continue;
       for (const c of needNormalized.get(h._id) ?? []) c.sketch = { ...c.sketch!, text };
     }
   }
@@ -303,6 +306,14 @@ async function fillTexts(engine: Engine, source: CandidateSource, lookups: Looku
       }
     }
   }
+}
+
+/** A hit's normalized text: the stored `neardup.normalized` (before 0.4), else its text field normalized as at index time. */
+function normalizedTextOf(hit: SearchHit<unknown>, textField: string): string | undefined {
+  const stored = hit.fields?.["neardup.normalized"]?.[0];
+  if (typeof stored === "string") return Buffer.from(stored, "base64").toString("utf8");
+  const text = (hit._source as Record<string, unknown> | undefined)?.[textField];
+  return typeof text === "string" ? normalize(text) : undefined;
 }
 
 function push<T>(map: Map<string, T[]>, key: string, value: T): void {

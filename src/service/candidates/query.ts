@@ -180,7 +180,11 @@ export function groupSearchBody(terms: Record<string, readonly string[]>, lsh: r
   };
 }
 
-/** The body that reads the stored normalized texts (`neardup.normalized`) of some documents. */
-export function normalizedTextQuery(ids: readonly string[]): Record<string, unknown> {
-  return { size: ids.length, track_total_hits: false, _source: false, docvalue_fields: ["neardup.normalized"], query: { ids: { values: [...ids] } } };
+/**
+ * The body that reads what the edit rule needs of some documents: their text
+ * field (`_source` filtering), and `neardup.normalized` where documents
+ * written before 0.4 stored it.
+ */
+export function normalizedTextQuery(ids: readonly string[], textField: string): Record<string, unknown> {
+  return { size: ids.length, track_total_hits: false, _source: [textField], docvalue_fields: ["neardup.normalized"], query: { ids: { values: [...ids] } } };
 }

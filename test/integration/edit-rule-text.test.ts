@@ -1,0 +1,75 @@
+/**
+ * The edit rule on stored documents longer than the sketch's inline text
+ * (300 code points): the lookup reads the candidate's own text field and
+ * normalizes it, and documents written before 0.4 with `neardup.normalized`
+ * are still read from it. A near-duplicate that only the edit rule catches
+ * (simhash too far, cosine not used in the medium bucket) must be found by a
+ * service whose recent-writes window never saw the original.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadPoems } from "../../bench/poems.js";
+import type { Engine } from "../../src/engine/index.js";
+import { probeOf, reaches } from "../../src/service/candidates/index.js";
+import { DedupService } from "../../src/service/dedup-service.js";
+import { neardupSource } from "../../src/service/documents.js";
+import { resolveDedupOptions } from "../../src/service/options.js";
+import { sharedFingerprinter } from "../helpers/api.js";
+import { connectTarget, engineTargets, uniqueIndex } from "../helpers/engines.js";
+
+/** Pairs (original, every 12th character replaced) that only the edit rule calls duplicates, and that the lookup reaches. */
+async function editOnlyPairs(count: number): Promise<{ a: string; b: string }[]> {
+  const fp = await sharedFingerprinter();
+  const poems = loadPoems(1);
+  const out: { a: string; b: string }[] = [];
+  for (let i = 0; out.length < count && i < 500; i++) {
+    const a = poems.slice(i * 4, i * 4 + 4).join("");
+    const length = [...a].length;
+    if (length < 320 || length > 900) continue;
+    const b = [...a].map((c, k) => (k % 12 === 5 ? "某" : c)).join("");
+    const A = fp.analyze(a);
+    const B = fp.analyze(b);
+    const verdict = fp.compare(B, A);
+    if (verdict.rule === "medium.edit" && reaches(probeOf(B, 3), { simhash: A.simhash, lsh: A.lsh, lshScheme: A.lshScheme })) out.push({ a, b });
+  }
+  return out;
+}
+
+describe.each(engineTargets())("edit rule on long stored texts on $kind $version", (target) => {
+  let engine: Engine;
+  const index = uniqueIndex("neardup-it-edit-text");
+  let pairs: { a: string; b: string }[];
+
+  beforeAll(async () => {
+    engine = await connectTarget(target);
+    pairs = await editOnlyPairs(2);
+    expect(pairs).toHaveLength(2);
+  }, 120_000);
+  afterAll(async () => {
+    await engine.deleteIndex(index);
+    await engine.close();
+  });
+
+  it("reads the text field (not a stored copy) of a new document, and `neardup.normalized` of an old one", async () => {
+    const options = resolveDedupOptions({ index, recentWindowMs: 1001 });
+    const writer = new DedupService(engine, await sharedFingerprinter(), options);
+    await writer.ensureIndex();
+    const [written] = await writer.index([{ id: "new", idGiven: true, text: pairs[0]!.a, time: Date.now() - 5000, fields: undefined }], "mark");
+    expect(written).toMatchObject({ id: "new", status: "original" });
+    // A document as 0.3 wrote it: the normalized text in `neardup.normalized`, and no text field to read.
+    const fp = await sharedFingerprinter();
+    const old = neardupSource(fp.analyze(pairs[1]!.a), { status: "original" }, Date.now() - 5000) as unknown as Record<string, unknown>;
+    old.normalized = Buffer.from(fp.analyze(pairs[1]!.a).normalized, "utf8").toString("base64");
+    expect((await engine.bulk([{ index: { _index: index, _id: "old" } }, { neardup: old }], { refresh: true })).errors).toBe(false);
+    await engine.refresh(index);
+
+    const stored = await engine.search<{ neardup: Record<string, unknown> }>({ index, body: { query: { ids: { values: ["new"] } } } });
+    expect(stored.hits.hits[0]!._source!.neardup).not.toHaveProperty("normalized");
+
+    // A second service: its window never saw the originals, so the engine path and the text fetch are used.
+    const reader = new DedupService(engine, await sharedFingerprinter(), options);
+    const fresh = await reader.check(pairs[0]!.b);
+    expect(fresh).toMatchObject({ status: "duplicate", duplicate_of: "new", reason: "medium.edit" });
+    const legacy = await reader.check(pairs[1]!.b);
+    expect(legacy).toMatchObject({ status: "duplicate", duplicate_of: "old", reason: "medium.edit" });
+  }, 120_000);
+});
