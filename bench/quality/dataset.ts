@@ -23,7 +23,7 @@
 import { applyEdit, EDIT_KINDS, sentences } from "./edits.js";
 import type { EditContext } from "./edits.js";
 import type { Group, Lang, Source } from "./sources.js";
-import { trigramJaccard } from "../../src/core/index.js";
+import { editSimilarity, trigramJaccard } from "../../src/core/index.js";
 import { buildOpeningPairs } from "./openings.js";
 import { createRng } from "./rng.js";
 import type { Rng } from "./rng.js";
@@ -152,12 +152,25 @@ function sibling(src: Source, group: Group, start: number, used: number, bucket:
 /**
  * Whether two texts drawn as different documents are in fact one document
  * twice: the corpus holds copies (one spam sent to several addresses, one
- * newsletter cut at two lengths). Such a pair is not a negative; it is
- * skipped. Rule: equal, one a prefix of the other, or character 3-gram
- * Jaccard >= 0.9.
+ * newsletter cut at two lengths, one poem in two editions). Such a pair is not
+ * a negative; it is skipped. Rule: equal or one a prefix of the other once
+ * case is folded, whitespace runs are one space, and leading and trailing characters that are
+ * neither letters nor digits are set aside (mail bodies that open with
+ * undecodable bytes, lines wrapped at other widths), character 3-gram
+ * Jaccard >= 0.9, or, under 1,000 code units, lengths within 10% and edit
+ * similarity >= 0.9 (editions that differ in a few characters throughout).
  */
 export function sameDocument(x: string, y: string): boolean {
-  return x.startsWith(y) || y.startsWith(x) || trigramJaccard(x, y) >= 0.9;
+  const core = (s: string): string => s.toLowerCase().replace(/\s+/gu, " ").replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, "");
+  const cx = core(x);
+  const cy = core(y);
+  if (x.startsWith(y) || y.startsWith(x)) return true;
+  if (cx !== "" && cy !== "" && (cx.startsWith(cy) || cy.startsWith(cx))) return true;
+  const jac = trigramJaccard(x, y);
+  if (jac >= 0.9) return true;
+  const ratio = Math.min(x.length, y.length) / Math.max(x.length, y.length);
+  // Edit distance is quadratic: only for texts under 1,000 code units (the draws repeat it often).
+  return jac >= 0.5 && ratio >= 0.9 && Math.max(x.length, y.length) < 1000 && editSimilarity(x, y) >= 0.9;
 }
 
 /**
@@ -186,10 +199,14 @@ export function buildPairs(sources: readonly Source[], seed = 20260601, sizes: S
         const { text } = sampleText(src, groups, bucket, rng);
         let kind = EDIT_KINDS[Math.floor(i / 3) % EDIT_KINDS.length] ?? "char_noise";
         let b = applyEdit(ctx, kind, text, strength);
-        if (b === null) {
-          kind = "word_sub";
-          b = applyEdit(ctx, kind, text, strength) ?? text;
+        // No room for the edit (one sentence to reorder, fewer than four words):
+        // a word substitution, else character noise, which always has room.
+        for (const fallback of ["word_sub", "char_noise"] as const) {
+          if (b !== null) break;
+          kind = fallback;
+          b = applyEdit(ctx, kind, text, strength);
         }
+        b ??= text;
         push({ ...base, a: text, b, label: 1, tier: heavy ? "heavy" : "gen", edit: `${kind}:${strength}` });
       }
       const natural = rng.shuffle(src.natural.filter((n) => bucketOf(n.a.length) === bucket)).slice(0, sizes.natural);

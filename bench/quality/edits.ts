@@ -75,11 +75,18 @@ function isWordChar(lang: Lang, c: string): boolean {
   return lang === "zh" ? /\p{Script=Han}/u.test(c) : /[A-Za-z0-9]/.test(c);
 }
 
-/** Positions (indices into `tokens`) holding words, not spaces or punctuation. */
+/**
+ * Longest token a word edit treats as a word (code units). Longer tokens are
+ * URLs, MIME boundaries, encoded lines: replacing one of them changes most of
+ * a short text, which then is no near-duplicate whatever its label says.
+ */
+export const MAX_WORD_LENGTH = 20;
+
+/** Positions (indices into `tokens`) holding words, not spaces, punctuation or long non-word tokens. */
 function wordSlots(lang: Lang, tokens: string[]): number[] {
   const out: number[] = [];
   tokens.forEach((t, i) => {
-    if (t.length > 0 && isWordChar(lang, t[0] as string)) out.push(i);
+    if (t.length > 0 && t.length <= MAX_WORD_LENGTH && isWordChar(lang, t[0] as string)) out.push(i);
   });
   return out;
 }
@@ -107,11 +114,13 @@ function charNoise(ctx: EditContext, text: string, strength: number): string {
   return out.join("");
 }
 
-function wordEdit(ctx: EditContext, text: string, strength: number, op: "ins" | "del" | "sub"): string {
+function wordEdit(ctx: EditContext, text: string, strength: number, op: "ins" | "del" | "sub"): string | null {
   const tokens = tokenize(ctx.lang, text);
   const slots = wordSlots(ctx.lang, tokens);
-  if (slots.length === 0) return text;
   const n = count(slots.length, strength);
+  // No room: the one-word minimum would change more than the heavy rate (a
+  // quarter) of the words, as in a text of two or three words.
+  if (slots.length === 0 || n / slots.length > RATE[4]) return null;
   const chosen = new Set(ctx.rng.shuffle(slots).slice(0, n));
   const sep = ctx.lang === "zh" ? "" : " ";
   const draw = (): string =>

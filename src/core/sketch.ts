@@ -28,8 +28,8 @@ import { murmur3 } from "./lsh.js";
 import { charCosine } from "./similarity/cosine.js";
 import { editSimilarity } from "./similarity/levenshtein.js";
 import type { SparseVector } from "./tfidf.js";
-import { bucketFor, editRuleApplies, vetoedByMiddle, type Verdict, type VerdictOptions } from "./verdict.js";
-import { trigramJaccard } from "./similarity/spread.js";
+import { bucketFor, editRuleApplies, lengthsAllow, vetoedByMiddle, type Verdict, type VerdictOptions } from "./verdict.js";
+import { oneWordSwap, trigramJaccard } from "./similarity/spread.js";
 
 /** Version of the sketch scheme; part of the data contract (`neardup.sketch`). */
 export const SKETCH_VERSION = "sk1";
@@ -194,24 +194,29 @@ export interface Sketched {
 }
 
 /**
- * Longest text (code points) for which some bucket's edit rule could still
- * hold against another text: edit similarity <= shorter / longer, so a pair
- * in a bucket below `maxLength` with `minEditSimilarity` m needs the longer
- * text under maxLength / m. Texts longer than this never need their text.
+ * Longest text (code points) for which some bucket's edit or Jaccard rule
+ * could still hold against another text: edit similarity <= shorter / longer,
+ * and the Jaccard rule is tried only when shorter / longer >= minJaccard, so a
+ * pair in a bucket below `maxLength` with threshold m needs the longer text
+ * under maxLength / m. The one-word rule needs nearly equal lengths (its
+ * common opening and ending cover minWordShare of the longer text). Texts
+ * longer than this never need their text.
  */
 export function editTextLimit(options: VerdictOptions): number {
   let limit = 0;
   for (const b of options.buckets) {
-    if (b.minEditSimilarity === null) continue;
-    if (b.minEditSimilarity <= 0 || b.maxLength === Infinity) return Infinity;
-    limit = Math.max(limit, Math.ceil(b.maxLength / b.minEditSimilarity));
+    for (const m of [b.minEditSimilarity, b.minJaccard ?? null, b.minWordShare ?? null]) {
+      if (m === null) continue;
+      if (m <= 0 || b.maxLength === Infinity) return Infinity;
+      limit = Math.max(limit, Math.ceil(b.maxLength / m));
+    }
   }
   return limit;
 }
 
 /**
  * The verdict of `decide` (same bucket, same rules, same order: simhash,
- * cosine, edit) from two sketches, computing edit similarity and character
+ * cosine, edit, Jaccard, one word; then the same veto) from two sketches, computing edit similarity and character
  * cosine only when the cheaper rules cannot decide: when the simhash or
  * cosine rule fires, or when the lengths alone bound edit similarity below
  * the threshold (edit similarity <= shorter / longer), they are `null`.
@@ -231,14 +236,16 @@ export function compareSketches(a: Sketched, b: Sketched, options: VerdictOption
   let edit: number | null = null;
   let charCos: number | null = null;
   let jac: number | null = null;
+  let wordShare: number | null = null;
   if (bucket.maxDistance !== null && distance <= bucket.maxDistance) rule = `${bucket.name}.simhash`;
   else if (bucket.minCosine !== null && cos >= bucket.minCosine) rule = `${bucket.name}.cosine`;
   else {
     const minEdit = bucket.minEditSimilarity;
     // The length ratio bounds edit similarity from above (past it the edit rule cannot fire), and the budget bounds its cost.
     const editCanFire = editRuleApplies(bucket, shorter, longer);
-    const minJaccard = bucket.minJaccard ?? null;
-    if (editCanFire || minJaccard !== null) {
+    const minJaccard = bucket.minJaccard != null && lengthsAllow(shorter, longer, bucket.minJaccard) ? bucket.minJaccard : null;
+    const minWord = bucket.minWordShare ?? null;
+    if (editCanFire || minJaccard !== null || minWord !== null) {
       if (!texts) return undefined;
       if (editCanFire) {
         edit = editSimilarity(textA, textB);
@@ -248,6 +255,10 @@ export function compareSketches(a: Sketched, b: Sketched, options: VerdictOption
       if (rule === null && minJaccard !== null) {
         jac = trigramJaccard(textA, textB);
         if (jac >= minJaccard) rule = `${bucket.name}.jaccard`;
+      }
+      if (rule === null && minWord !== null) {
+        wordShare = oneWordSwap(textA, textB);
+        if (wordShare !== null && wordShare >= minWord) rule = `${bucket.name}.word`;
       }
     }
   }
@@ -260,7 +271,7 @@ export function compareSketches(a: Sketched, b: Sketched, options: VerdictOption
       rule = null;
     }
   }
-  return { duplicate: rule !== null, rule, bucket: bucket.name, distance, cosine: cos, editSimilarity: edit, charCosine: charCos, jaccard: jac, vetoed };
+  return { duplicate: rule !== null, rule, bucket: bucket.name, distance, cosine: cos, editSimilarity: edit, charCosine: charCos, jaccard: jac, wordShare, vetoed };
 }
 
 /** True when `compareSketches` could need `s`'s text against some text (its length is within the edit limit). */

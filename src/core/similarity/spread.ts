@@ -128,6 +128,41 @@ export function differingMiddle(a: string, b: string, minLength = 0, minShare = 
   return { prefix, suffix, middleA, middleB, share, similarity };
 }
 
+/** Longest part (code units) that `oneWord` takes for one word. */
+export const MAX_WORD_UNITS = 20;
+/** Most Han characters in one word: Chinese words are one to four characters. */
+export const MAX_WORD_HAN = 4;
+const SPACE = /\s/u;
+const HAN = /\p{Script=Han}/gu;
+const LETTER_OR_DIGIT = /[\p{L}\p{N}]/u;
+
+/**
+ * Whether `s.slice(from, to)` is at most one word: no whitespace inside, at
+ * most `MAX_WORD_UNITS` code units and at most `MAX_WORD_HAN` Han characters
+ * (scripts written without spaces). Punctuation may cling to it (`dioxide,`).
+ * Empty counts as at most one word.
+ */
+export function oneWord(s: string, from: number, to: number): boolean {
+  if (to - from > MAX_WORD_UNITS) return false;
+  const part = s.slice(from, to);
+  if (SPACE.test(part)) return false;
+  return (part.match(HAN)?.length ?? 0) <= MAX_WORD_HAN;
+}
+
+/**
+ * Whether two texts differ in one word at most, inside a common opening and a
+ * common ending that both hold a letter or digit (a shared closing bracket or
+ * comma is no common ending): "are you a little" / "are couples a little".
+ * Returns the share of the longer text the opening and ending cover, or null
+ * when the texts are not so.
+ */
+export function oneWordSwap(a: string, b: string): number | null {
+  const m = differingMiddle(a, b);
+  if (!LETTER_OR_DIGIT.test(a.slice(0, m.prefix)) || !LETTER_OR_DIGIT.test(a.slice(a.length - m.suffix))) return null;
+  if (!oneWord(a, m.prefix, a.length - m.suffix) || !oneWord(b, m.prefix, b.length - m.suffix)) return null;
+  return (m.prefix + m.suffix) / Math.max(a.length, b.length);
+}
+
 /**
  * Share of `a` (by 3-grams) lying in windows of which at least half the
  * 3-grams occur in `other`. `a` is cut into `windows` windows of equal
