@@ -152,12 +152,12 @@ function splitsAtSpaces(text: string): boolean {
 
 /**
  * The segmenter's answers for strings seen before (`Intl.Segmenter` costs
- * tens of µs a call; the same code, path or table cell recurs across texts):
- * at most `SEGMENTED_LIMIT` strings of up to `SEGMENTED_MAX_LENGTH` code
+ * tens of µs a call; the same code, path or table cell recurs across texts),
+ * one per tokenizer: at most `SEGMENTED_LIMIT` strings of up to `SEGMENTED_MAX_LENGTH` code
  * units, cleared when full. Segmentation is a function of the string, so a
  * hit gives exactly the words a call would.
  */
-const segmented = new Map<string, { words: readonly string[]; endsFlush: boolean }>();
+type SegmentedMemo = Map<string, { words: readonly string[]; endsFlush: boolean }>;
 const SEGMENTED_LIMIT = 16_384;
 const SEGMENTED_MAX_LENGTH = 64;
 
@@ -165,7 +165,7 @@ const SEGMENTED_MAX_LENGTH = 64;
  * Appends the UAX #29 words of `text` that contain a letter or digit to `out`.
  * Returns whether the last word ends at the very end of `text`.
  */
-function pushWords(out: string[], text: string): boolean {
+function pushWords(out: string[], text: string, segmented: SegmentedMemo): boolean {
   const simple = simpleWord(text);
   if (simple !== null) {
     // Fast path, same result as the segmenter (a property test checks it).
@@ -177,7 +177,7 @@ function pushWords(out: string[], text: string): boolean {
     // so the pieces between spaces can be segmented one by one.
     const pieces = text.split(" ");
     let endsFlush = false;
-    for (const p of pieces) endsFlush = p !== "" && hasWordChar(p, 0, p.length) ? pushWords(out, p) : false;
+    for (const p of pieces) endsFlush = p !== "" && hasWordChar(p, 0, p.length) ? pushWords(out, p, segmented) : false;
     return endsFlush;
   }
   const known = segmented.get(text);
@@ -206,12 +206,13 @@ function pushWords(out: string[], text: string): boolean {
 /** The UAX #29 words of `text` that contain a letter or digit (the non-Han half of the tokenizer). */
 export function unicodeWords(text: string): string[] {
   const out: string[] = [];
-  pushWords(out, text);
+  pushWords(out, text, new Map());
   return out;
 }
 
 /** The tokenizer for mixed Chinese and other scripts described above. */
 export function createMixedTokenizer(segmentHan: HanSegmenter): Tokenizer {
+  const segmented: SegmentedMemo = new Map();
   return {
     tokenize(normalized: string): string[] {
       // One segmenter call over the whole text (native calls are the cost);
@@ -226,7 +227,7 @@ export function createMixedTokenizer(segmentHan: HanSegmenter): Tokenizer {
           let joinable = false; // the stretch before this token ends with a word flush with it
           if (otherFrom >= 0) {
             if (hasWordChar(normalized, otherFrom, at)) {
-              joinable = pushWords(out, normalized.slice(otherFrom, at)) && endsWithAlnum(out[out.length - 1]!);
+              joinable = pushWords(out, normalized.slice(otherFrom, at), segmented) && endsWithAlnum(out[out.length - 1]!);
             }
             otherFrom = -1;
           }
@@ -237,7 +238,7 @@ export function createMixedTokenizer(segmentHan: HanSegmenter): Tokenizer {
         }
         at += w.length;
       }
-      if (otherFrom >= 0 && hasWordChar(normalized, otherFrom, at)) pushWords(out, normalized.slice(otherFrom, at));
+      if (otherFrom >= 0 && hasWordChar(normalized, otherFrom, at)) pushWords(out, normalized.slice(otherFrom, at), segmented);
       return out;
     },
   };
@@ -260,10 +261,11 @@ function isSingleCodePoint(w: string): boolean {
 
 /** A tokenizer using Unicode word boundaries only (no Han dictionary); for tests and non-Chinese corpora. */
 export function createWordBoundaryTokenizer(): Tokenizer {
+  const segmented: SegmentedMemo = new Map();
   return {
     tokenize(normalized: string): string[] {
       const out: string[] = [];
-      pushWords(out, normalized);
+      pushWords(out, normalized, segmented);
       return out;
     },
   };
