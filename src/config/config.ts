@@ -33,7 +33,7 @@ export interface Config {
   supervision: SupervisionConfig;
   /** The `_bulk` proxy; `undefined` when NEARDUP_PROXY_PORT is empty. */
   proxy: { port: number; rules: IndexRule[] } | undefined;
-  /** Analysis worker threads (NEARDUP_WORKERS; `auto` resolved to the number of cores); <= 1 = in-thread. */
+  /** Threads of the worker pool (NEARDUP_WORKERS; `auto` resolved to the number of cores); <= 1 = one thread, for large work only. */
   workers: number;
 }
 

@@ -11,10 +11,9 @@ import { connectEngine, installTemplates, redactUrl, type Engine, type EngineCon
 import { randomUUID } from "node:crypto";
 import { LEASE_INDEX as LEASE_INDEX_NAME, WriterLease } from "../service/writer-lease.js";
 import { httpForwarder } from "./peer.js";
-import { createAnalyzer, type Analyzer } from "../workers/index.js";
+import { createOffloadingAnalyzer } from "../workers/index.js";
 import { redactText } from "../engine/errors.js";
-import { AnalysisPool } from "./analysis/pool.js";
-import { AnalysisPrefetch } from "./analysis/prefetch.js";
+import { AnalysisPrefetch } from "./prefetch.js";
 import { createApp } from "./app.js";
 import { CircuitBreaker, withBreaker } from "./breaker.js";
 import { createMetrics, type Metrics } from "./metrics.js";
@@ -72,11 +71,12 @@ export async function startService(config: Config, deps: ServiceDeps): Promise<R
   let fingerprinterPromise: Promise<Fingerprinter> | undefined;
   const fingerprinterOptions = { maxTextLength: config.maxTextChars, ...(idf === undefined ? {} : { idf }) };
   const fingerprinter = () => (fingerprinterPromise ??= createFingerprinter(fingerprinterOptions));
-  const pool = new AnalysisPool({ fingerprinter, fingerprinterOptions });
-  const prefetch = new AnalysisPrefetch(pool);
-  // Load the worker's dictionaries while the engine comes up (a few seconds on a busy machine).
-  pool.warm().catch((err: unknown) => {
-    if (!closed) logger.warn({ err: redactText(String(err)) }, "the analysis worker could not start; large texts will fail");
+  // The one worker pool (NEARDUP_WORKERS threads, at least one): write requests, large texts, large comparisons.
+  const analyzer = createOffloadingAnalyzer(fingerprinter, { workers: config.workers, options: fingerprinterOptions });
+  const prefetch = new AnalysisPrefetch(analyzer);
+  // Load the workers' dictionaries while the engine comes up (a few seconds on a busy machine).
+  analyzer.warm().catch((err: unknown) => {
+    if (!closed) logger.warn({ err: redactText(String(err)) }, "the analysis workers could not start; large texts will fail");
   });
   const breaker = new CircuitBreaker({
     failures: supervision.breakerFailures,
@@ -107,7 +107,7 @@ export async function startService(config: Config, deps: ServiceDeps): Promise<R
     readiness,
     bodyLimit: config.bodyLimit,
     fingerprinter,
-    analysisPool: pool,
+    analyzer,
     prefetch,
     service: () => dedup,
     apiKeys: config.security.apiKeys,
@@ -126,7 +126,6 @@ export async function startService(config: Config, deps: ServiceDeps): Promise<R
   let owned: OwnedEngine | undefined;
   let engine: Engine | undefined;
   let lease: WriterLease | undefined;
-  let analyzer: Analyzer | undefined;
   let restartAttempt = 0;
   let readyAt = 0;
 
@@ -136,8 +135,6 @@ export async function startService(config: Config, deps: ServiceDeps): Promise<R
         readiness.markNotReady(`connecting to ${redactUrl(connection.url)}`);
         const connected = await connectEngine(connection);
         await installTemplates(connected);
-        // With NEARDUP_WORKERS > 1 the texts of write requests are analysed on a pool of worker threads.
-        analyzer ??= config.workers > 1 ? await createAnalyzer(await fingerprinter(), config.workers, fingerprinterOptions) : undefined;
         const svc = new DedupService(withBreaker(connected, breaker), prefetch.wrap(await fingerprinter()), config.dedup, dedupMetrics, logger, analyzer);
         await svc.ensureIndex();
         if (closed) {
@@ -253,8 +250,7 @@ export async function startService(config: Config, deps: ServiceDeps): Promise<R
         readiness.stopWatching();
         readiness.markNotReady("shutting down");
         await drain(server, supervision.shutdownTimeoutMs, logger);
-        await pool.close();
-        await analyzer?.close();
+        await analyzer.close();
         await lease?.stop();
         await engine?.close().catch(() => undefined);
         await owned?.stop();
