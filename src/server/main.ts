@@ -47,6 +47,7 @@ async function main(): Promise<void> {
           dedup: config.dedup,
           engine: () => engine,
           fingerprinter: () => createFingerprinter({ maxTextLength: config.maxTextChars }),
+          lease: config.lease && { ttlMs: config.lease.ttlMs, advertiseUrl: proxyConfig.advertiseUrl },
           logger,
         });
         if (proxyConfig.rules.length === 0) logger.warn("NEARDUP_PROXY_INDICES is empty: the proxy passes every index through untouched");
