@@ -8,6 +8,7 @@
  * index's proxy lease (`proxy:<index>` in `neardup-leases`): the sidecar
  * holding it decides for every sidecar's proxy (peer.ts).
  */
+import { randomUUID } from "node:crypto";
 import type { Fingerprinter } from "../core/fingerprinter.js";
 import type { Engine } from "../engine/types.js";
 import { DedupService } from "../service/dedup-service.js";
@@ -29,8 +30,6 @@ export interface IndexDedup {
 
 /** The proxy's part in the writer lease (NEARDUP_WRITER_LEASE). */
 export interface ProxyLeaseOptions {
-  /** This process's id in the lease. */
-  holder: string;
   /** Where other sidecars reach this proxy (NEARDUP_PROXY_ADVERTISE_URL, else the proxy's own URL). */
   url: string;
   ttlMs: number;
@@ -79,7 +78,7 @@ export class ServicePool {
     await this.deps.engine.createIndex(LEASE_INDEX, { settings: { index: { auto_expand_replicas: "0-1" } } });
     const lease = new WriterLease(
       this.deps.engine,
-      { index, key: `proxy:${index}`, holder: o.holder, url: o.url, ttlMs: o.ttlMs, refreshMs },
+      { index, key: `proxy:${index}`, holder: randomUUID(), url: o.url, ttlMs: o.ttlMs, refreshMs },
       () => Promise.reject(new Error("the proxy forwards its own chunks (peer.ts)")),
       (event, detail) => o.onEvent?.(event, { ...detail, index, proxy: true }),
     );

@@ -6,7 +6,6 @@
  * the engine it fronts. `POST /_neardup/internal/bulk` takes other sidecars'
  * chunks when this one holds an index's proxy writer lease (peer.ts).
  */
-import { randomUUID } from "node:crypto";
 import http from "node:http";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -96,32 +95,40 @@ function json(res: ServerResponse, status: number, body: unknown, product: strin
 export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const upstream: Upstream = createUpstream(options.connection);
   const logger = options.logger;
-  let handler: BulkHandler | undefined;
-  let handlerFor: Engine | undefined;
+  let handler: { engine: Engine; ready: Promise<BulkHandler> } | undefined;
   let pool: ServicePool | undefined;
   let ownUrl = "";
-  const holder = randomUUID();
-  const bulkHandler = async (engine: Engine): Promise<BulkHandler> => {
-    if (handler && handlerFor === engine) return handler;
+  /**
+   * One handler (one service pool) per connected engine, made once even when
+   * the first requests arrive together: two pools would be two services (and
+   * two leases) deciding for one index.
+   */
+  const bulkHandler = (engine: Engine): Promise<BulkHandler> => {
+    if (handler?.engine === engine) return handler.ready;
     void pool?.close();
-    const lease = options.lease && {
-      holder,
-      url: options.lease.advertiseUrl ?? ownUrl,
-      ttlMs: options.lease.ttlMs,
-      onEvent: (event: string, detail: Record<string, unknown>) => logger?.info(detail, event),
-    };
-    pool = new ServicePool({ engine, fingerprinter: await options.fingerprinter(), upstream, dedup: options.dedup, timeoutMs: options.connection.requestTimeoutMs ?? 30_000, lease });
-    handler = new BulkHandler({
-      upstream,
-      rules: options.rules,
-      pool,
-      defaultPolicy: options.dedup.policy,
-      maxBatch: options.dedup.maxBulkItems,
-      timeoutMs: options.connection.requestTimeoutMs ?? 30_000,
-      timeField: options.timeField ?? "@timestamp",
+    pool = undefined;
+    const ready = (async () => {
+      const lease = options.lease && {
+        url: options.lease.advertiseUrl ?? ownUrl,
+        ttlMs: options.lease.ttlMs,
+        onEvent: (event: string, detail: Record<string, unknown>) => logger?.info(detail, event),
+      };
+      pool = new ServicePool({ engine, fingerprinter: await options.fingerprinter(), upstream, dedup: options.dedup, timeoutMs: options.connection.requestTimeoutMs ?? 30_000, lease });
+      return new BulkHandler({
+        upstream,
+        rules: options.rules,
+        pool,
+        defaultPolicy: options.dedup.policy,
+        maxBatch: options.dedup.maxBulkItems,
+        timeoutMs: options.connection.requestTimeoutMs ?? 30_000,
+        timeField: options.timeField ?? "@timestamp",
+      });
+    })();
+    handler = { engine, ready };
+    ready.catch(() => {
+      if (handler?.ready === ready) handler = undefined;
     });
-    handlerFor = engine;
-    return handler;
+    return ready;
   };
 
   const down = (res: ServerResponse, product: string | undefined) => (err: UpstreamDown) => {

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { appendFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import type { EngineTarget } from "./engine-targets.js";
 
@@ -29,6 +30,8 @@ export async function startSidecar(target: EngineTarget, env: Record<string, str
   });
   const stderr: string[] = [];
   child.stderr!.on("data", (d: Buffer) => stderr.push(String(d)));
+  /** NEARDUP_TEST_SIDECAR_LOG_DIR: where each sidecar's log lines go (for looking into a failure). */
+  const logDir = process.env.NEARDUP_TEST_SIDECAR_LOG_DIR;
   const withProxy = env.NEARDUP_PROXY_PORT !== undefined && env.NEARDUP_PROXY_PORT !== "";
   let proxyUrl: string | undefined;
   const url = await new Promise<string>((resolve, reject) => {
@@ -41,6 +44,7 @@ export async function startSidecar(target: EngineTarget, env: Record<string, str
       resolve(listening!);
     };
     createInterface({ input: child.stdout! }).on("line", (line) => {
+      if (logDir) appendFileSync(`${logDir}/sidecar-${child.pid}.log`, `${line}\n`);
       let entry: { msg?: string; url?: string };
       try {
         entry = JSON.parse(line) as { msg?: string; url?: string };
