@@ -10,6 +10,7 @@ import { createFingerprinter } from "../src/core/fingerprinter.js";
 import { connectEngine, installTemplates } from "../src/engine/index.js";
 import { parseIndexRules, startProxy } from "../src/proxy/index.js";
 import { resolveDedupOptions } from "../src/service/options.js";
+import { createAnalyzer } from "../src/workers/index.js";
 import { shortTexts } from "../test/helpers/short-texts.js";
 
 const DOCS = Number(process.env.NEARDUP_BENCH_DOCS ?? 20_000);
@@ -22,7 +23,9 @@ await installTemplates(engine);
 const fingerprinter = await createFingerprinter();
 const index = `neardup-bench-profile-${Date.now().toString(36)}`;
 await engine.createIndex(index, { mappings: { properties: { "@timestamp": { type: "date" }, message: { type: "text" } } }, settings: { number_of_shards: 1, number_of_replicas: 0 } });
-const proxy = await startProxy({ host: "127.0.0.1", port: 0, connection: { url }, rules: parseIndexRules(`${index}:message`), dedup: resolveDedupOptions({}), engine: () => engine, fingerprinter: async () => fingerprinter });
+const workers = Number(process.env.NEARDUP_WORKERS ?? 1);
+const analyzer = workers > 1 ? await createAnalyzer(fingerprinter, workers) : undefined;
+const proxy = await startProxy({ host: "127.0.0.1", port: 0, connection: { url }, rules: parseIndexRules(`${index}:message`), dedup: resolveDedupOptions({}), engine: () => engine, fingerprinter: async () => fingerprinter, analyzer: () => analyzer });
 try {
   const docs = shortTexts(DOCS);
   const bodies: string[] = [];
@@ -44,6 +47,7 @@ try {
   console.log(`${DOCS} docs through the proxy in ${seconds.toFixed(1)} s: ${Math.round(DOCS / seconds)} docs/s`);
 } finally {
   await proxy.close();
+  await analyzer?.close();
   await engine.deleteIndex(index);
   await engine.close();
 }

@@ -14,6 +14,7 @@ import type { Engine } from "../engine/types.js";
 import { DedupService } from "../service/dedup-service.js";
 import { resolveDedupOptions, type DedupOptions } from "../service/options.js";
 import { LEASE_INDEX, WriterLease } from "../service/writer-lease.js";
+import type { Analyzer } from "../workers/index.js";
 import type { IndexRule } from "./rules.js";
 import type { Upstream } from "./upstream.js";
 import { WriteThrough } from "./write-through.js";
@@ -44,6 +45,8 @@ export interface PoolDeps {
   dedup: DedupOptions;
   timeoutMs: number;
   lease?: ProxyLeaseOptions | undefined;
+  /** Analyses the texts off the event loop (the sidecar's worker pool, NEARDUP_WORKERS); default: in this thread. */
+  analyzer?: Analyzer | undefined;
 }
 
 export class ServicePool {
@@ -67,7 +70,7 @@ export class ServicePool {
     if (!mayCreate && !(await engine.indexExists(index))) throw new MissingIndex(index);
     const options = resolveDedupOptions({ ...dedup, index, textField: rule.textField, policy: rule.policy ?? dedup.policy });
     const writer = new WriteThrough(engine, upstream, timeoutMs);
-    const service = new DedupService(writer.engine, fingerprinter, options);
+    const service = new DedupService(writer.engine, fingerprinter, options, undefined, undefined, this.deps.analyzer);
     await service.ensureIndex();
     const lease = this.deps.lease ? await this.startLease(index, service, this.deps.lease) : undefined;
     return { service, writer, lease };

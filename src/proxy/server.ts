@@ -15,6 +15,7 @@ import type { Logger } from "pino";
 import type { Fingerprinter } from "../core/fingerprinter.js";
 import type { Engine, EngineConnection } from "../engine/types.js";
 import type { DedupOptions } from "../service/options.js";
+import type { Analyzer } from "../workers/index.js";
 import { isNeardupError } from "../core/errors.js";
 import { BulkHandler } from "./bulk.js";
 import { PEER_PATH } from "./peer.js";
@@ -37,6 +38,8 @@ export interface ProxyOptions {
   /** The connected engine adapter, once there is one (`undefined`: still connecting; `_bulk` answers 503). */
   engine: () => Engine | undefined;
   fingerprinter: () => Promise<Fingerprinter>;
+  /** The analysis worker pool to share (NEARDUP_WORKERS > 1), made with the same fingerprinter options; absent: analysis in this thread. */
+  analyzer?: () => Analyzer | undefined;
   /** Source field read as each document's time. Default `@timestamp`. */
   timeField?: string;
   /**
@@ -113,7 +116,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
         ttlMs: options.lease.ttlMs,
         onEvent: (event: string, detail: Record<string, unknown>) => logger?.info(detail, event),
       };
-      pool = new ServicePool({ engine, fingerprinter: await options.fingerprinter(), upstream, dedup: options.dedup, timeoutMs: options.connection.requestTimeoutMs ?? 30_000, lease });
+      pool = new ServicePool({ engine, fingerprinter: await options.fingerprinter(), upstream, dedup: options.dedup, timeoutMs: options.connection.requestTimeoutMs ?? 30_000, lease, analyzer: options.analyzer?.() });
       return new BulkHandler({
         upstream,
         rules: options.rules,

@@ -47,6 +47,10 @@ export interface RunningService {
   metrics: Metrics;
   /** Resolves once the engine is connected and templates installed (rejects if the service closes first). */
   engineReady: Promise<Engine>;
+  /** The fingerprinter the API's service uses (its options, NEARDUP_IDF_FILE included): the `_bulk` proxy shares it. */
+  fingerprinter(): Promise<Fingerprinter>;
+  /** The analysis worker pool (NEARDUP_WORKERS > 1), once the engine is ready; `undefined`: analysis in the calling thread. */
+  analyzer(): Analyzer | undefined;
   /** Stops accepting, lets in-flight requests finish (up to the shutdown timeout), then stops the engine. */
   close(): Promise<void>;
 }
@@ -247,6 +251,8 @@ export async function startService(config: Config, deps: ServiceDeps): Promise<R
     readiness,
     metrics,
     engineReady,
+    fingerprinter,
+    analyzer: () => analyzer,
     close() {
       closing ??= (async () => {
         closed = true;
