@@ -115,6 +115,11 @@ export const SETTINGS = {
     schema: z.string(),
     doc: "Indices the proxy deduplicates, as `pattern:textField[:policy]` rules separated by commas, e.g. `logs-*:message,articles:body:reject`; other indices pass through.",
   },
+  NEARDUP_PROXY_ADVERTISE_URL: {
+    default: "",
+    schema: z.string().url().or(z.literal("")),
+    doc: "URL other sidecars' proxies use to send this one their `_bulk` decisions when it holds an index's writer lease. Empty: http://NEARDUP_HOST:proxy port.",
+  },
   NEARDUP_LOG_LEVEL: { default: "info", schema: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]), doc: "Log level (pino)." },
 } as const;
 

@@ -11,7 +11,7 @@ import { connectEngine, installTemplates, redactUrl, type Engine, type EngineCon
 import { randomUUID } from "node:crypto";
 import { LEASE_INDEX as LEASE_INDEX_NAME, WriterLease } from "../service/writer-lease.js";
 import { httpForwarder } from "./peer.js";
-import { createOffloadingAnalyzer } from "../workers/index.js";
+import { createOffloadingAnalyzer, type Analyzer } from "../workers/index.js";
 import { redactText } from "../engine/errors.js";
 import { AnalysisPrefetch } from "./prefetch.js";
 import { createApp } from "./app.js";
@@ -46,6 +46,10 @@ export interface RunningService {
   metrics: Metrics;
   /** Resolves once the engine is connected and templates installed (rejects if the service closes first). */
   engineReady: Promise<Engine>;
+  /** The fingerprinter the API's service uses (its options, NEARDUP_IDF_FILE included): the `_bulk` proxy shares it. */
+  fingerprinter(): Promise<Fingerprinter>;
+  /** The service's analyzer (small work in the calling thread, large work and, with NEARDUP_WORKERS > 1, every write on the worker pool): the `_bulk` proxy shares it. */
+  analyzer(): Analyzer;
   /** Stops accepting, lets in-flight requests finish (up to the shutdown timeout), then stops the engine. */
   close(): Promise<void>;
 }
@@ -244,6 +248,8 @@ export async function startService(config: Config, deps: ServiceDeps): Promise<R
     readiness,
     metrics,
     engineReady,
+    fingerprinter,
+    analyzer: () => analyzer,
     close() {
       closing ??= (async () => {
         closed = true;
