@@ -16,7 +16,10 @@
  *  4. `neardup backfill` of the index written in 1. plus the documents past
  *     NEARDUP_BENCH_PROXY_DOCS (read in time order, verdicts, bulk partial
  *     updates): docs/s and ratio of rates to 1.
+ * NEARDUP_BENCH_WORKERS (default 1): analysis worker threads for 2. and 3. alike
+ * (NEARDUP_WORKERS; the proxy shares the sidecar's pool).
  * With several URLs in NEARDUP_ENGINE_URL each engine is measured in turn.
+ * bench/proxy-profile.ts runs 3. alone, for `node --cpu-prof`.
  * No assertion on time: the figures go to docs/benchmarks.md and docs/proxy.md.
  */
 import { cpus, loadavg } from "node:os";
@@ -27,12 +30,14 @@ import { connectEngine, installTemplates } from "../src/engine/index.js";
 import { parseIndexRules, startProxy } from "../src/proxy/index.js";
 import { DedupService } from "../src/service/dedup-service.js";
 import { resolveDedupOptions } from "../src/service/options.js";
+import { createAnalyzer } from "../src/workers/index.js";
 import { shortTexts, type ShortDoc } from "../test/helpers/short-texts.js";
 
 const DOCS = Number(process.env.NEARDUP_BENCH_DOCS ?? 20_000);
 const BULK = Number(process.env.NEARDUP_BENCH_BULK ?? 1000);
 /** Documents sent both ways (direct and through the proxy); the rest only go to the index backfilled. */
 const PROXY_DOCS = Math.min(DOCS, Number(process.env.NEARDUP_BENCH_PROXY_DOCS ?? DOCS));
+const WORKERS = Number(process.env.NEARDUP_BENCH_WORKERS ?? 1);
 
 async function sendAll(url: string, index: string, docs: ShortDoc[]): Promise<number> {
   const started = performance.now();
@@ -54,6 +59,7 @@ async function benchEngine(url: string, docs: ShortDoc[]): Promise<string[]> {
   const engine = await connectEngine({ url });
   await installTemplates(engine);
   const fingerprinter = await createFingerprinter();
+  const analyzer = WORKERS > 1 ? await createAnalyzer(fingerprinter, WORKERS) : undefined;
   const stamp = Date.now().toString(36);
   const direct = `neardup-bench-direct-${stamp}`;
   const viaProxy = `neardup-bench-proxy-${stamp}`;
@@ -70,11 +76,12 @@ async function benchEngine(url: string, docs: ShortDoc[]): Promise<string[]> {
     dedup: resolveDedupOptions({}),
     engine: () => engine,
     fingerprinter: async () => fingerprinter,
+    analyzer: () => analyzer,
   });
   try {
     const both = docs.slice(0, PROXY_DOCS);
     const directS = await sendAll(url, direct, both);
-    const service = new DedupService(engine, fingerprinter, resolveDedupOptions({ index: viaService, textField: "message" }));
+    const service = new DedupService(engine, fingerprinter, resolveDedupOptions({ index: viaService, textField: "message" }), undefined, undefined, analyzer);
     await service.ensureIndex();
     const serviceStart = performance.now();
     for (let i = 0; i < both.length; i += BULK) {
@@ -101,6 +108,7 @@ async function benchEngine(url: string, docs: ShortDoc[]): Promise<string[]> {
     ];
   } finally {
     await proxy.close();
+    await analyzer?.close();
     await engine.deleteIndex(direct);
     await engine.deleteIndex(viaProxy);
     await engine.deleteIndex(viaService);
@@ -113,7 +121,7 @@ export async function run(): Promise<void> {
   if (urls.length === 0) throw new Error("bench/proxy.ts needs NEARDUP_ENGINE_URL (an engine you run; comma-separated for several)");
   const docs = shortTexts(DOCS);
   console.log(`## _bulk proxy and backfill\n`);
-  console.log(`${DOCS.toLocaleString("en-US")} short texts (~30% near-duplicates), bulks of ${BULK}, one request at a time; ${cpus().length} cores, load ${loadavg()[0]!.toFixed(1)} at start.\n`);
+  console.log(`${DOCS.toLocaleString("en-US")} short texts (~30% near-duplicates), bulks of ${BULK}, one request at a time; analysis workers: ${WORKERS}; ${cpus().length} cores, load ${loadavg()[0]!.toFixed(1)} at start.\n`);
   console.log("| engine | path | docs | seconds | docs/s | ratio to direct | verdicts |");
   console.log("|---|---|---:|---:|---:|---:|---|");
   for (const url of urls) for (const row of await benchEngine(url, docs)) console.log(row);

@@ -32,8 +32,8 @@ export interface Config {
   limits: LimitsConfig;
   supervision: SupervisionConfig;
   /** The `_bulk` proxy; `undefined` when NEARDUP_PROXY_PORT is empty. */
-  proxy: { port: number; rules: IndexRule[] } | undefined;
-  /** Analysis worker threads (NEARDUP_WORKERS; `auto` resolved to the number of cores); <= 1 = in-thread. */
+  proxy: { port: number; rules: IndexRule[]; advertiseUrl: string | undefined } | undefined;
+  /** Threads of the worker pool (NEARDUP_WORKERS; `auto` resolved to the number of cores); <= 1 = one thread, for large work only. */
   workers: number;
 }
 
@@ -150,7 +150,7 @@ export function buildConfig(raw: Partial<Record<SettingName | string, string | u
       restartMaxMs: s.NEARDUP_ENGINE_RESTART_MAX_MS,
       shutdownTimeoutMs: s.NEARDUP_SHUTDOWN_TIMEOUT_MS,
     },
-    proxy: s.NEARDUP_PROXY_PORT === "" ? undefined : { port: s.NEARDUP_PROXY_PORT, rules: parseIndexRules(s.NEARDUP_PROXY_INDICES) },
+    proxy: s.NEARDUP_PROXY_PORT === "" ? undefined : { port: s.NEARDUP_PROXY_PORT, rules: parseIndexRules(s.NEARDUP_PROXY_INDICES), advertiseUrl: s.NEARDUP_PROXY_ADVERTISE_URL || undefined },
     workers: s.NEARDUP_WORKERS === "auto" ? availableParallelism() : s.NEARDUP_WORKERS,
   };
 }

@@ -93,7 +93,7 @@ export const SETTINGS = {
   NEARDUP_WORKERS: {
     default: "auto",
     schema: z.literal("auto").or(z.coerce.number().int().min(0).max(256)),
-    doc: "Worker threads that analyze texts (normalize, segment, fingerprint); `auto` = one per core; 0 or 1 = in the request thread. Each worker loads its own dictionaries (about 0.5 GB).",
+    doc: "Threads of the one worker pool that analyzes texts (normalize, segment, fingerprint) and runs large comparisons; `auto` = one per core. With 2 or more, write requests are analyzed on the pool; with 0 or 1, small work runs in the request thread and only work on more than 3,000 characters goes to one pool thread (started on first use), so a big text never blocks the event loop. Each worker loads its own dictionaries (about 0.5 GB).",
   },
   NEARDUP_LOCAL_PORT: { default: "9200", schema: z.coerce.number().int().min(0).max(65535), doc: "HTTP port of the embedded OpenSearch (0 picks a free one)." },
   NEARDUP_LOCAL_DATA: { default: ".neardup/opensearch-data", schema: z.string().min(1), doc: "Data folder of the embedded OpenSearch." },
@@ -114,6 +114,11 @@ export const SETTINGS = {
     default: "",
     schema: z.string(),
     doc: "Indices the proxy deduplicates, as `pattern:textField[:policy]` rules separated by commas, e.g. `logs-*:message,articles:body:reject`; other indices pass through.",
+  },
+  NEARDUP_PROXY_ADVERTISE_URL: {
+    default: "",
+    schema: z.string().url().or(z.literal("")),
+    doc: "URL other sidecars' proxies use to send this one their `_bulk` decisions when it holds an index's writer lease. Empty: http://NEARDUP_HOST:proxy port.",
   },
   NEARDUP_LOG_LEVEL: { default: "info", schema: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]), doc: "Log level (pino)." },
 } as const;

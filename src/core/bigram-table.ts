@@ -21,7 +21,7 @@ import type { FeatureHasher } from "./simhash.js";
 import { quantizeWeight } from "./simhash.js";
 import type { SimhashAccumulator } from "./simhash-accumulator.js";
 
-/** Default table size: 2^19 slots (about 9 MB), cleared when half full (262,144 distinct bigrams). */
+/** Default table size: 2^19 slots (8 MB), cleared when half full (262,144 distinct bigrams). */
 const DEFAULT_BITS = 19;
 
 export interface BigramTable {
@@ -32,54 +32,62 @@ export interface BigramTable {
   addBigrams(acc: SimhashAccumulator, normalized: string, bigramIdf: number): boolean;
 }
 
+/**
+ * Words per slot in the table: the key (c1 << 16) | c2 (0 = empty; U+0000 is
+ * never a key), the hash halves hi and lo of its feature key, and the count in
+ * the current document (0 outside addBigrams). One slot is 16 bytes, so a
+ * probe touches one cache line for all four, not four arrays.
+ */
+const SLOT = 4;
+const KEY = 0;
+const HI = 1;
+const LO = 2;
+const COUNT = 3;
+
 /** A bigram table whose cached hashes come from `hasher` (seed 0). */
 export function createBigramTable(hasher: FeatureHasher, bits = DEFAULT_BITS): BigramTable {
   const size = 1 << bits;
   const mask = size - 1;
   const limit = size >>> 1; // load factor <= 1/2 keeps probe sequences short
   // Allocated on first use: a fingerprinter without short texts never pays for them.
-  let keys: Uint32Array | undefined; // (c1 << 16) | c2, 0 = empty (U+0000 is never a key)
-  let his = new Uint32Array(0);
-  let los = new Uint32Array(0);
-  let counts = new Int32Array(0); // per-document count, 0 outside addBigrams
-  let order = new Int32Array(0); // slots in order of first occurrence in the document
+  let table: Uint32Array | undefined; // SLOT words per slot, see above
+  let order = new Int32Array(0); // word offsets of slots in order of first occurrence in the document
   let used = 0;
   // The table is the cache for bigram keys: keep them out of the hasher's word cache.
   const hash = hasher.hashUncached ?? ((f: string) => hasher.hash(f, 0));
 
-  /** The slot of key c1 c2, inserting it (and hashing its feature key) when new. */
-  const slotOf = (table: Uint32Array, c1: number, c2: number): number => {
+  /** The word offset of key c1 c2's slot, inserting it (and hashing its feature key) when new. */
+  const slotOf = (t: Uint32Array, c1: number, c2: number): number => {
     const key = ((c1 << 16) | c2) >>> 0;
     // Fibonacci hashing: the top bits of key * 2^32 / phi spread neighbouring code points.
     let h = Math.imul(key, 0x9e3779b1) >>> (32 - bits);
     for (;;) {
-      const k = table[h]!;
-      if (k === key) return h;
+      const k = t[h * SLOT + KEY]!;
+      if (k === key) return h * SLOT;
       if (k === 0) break;
       h = (h + 1) & mask;
     }
-    table[h] = key;
+    const at = h * SLOT;
+    t[at + KEY] = key;
     const fp = hash(BIGRAM_PREFIX + String.fromCharCode(c1, c2));
-    his[h] = fp.hi;
-    los[h] = fp.lo;
+    t[at + HI] = fp.hi;
+    t[at + LO] = fp.lo;
     used++;
-    return h;
+    return at;
   };
 
   return {
     addBigrams(acc, normalized, bigramIdf) {
       const len = normalized.length;
       if (len > limit) return false;
-      if (keys === undefined) {
-        keys = new Uint32Array(size);
-        his = new Uint32Array(size);
-        los = new Uint32Array(size);
-        counts = new Int32Array(size);
+      if (table === undefined) {
+        table = new Uint32Array(size * SLOT);
         order = new Int32Array(limit);
       }
+      const t = table;
       // A document adds at most `len` keys; clearing between documents keeps every slot valid within one.
       if (used + len > limit) {
-        keys.fill(0);
+        t.fill(0);
         used = 0;
       }
       let distinct = 0;
@@ -90,23 +98,23 @@ export function createBigramTable(hasher: FeatureHasher, bits = DEFAULT_BITS): B
         if (c === 0x20) continue; // spaces are removed before taking bigrams
         if (c === 0 || (c & 0xf800) === 0xd800) {
           // U+0000 would be the empty key; a surrogate is half a code point.
-          for (let k = 0; k < distinct; k++) counts[order[k]!] = 0;
+          for (let k = 0; k < distinct; k++) t[order[k]! + COUNT] = 0;
           return false;
         }
         if (prev >= 0) {
-          const slot = slotOf(keys, prev, c);
-          if (counts[slot]++ === 0) order[distinct++] = slot;
+          const at = slotOf(t, prev, c);
+          if (t[at + COUNT]++ === 0) order[distinct++] = at;
           bigrams++;
         }
         prev = c;
       }
       if (bigrams === 0) return false; // one character: its own "bigram", left to the Map path
       for (let k = 0; k < distinct; k++) {
-        const slot = order[k]!;
+        const at = order[k]!;
         // Exactly addBigramFeatures' weight: (count / total) * bigramIdf.
-        const q = quantizeWeight((counts[slot]! / bigrams) * bigramIdf);
-        counts[slot] = 0;
-        if (q !== 0) acc.add(his[slot]!, los[slot]!, q);
+        const q = quantizeWeight((t[at + COUNT]! / bigrams) * bigramIdf);
+        t[at + COUNT] = 0;
+        if (q !== 0) acc.add(t[at + HI]!, t[at + LO]!, q);
       }
       return true;
     },

@@ -16,8 +16,9 @@ import { addBigramFeatures, DEFAULT_SHORT_TEXT_LENGTH } from "./short-text.js";
 import { createStopWords, parseStopWordList } from "./stopwords.js";
 import type { StopWords } from "./stopwords.js";
 import { ENGLISH_STOP_WORDS } from "./data/english-stop-words.js";
-import { countTerms, tfidfVector } from "./tfidf.js";
 import type { SparseVector } from "./tfidf.js";
+import { createTermCache } from "./term-cache.js";
+import type { TermRecord } from "./term-cache.js";
 import { createMixedTokenizer } from "./tokenize.js";
 import type { HanSegmenter, Tokenizer } from "./tokenize.js";
 import { bucketFor, decide, DEFAULT_VERDICT_OPTIONS, validateVerdictOptions } from "./verdict.js";
@@ -206,25 +207,58 @@ export function buildFingerprinter(options: FingerprinterOptions, resources: Cor
 
   const acc = new SimhashAccumulator();
   const bigramTable = createBigramTable(hasher);
+  const terms = createTermCache(stopWords, idf, hasher);
+  /** The records of the current text's distinct terms, in first-occurrence order (reused). */
+  let records: TermRecord[] = [];
+
+  /**
+   * `countTerms(tokens, stopWords)` and `tfidfVector(counts, tokens.length, idf)`
+   * in one pass over the tokens, with each term's stop-word flag, IDF and hash
+   * looked up once in the term cache; the records of the distinct terms are
+   * left in `records`, in the Maps' order, for `fingerprint`.
+   */
+  const weigh = (tokens: readonly string[]): { termCounts: Map<string, number>; vector: Map<string, number> } => {
+    const termCounts = new Map<string, number>();
+    records.length = 0;
+    for (const t of tokens) {
+      const c = termCounts.get(t);
+      if (c !== undefined) {
+        termCounts.set(t, c + 1);
+        continue;
+      }
+      const r = terms.get(t);
+      if (r.stop) continue;
+      termCounts.set(t, 1);
+      records.push(r);
+    }
+    const vector = new Map<string, number>();
+    const documentLength = tokens.length;
+    if (documentLength > 0) {
+      let k = 0;
+      // Exactly tfidfVector's weight: (count / documentLength) * idf(term).
+      for (const [t, c] of termCounts) vector.set(t, (c / documentLength) * records[k++]!.idf);
+    }
+    return { termCounts, vector };
+  };
 
   /**
    * `simhash64(short ? addBigramFeatures(vector, ...) : vector)` without
-   * building the feature Map: words straight from the vector, bigrams through
-   * the typed-array table. Falls back to the Map path for what the table does
-   * not handle, and when a word starts with a space (it could collide with a
-   * bigram key, which the Map path resolves by overwriting).
+   * building the feature Map: words straight from the vector (their hashes from
+   * `records`, parallel to it), bigrams through the typed-array table. Falls
+   * back to the Map path for what the table does not handle, and when a word
+   * starts with a space (it could collide with a bigram key, which the Map
+   * path resolves by overwriting).
    */
   const fingerprint = (vector: SparseVector, normalized: string, short: boolean): Fingerprint => {
     acc.reset();
     let spaced = false;
-    vector.forEach((w, term) => {
+    let k = 0;
+    for (const [term, w] of vector) {
+      const r = records[k++]!;
       if (term.charCodeAt(0) === 0x20) spaced = true;
       const q = quantizeWeight(w);
-      if (q !== 0) {
-        const h = hasher.hash(term, 0);
-        acc.add(h.hi, h.lo, q);
-      }
-    });
+      if (q !== 0) acc.add(r.hi, r.lo, q);
+    }
     if (!short) return acc.result();
     if (!spaced && bigramTable.addBigrams(acc, normalized, bigramIdf)) return acc.result();
     return simhash64(addBigramFeatures(vector, normalized, bigramIdf), hasher);
@@ -262,10 +296,10 @@ export function buildFingerprinter(options: FingerprinterOptions, resources: Cor
     if (normalized === "") throw new NeardupError("INVALID_INPUT", `${field} has no visible characters after normalization`, { field });
     const length = codePointLength(normalized);
     const tokens = tokenizer.tokenize(normalized);
-    const termCounts = countTerms(tokens, stopWords);
-    const vector = tfidfVector(termCounts, tokens.length, idf);
+    const { termCounts, vector } = weigh(tokens);
     const short = length < shortTextLength;
     const simhash = fingerprint(vector, normalized, short);
+    if (records.length > 4096) records = []; // do not keep a huge text's records alive
     const analysis = withFeatures({
       version,
       normalized,

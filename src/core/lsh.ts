@@ -20,9 +20,12 @@
  *
  * Pure int arithmetic on uint32 values (Math.imul), no BigInt, no allocation
  * per shingle: the text is UTF-8 encoded once into a scratch buffer and each
- * shingle is hashed in place.
+ * shingle is hashed in place. The signature (step 3) runs eight permutations
+ * at a time in WebAssembly SIMD where available (minhash-simd.ts), with the
+ * same values as `minhashSignature`.
  */
 import { NeardupError } from "./errors.js";
+import { createSimdMinhasher } from "./minhash-simd.js";
 
 /** Version of the LSH key scheme (spec §9); keys of different versions are not comparable. */
 export const LSH_VERSION = "lsh1";
@@ -230,13 +233,15 @@ export function createLshKeyer(options: LshOptions = DEFAULT_LSH_OPTIONS): LshKe
   const { bands, rows } = validateLshOptions(options);
   const seeds = permutationSeeds(bands * rows);
   const signature = new Uint32Array(bands * rows);
+  // Eight permutations at a time in WebAssembly SIMD (same values; minhash-simd.ts), else the scalar loop.
+  const simd = createSimdMinhasher(seeds);
   return {
     options: { bands, rows },
     scheme: lshSchemeOf({ bands, rows }),
     keys(normalized) {
       const hashes = shingleHashes(normalized);
       if (hashes.length === 0) return [];
-      return bandKeys(minhashSignature(hashes, seeds, signature), bands, rows);
+      return bandKeys(simd === null ? minhashSignature(hashes, seeds, signature) : simd.signature(hashes, signature), bands, rows);
     },
   };
 }

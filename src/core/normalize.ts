@@ -18,13 +18,65 @@ const INVISIBLE = /[\p{Cc}\p{Cf}]/gu;
 const WHITESPACE_RUN = /\s+/g;
 
 export function normalize(text: string): string {
-  return text
-    .normalize("NFKC")
-    .toLowerCase()
-    .replace(WHITESPACE_CONTROLS, " ")
-    .replace(INVISIBLE, "")
-    .replace(WHITESPACE_RUN, " ")
-    .trim();
+  const folded = text.normalize("NFKC").toLowerCase();
+  return collapseWhitespace(folded) ?? folded.replace(WHITESPACE_CONTROLS, " ").replace(INVISIBLE, "").replace(WHITESPACE_RUN, " ").trim();
+}
+
+/** TAB, LF, VT, FF, CR, space and NEL: the white space of ASCII text, which the fast path handles. */
+function isAsciiSpace(c: number): boolean {
+  return c === 0x20 || (c >= 0x09 && c <= 0x0d) || c === 0x85;
+}
+
+/**
+ * Plain code units: no white space (`\s`), control (`\p{Cc}`) or format
+ * character (`\p{Cf}`), so steps 3 and 4 leave them alone. Classified on
+ * first sight by the regexes themselves (0 = not yet, 1 = plain, 2 = not
+ * plain); surrogates are never plain, so text with astral characters takes
+ * the regexes.
+ */
+const plain = new Uint8Array(0x10000);
+const SPACE_OR_INVISIBLE = /[\s\p{Cc}\p{Cf}]/u;
+
+function isPlainCodeUnit(c: number): boolean {
+  let k = plain[c]!;
+  if (k === 0) {
+    k = (c & 0xf800) === 0xd800 || SPACE_OR_INVISIBLE.test(String.fromCharCode(c)) ? 2 : 1;
+    plain[c] = k;
+  }
+  return k === 1;
+}
+
+/**
+ * Steps 3 and 4 without the regexes, for text made only of plain code units
+ * (above) and ASCII white space: runs of white space become one U+0020, none
+ * at either end. Returns null for any other text (the regexes then run).
+ */
+function collapseWhitespace(s: string): string | null {
+  const n = s.length;
+  let out = "";
+  let from = -1; // start of the current run of plain code units
+  let space = false; // white space seen since the last run (and after some text)
+  for (let i = 0; i < n; i++) {
+    const c = s.charCodeAt(i);
+    if (isPlainCodeUnit(c)) {
+      if (from < 0) {
+        if (space) out += " ";
+        space = false;
+        from = i;
+      }
+    } else if (isAsciiSpace(c)) {
+      if (from >= 0) {
+        out += s.slice(from, i);
+        from = -1;
+      }
+      space = out !== "";
+    } else {
+      return null;
+    }
+  }
+  if (from === 0) return s;
+  if (from > 0) out += s.slice(from);
+  return out;
 }
 
 /** Number of Unicode code points in `text` (the unit of every length in neardup). */

@@ -44,33 +44,41 @@ export function cachedSegmenter(segment: HanSegmenter, options: SegmentCacheOpti
   const maxCode = Math.max(...codes);
   const isSeparator = new Uint8Array(maxCode + 1);
   for (const c of codes) isSeparator[c] = 1;
+  const separatorToken = new Map(codes.map((c) => [c, String.fromCharCode(c)]));
   const joinCode = joiner.charCodeAt(0);
   const cache = new Map<string, readonly string[]>();
 
+  // Scratch for one call (calls are synchronous and never nested): the pieces
+  // in text order, a separator as its char code and a stretch between
+  // separators as itself, with the stretch's cut (undefined until known).
+  const pieces: (string | number)[] = [];
+  const cuts: (readonly string[] | undefined)[] = [];
+  const missed: string[] = [];
+
   return (text: string): string[] => {
-    // Pieces in text order: a separator as its char code, a stretch between separators as itself with its cut.
-    const pieces: (string | number)[] = [];
-    const cuts: (readonly string[] | undefined)[] = [];
-    let missed: string[] | undefined;
+    pieces.length = 0;
+    cuts.length = 0;
+    missed.length = 0;
     let from = 0;
-    const stretch = (to: number): void => {
-      const piece = from === 0 && to === text.length ? text : text.slice(from, to);
-      const cut = cache.get(piece);
-      if (cut === undefined) (missed ??= []).push(piece);
-      pieces.push(piece);
-      cuts.push(cut);
-    };
-    for (let i = 0; i < text.length; i++) {
-      const c = text.charCodeAt(i);
-      if (c > maxCode || isSeparator[c] === 0) continue;
-      if (i > from) stretch(i);
-      pieces.push(c);
-      cuts.push(undefined);
+    const n = text.length;
+    for (let i = 0; i <= n; i++) {
+      const c = i < n ? text.charCodeAt(i) : -1;
+      if (c >= 0 && (c > maxCode || isSeparator[c] === 0)) continue;
+      if (i > from) {
+        const piece = from === 0 && i === n ? text : text.slice(from, i);
+        const cut = cache.get(piece);
+        if (cut === undefined) missed.push(piece);
+        pieces.push(piece);
+        cuts.push(cut);
+      }
+      if (c >= 0) {
+        pieces.push(c);
+        cuts.push(undefined);
+      }
       from = i + 1;
     }
-    if (from < text.length) stretch(text.length);
 
-    if (missed !== undefined) {
+    if (missed.length > 0) {
       // One call for every missed piece of this text (a piece missed twice is cut twice: rare, and still exact).
       const tokens = segment(missed.length === 1 ? missed[0]! : missed.join(joiner));
       const fresh: string[][] = [[]];
@@ -93,9 +101,15 @@ export function cachedSegmenter(segment: HanSegmenter, options: SegmentCacheOpti
     const out: string[] = [];
     for (let i = 0; i < pieces.length; i++) {
       const cut = cuts[i];
-      if (cut === undefined) out.push(String.fromCharCode(pieces[i] as number));
+      if (cut === undefined) out.push(separatorToken.get(pieces[i] as number)!);
       else for (const t of cut) out.push(t);
     }
+    // Do not keep a long text's pieces alive between calls.
+    if (pieces.length > 4096) {
+      pieces.length = 0;
+      cuts.length = 0;
+    }
+    missed.length = 0;
     return out;
   };
 }

@@ -10,9 +10,17 @@
  * touches, so the writes to one document happen in request order; within a
  * segment the two kinds run side by side.
  *
+ * Several sidecars: each index's fingerprinted items of a segment go to the
+ * sidecar holding the index's proxy writer lease (peer.ts), which decides and
+ * writes them and answers the engine's item for each; forwarded items of
+ * other kinds still go straight to the engine from here. The order above
+ * holds the same way: a segment's forwarded chunk is answered before the
+ * next segment starts.
+ *
  * Engine down: items that did not reach the engine are answered with 503 (or
  * 429 when the engine said so), per item, or for the whole request when
- * nothing was written, and are never acknowledged.
+ * nothing was written, and are never acknowledged. A writer handover, or a
+ * writer that does not answer, is a 429 for the items concerned.
  */
 import { randomUUID } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
@@ -21,9 +29,10 @@ import { describeEngineError } from "../engine/errors.js";
 import type { IndexResult } from "../service/dedup-service.js";
 import type { DocInput } from "../service/input.js";
 import type { Policy } from "../service/options.js";
-import { neardupErrorItem, noopItem, rejectedItem, unavailableItem, verdictOf, writtenItem, type ItemBody } from "./items.js";
+import { neardupErrorItem, noopItem, rejectedItem, unavailableItem, verdictOf, writtenItem, type Failure, type ItemBody } from "./items.js";
 import { parseBulk, parseSource, type BulkItem } from "./ndjson.js";
-import { MissingIndex, type ServicePool } from "./pool.js";
+import { forwardChunk, isRetry, parseChunkRequest, retryFailure, type ChunkAnswer, type ChunkRequest, type ProxyDoc } from "./peer.js";
+import { MissingIndex, type IndexDedup, type ServicePool } from "./pool.js";
 import { ruleFor, type IndexRule } from "./rules.js";
 import { engineErrorBody, send, type Upstream } from "./upstream.js";
 import type { WritePlan } from "./write-through.js";
@@ -67,9 +76,6 @@ interface Segment {
   dedup: Dedup[];
   pass: { at: number; item: BulkItem }[];
 }
-
-/** Why a batch of items did not get per-item answers from the engine. */
-type Failure = { kind: "unavailable"; status: number; reason: string } | { kind: "engine"; status: number; body: unknown };
 
 /** What one batch did: how many items the engine answered, and which items failed how. */
 interface Outcome {
@@ -248,9 +254,10 @@ export class BulkHandler {
     }
     const outcomes = await Promise.all(
       [...byIndex].map(async ([index, group]): Promise<Outcome> => {
+        const mayCreate = !aliasOnly && !group.some((d) => d.item.meta.require_alias === true);
         let entry;
         try {
-          entry = await this.deps.pool.get(index, group[0]!.rule, !aliasOnly && !group.some((d) => d.item.meta.require_alias === true));
+          entry = await this.deps.pool.get(index, group[0]!.rule, mayCreate);
         } catch (err) {
           // Not there and not to be created: the engine answers these items itself (index_not_found).
           if (err instanceof MissingIndex) return this.runPass(group, pathIndex, query, headers, results);
@@ -262,7 +269,7 @@ export class BulkHandler {
         const outcome: Outcome = { written: 0, failures: [] };
         for (let from = 0; from < group.length; from += this.deps.maxBatch) {
           const chunk = group.slice(from, from + this.deps.maxBatch);
-          const failure = await this.indexChunk(entry, index, chunk, query, headers, results);
+          const failure = await this.indexChunk(entry, index, chunk, { query, headers, mayCreate }, results);
           if (failure) outcome.failures.push({ failure, items: chunk });
           else outcome.written += chunk.length;
         }
@@ -272,59 +279,95 @@ export class BulkHandler {
     return { written: outcomes.reduce((n, o) => n + o.written, 0), failures: outcomes.flatMap((o) => o.failures) };
   }
 
-  private async indexChunk(
-    entry: Awaited<ReturnType<ServicePool["get"]>>,
-    index: string,
-    chunk: Dedup[],
-    query: string,
-    headers: Record<string, string | string[]>,
-    results: Record<string, ItemBody>[],
-  ): Promise<Failure | undefined> {
+  /** One chunk of an index's fingerprinted items: decided here or by the lease holder; fills in `results`. */
+  private async indexChunk(entry: IndexDedup, index: string, chunk: Dedup[], request: Pick<ChunkRequest, "query" | "headers" | "mayCreate">, results: Record<string, ItemBody>[]): Promise<Failure | undefined> {
     const now = Date.now();
-    const docs: DocInput[] = [];
-    const plans: WritePlan[] = [];
-    for (const d of chunk) {
+    const docs = chunk.map((d): ProxyDoc => {
       const given = idOf(d.item);
       const meta = { ...d.item.meta };
       delete meta._index;
       delete meta._id;
-      const doc: DocInput = { id: given ?? arrivalId(now), idGiven: given !== undefined, text: d.text, fields: undefined, time: timeOf(d.source, this.deps.timeField, now), source: d.source };
-      const plan: WritePlan = { op: d.item.op as "index" | "create", meta, query, headers };
+      return { op: d.item.op as ProxyDoc["op"], id: given ?? arrivalId(now), idGiven: given !== undefined, time: timeOf(d.source, this.deps.timeField, now), meta, source: d.source, text: d.text };
+    });
+    const answer = await this.route(entry, { ...request, index, policy: chunk[0]!.rule.policy ?? this.deps.defaultPolicy, docs });
+    if ("failure" in answer) return answer.failure;
+    chunk.forEach((d, k) => (results[d.at] = { [d.item.op]: answer.items[k]! }));
+    return undefined;
+  }
+
+  /** To the sidecar holding the index's proxy lease, or decided here when that is this one (or the lease is off). */
+  private async route(entry: IndexDedup, request: ChunkRequest): Promise<ChunkAnswer> {
+    let writer: string | undefined;
+    try {
+      writer = entry.lease?.writerUrl();
+    } catch (err) {
+      if (isRetry(err)) return { failure: retryFailure(err) };
+      throw err;
+    }
+    return writer === undefined ? this.decideHere(entry, request) : forwardChunk(writer, request, this.deps.timeoutMs);
+  }
+
+  /**
+   * A chunk another sidecar's proxy sent to this one as the lease holder
+   * (`POST /_neardup/internal/bulk`): decided here or refused, never sent on.
+   */
+  async handleForwarded(body: unknown): Promise<ChunkAnswer> {
+    const request = parseChunkRequest(body);
+    const { index, docs } = request;
+    const rule = ruleFor(this.deps.rules, index);
+    if (!rule) {
+      const err = new NeardupError("INVALID_CONFIG", `this sidecar's NEARDUP_PROXY_INDICES has no rule for index ${JSON.stringify(index)}: sidecars sharing an index need the same rules`);
+      return { items: docs.map((d) => neardupErrorItem(index, d.id, err)) };
+    }
+    let entry;
+    try {
+      entry = await this.deps.pool.get(index, rule, request.mayCreate);
+    } catch (err) {
+      if (err instanceof MissingIndex) return { failure: { kind: "engine", status: 404, body: engineErrorBody(404, "index_not_found_exception", `no such index [${index}]`) } };
+      if (isNeardupError(err) && err.code === "ENGINE_UNAVAILABLE") return { failure: { kind: "unavailable", status: 503, reason: err.message } };
+      const failure = isNeardupError(err) ? err : new NeardupError("ENGINE_ERROR", String(err));
+      return { items: docs.map((d) => neardupErrorItem(index, d.id, failure)) };
+    }
+    return this.decideHere(entry, request);
+  }
+
+  /** Fingerprint, decide and write through this sidecar's service for the index. */
+  private async decideHere(entry: IndexDedup, request: ChunkRequest): Promise<ChunkAnswer> {
+    const { index, query, headers } = request;
+    const docs: DocInput[] = [];
+    const plans: WritePlan[] = [];
+    for (const d of request.docs) {
+      const doc: DocInput = { id: d.id, idGiven: d.idGiven, text: d.text, fields: undefined, time: d.time, source: d.source };
+      const plan: WritePlan = { op: d.op, meta: d.meta, query, headers };
       entry.writer.expect(doc.id, plan);
       docs.push(doc);
       plans.push(plan);
     }
-    const policy = chunk[0]!.rule.policy ?? this.deps.defaultPolicy;
     let outcome: (IndexResult | NeardupError)[];
     try {
-      outcome = await entry.service.index(docs, policy);
+      // `forwarded`: the proxy routes its own chunks (route()); the service only checks that this sidecar may decide.
+      outcome = await entry.service.index(docs, request.policy, undefined, { forwarded: true });
     } catch (err) {
       const refusal = plans.find((p) => p.refusal)?.refusal;
       const message = isNeardupError(err) ? err.message : String(err);
-      if (refusal && !isUnavailableStatus(refusal.status)) return { kind: "engine", status: refusal.status, body: refusal.body };
+      if (refusal && !isUnavailableStatus(refusal.status)) return { failure: { kind: "engine", status: refusal.status, body: refusal.body } };
       if (refusal || (isNeardupError(err) && err.code === "ENGINE_UNAVAILABLE")) {
-        return { kind: "unavailable", status: refusal?.status === 429 ? 429 : 503, reason: message };
+        return { failure: { kind: "unavailable", status: refusal?.status === 429 ? 429 : 503, reason: message } };
       }
+      if (isRetry(err)) return { failure: retryFailure(err) };
       const failure = isNeardupError(err) ? err : new NeardupError("ENGINE_ERROR", message);
-      chunk.forEach((d, k) => (results[d.at] = { [d.item.op]: neardupErrorItem(index, docs[k]!.id, failure) }));
-      return undefined;
+      return { items: docs.map((doc) => neardupErrorItem(index, doc.id, failure)) };
     } finally {
       docs.forEach((doc, k) => entry.writer.forget(doc.id, plans[k]!));
     }
-    chunk.forEach((d, k) => {
-      const r = outcome[k]!;
+    const items = outcome.map((r, k): ItemBody => {
       const plan = plans[k]!;
-      let body: ItemBody;
-      if (plan.result) {
-        body = isNeardupError(r) ? plan.result : { ...plan.result, neardup: verdictOf(r) };
-      } else if (isNeardupError(r)) {
-        body = neardupErrorItem(index, docs[k]!.id, r);
-      } else {
-        body = r.action === "skipped" ? noopItem(index, r) : r.action === "rejected" ? rejectedItem(index, r) : writtenItem(index, r);
-      }
-      results[d.at] = { [d.item.op]: body };
+      if (plan.result) return isNeardupError(r) ? plan.result : { ...plan.result, neardup: verdictOf(r) };
+      if (isRetry(r)) return unavailableItem(index, docs[k]!.id, 429, `neardup: ${r.message}`);
+      if (isNeardupError(r)) return neardupErrorItem(index, docs[k]!.id, r);
+      return r.action === "skipped" ? noopItem(index, r) : r.action === "rejected" ? rejectedItem(index, r) : writtenItem(index, r);
     });
-    return undefined;
+    return { items };
   }
 }
 

@@ -39,3 +39,10 @@ export function unavailableItem(index: string, id: string | undefined, status: n
   const type = status === 429 ? "es_rejected_execution_exception" : "unavailable_shards_exception";
   return { _index: index, ...(id === undefined ? {} : { _id: id }), status, error: { type, reason, index } };
 }
+
+/**
+ * Why a batch of items got no per-item answers from the engine: it was down
+ * or overloaded (`unavailable`: 503, or 429 when it, or a writer handover,
+ * says "later"), or it refused the write request as a whole (`engine`).
+ */
+export type Failure = { kind: "unavailable"; status: number; reason: string } | { kind: "engine"; status: number; body: unknown };

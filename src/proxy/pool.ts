@@ -3,11 +3,18 @@
  * gets the neardup mapping (created when missing, upgraded in place when not),
  * and the service writes through a {@link WriteThrough} so the client's action
  * reaches the engine as sent. A failed set-up is not cached: the next request tries again.
+ *
+ * With the writer lease on, each index's service also takes part in the
+ * index's proxy lease (`proxy:<index>` in `neardup-leases`): the sidecar
+ * holding it decides for every sidecar's proxy (peer.ts).
  */
+import { randomUUID } from "node:crypto";
 import type { Fingerprinter } from "../core/fingerprinter.js";
 import type { Engine } from "../engine/types.js";
 import { DedupService } from "../service/dedup-service.js";
 import { resolveDedupOptions, type DedupOptions } from "../service/options.js";
+import { LEASE_INDEX, WriterLease } from "../service/writer-lease.js";
+import type { Analyzer } from "../workers/index.js";
 import type { IndexRule } from "./rules.js";
 import type { Upstream } from "./upstream.js";
 import { WriteThrough } from "./write-through.js";
@@ -18,6 +25,16 @@ export class MissingIndex extends Error {}
 export interface IndexDedup {
   service: DedupService;
   writer: WriteThrough;
+  /** The index's proxy writer lease; `undefined` when the lease is off (one sidecar). */
+  lease: WriterLease | undefined;
+}
+
+/** The proxy's part in the writer lease (NEARDUP_WRITER_LEASE). */
+export interface ProxyLeaseOptions {
+  /** Where other sidecars reach this proxy (NEARDUP_PROXY_ADVERTISE_URL, else the proxy's own URL). */
+  url: string;
+  ttlMs: number;
+  onEvent?: (event: string, detail: Record<string, unknown>) => void;
 }
 
 export interface PoolDeps {
@@ -27,6 +44,9 @@ export interface PoolDeps {
   /** Service options every index shares (window, candidates, policy default...); `index` and `textField` are set per index. */
   dedup: DedupOptions;
   timeoutMs: number;
+  lease?: ProxyLeaseOptions | undefined;
+  /** Analyses the texts off the event loop (the sidecar's worker pool, NEARDUP_WORKERS); default: in this thread. */
+  analyzer?: Analyzer | undefined;
 }
 
 export class ServicePool {
@@ -50,8 +70,31 @@ export class ServicePool {
     if (!mayCreate && !(await engine.indexExists(index))) throw new MissingIndex(index);
     const options = resolveDedupOptions({ ...dedup, index, textField: rule.textField, policy: rule.policy ?? dedup.policy });
     const writer = new WriteThrough(engine, upstream, timeoutMs);
-    const service = new DedupService(writer.engine, fingerprinter, options);
+    const service = new DedupService(writer.engine, fingerprinter, options, undefined, undefined, this.deps.analyzer);
     await service.ensureIndex();
-    return { service, writer };
+    const lease = this.deps.lease ? await this.startLease(index, service, this.deps.lease) : undefined;
+    return { service, writer, lease };
+  }
+
+  private async startLease(index: string, service: DedupService, o: ProxyLeaseOptions): Promise<WriterLease> {
+    const refreshMs = await service.learnRefreshInterval();
+    await this.deps.engine.createIndex(LEASE_INDEX, { settings: { index: { auto_expand_replicas: "0-1" } } });
+    const lease = new WriterLease(
+      this.deps.engine,
+      { index, key: `proxy:${index}`, holder: randomUUID(), url: o.url, ttlMs: o.ttlMs, refreshMs },
+      () => Promise.reject(new Error("the proxy forwards its own chunks (peer.ts)")),
+      (event, detail) => o.onEvent?.(event, { ...detail, index, proxy: true }),
+    );
+    await lease.start();
+    // Decisions check the lease (a holder that lost it refuses); routing is the proxy's (BulkHandler).
+    service.router = lease;
+    return lease;
+  }
+
+  /** Gives up the leases held (a graceful stop): other sidecars take over at once. */
+  async close(): Promise<void> {
+    const entries = [...this.entries.values()];
+    this.entries.clear();
+    await Promise.all(entries.map((e) => e.then((x) => x.lease?.stop(), () => undefined)));
   }
 }

@@ -3,7 +3,8 @@
  * `/{index}/_bulk` go through dedup (bulk.ts); every other request is streamed
  * to the engine and its answer streamed back as it is (status, headers such
  * as `X-Elastic-Product`, body), so the official clients take the proxy for
- * the engine it fronts.
+ * the engine it fronts. `POST /_neardup/internal/bulk` takes other sidecars'
+ * chunks when this one holds an index's proxy writer lease (peer.ts).
  */
 import http from "node:http";
 import type { IncomingMessage, ServerResponse } from "node:http";
@@ -14,7 +15,10 @@ import type { Logger } from "pino";
 import type { Fingerprinter } from "../core/fingerprinter.js";
 import type { Engine, EngineConnection } from "../engine/types.js";
 import type { DedupOptions } from "../service/options.js";
+import type { Analyzer } from "../workers/index.js";
+import { isNeardupError } from "../core/errors.js";
 import { BulkHandler } from "./bulk.js";
+import { PEER_PATH } from "./peer.js";
 import { ServicePool } from "./pool.js";
 import type { IndexRule } from "./rules.js";
 import { createUpstream, engineErrorBody, forwardHeaders, pipeThrough, send, type Upstream, type UpstreamDown } from "./upstream.js";
@@ -34,8 +38,16 @@ export interface ProxyOptions {
   /** The connected engine adapter, once there is one (`undefined`: still connecting; `_bulk` answers 503). */
   engine: () => Engine | undefined;
   fingerprinter: () => Promise<Fingerprinter>;
+  /** The analysis worker pool to share (NEARDUP_WORKERS > 1), made with the same fingerprinter options; absent: analysis in this thread. */
+  analyzer?: () => Analyzer | undefined;
   /** Source field read as each document's time. Default `@timestamp`. */
   timeField?: string;
+  /**
+   * First one wins across sidecars (NEARDUP_WRITER_LEASE=on): each index's
+   * decisions go to the sidecar holding its proxy lease. `advertiseUrl`: where
+   * other sidecars reach this proxy (default: its own URL). Off when absent.
+   */
+  lease?: { ttlMs: number; advertiseUrl?: string | undefined } | undefined;
   logger?: Logger;
 }
 
@@ -86,22 +98,40 @@ function json(res: ServerResponse, status: number, body: unknown, product: strin
 export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const upstream: Upstream = createUpstream(options.connection);
   const logger = options.logger;
-  let handler: BulkHandler | undefined;
-  let handlerFor: Engine | undefined;
-  const bulkHandler = async (engine: Engine): Promise<BulkHandler> => {
-    if (handler && handlerFor === engine) return handler;
-    const pool = new ServicePool({ engine, fingerprinter: await options.fingerprinter(), upstream, dedup: options.dedup, timeoutMs: options.connection.requestTimeoutMs ?? 30_000 });
-    handler = new BulkHandler({
-      upstream,
-      rules: options.rules,
-      pool,
-      defaultPolicy: options.dedup.policy,
-      maxBatch: options.dedup.maxBulkItems,
-      timeoutMs: options.connection.requestTimeoutMs ?? 30_000,
-      timeField: options.timeField ?? "@timestamp",
+  let handler: { engine: Engine; ready: Promise<BulkHandler> } | undefined;
+  let pool: ServicePool | undefined;
+  let ownUrl = "";
+  /**
+   * One handler (one service pool) per connected engine, made once even when
+   * the first requests arrive together: two pools would be two services (and
+   * two leases) deciding for one index.
+   */
+  const bulkHandler = (engine: Engine): Promise<BulkHandler> => {
+    if (handler?.engine === engine) return handler.ready;
+    void pool?.close();
+    pool = undefined;
+    const ready = (async () => {
+      const lease = options.lease && {
+        url: options.lease.advertiseUrl ?? ownUrl,
+        ttlMs: options.lease.ttlMs,
+        onEvent: (event: string, detail: Record<string, unknown>) => logger?.info(detail, event),
+      };
+      pool = new ServicePool({ engine, fingerprinter: await options.fingerprinter(), upstream, dedup: options.dedup, timeoutMs: options.connection.requestTimeoutMs ?? 30_000, lease, analyzer: options.analyzer?.() });
+      return new BulkHandler({
+        upstream,
+        rules: options.rules,
+        pool,
+        defaultPolicy: options.dedup.policy,
+        maxBatch: options.dedup.maxBulkItems,
+        timeoutMs: options.connection.requestTimeoutMs ?? 30_000,
+        timeField: options.timeField ?? "@timestamp",
+      });
+    })();
+    handler = { engine, ready };
+    ready.catch(() => {
+      if (handler?.ready === ready) handler = undefined;
     });
-    handlerFor = engine;
-    return handler;
+    return ready;
   };
 
   const down = (res: ServerResponse, product: string | undefined) => (err: UpstreamDown) => {
@@ -146,8 +176,39 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     json(res, answer.status, answer.body, product);
   };
 
+  /** A chunk from another sidecar's proxy, this one holding the index's lease. */
+  const onPeer = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const engine = options.engine();
+    const raw = await readBody(req);
+    if (!engine || raw === undefined) {
+      json(res, engine ? 413 : 503, engineErrorBody(engine ? 413 : 503, "neardup_exception", engine ? "chunk too large" : "neardup is not connected to the engine yet"), undefined);
+      return;
+    }
+    let body: unknown;
+    try {
+      body = JSON.parse(raw.toString("utf8"));
+    } catch {
+      json(res, 400, engineErrorBody(400, "neardup_invalid_input_exception", "the chunk is not JSON"), undefined);
+      return;
+    }
+    try {
+      json(res, 200, await (await bulkHandler(engine)).handleForwarded(body), undefined);
+    } catch (err) {
+      if (!isNeardupError(err) || err.status !== 400) throw err;
+      json(res, 400, engineErrorBody(400, "neardup_invalid_input_exception", err.message), undefined);
+    }
+  };
+
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? "/", "http://proxy");
+    if (url.pathname === PEER_PATH && req.method === "POST") {
+      onPeer(req, res).catch((err: unknown) => {
+        logger?.error({ err: String(err) }, "proxy: forwarded chunk failed");
+        if (!res.headersSent) json(res, 500, engineErrorBody(500, "neardup_exception", "internal error in the neardup proxy"), undefined);
+        else res.destroy();
+      });
+      return;
+    }
     const m = BULK_PATH.exec(url.pathname);
     if (m && (req.method === "POST" || req.method === "PUT")) {
       const pathIndex = m[1] === undefined ? undefined : decodeURIComponent(m[1]);
@@ -167,6 +228,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   });
   const port = (server.address() as AddressInfo).port;
   const url = `http://${options.host.includes(":") ? `[${options.host}]` : options.host}:${port}`;
+  ownUrl = url;
   logger?.info({ url, rules: options.rules.map((r) => `${r.pattern}:${r.textField}${r.policy ? `:${r.policy}` : ""}`) }, "neardup _bulk proxy listening");
   return {
     url,
@@ -174,6 +236,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       await closed;
+      await pool?.close();
       upstream.close();
     },
   };

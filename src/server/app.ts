@@ -5,8 +5,8 @@ import { parseSize, type LimitsConfig } from "../config/config.js";
 import { NeardupError } from "../core/errors.js";
 import type { Fingerprinter } from "../core/fingerprinter.js";
 import type { DedupService } from "../service/dedup-service.js";
-import { AnalysisPool } from "./analysis/pool.js";
-import type { AnalysisPrefetch } from "./analysis/prefetch.js";
+import type { AnalysisPrefetch } from "./prefetch.js";
+import { createOffloadingAnalyzer, type Analyzer } from "../workers/index.js";
 import { authenticate, authorize } from "./auth.js";
 import { errorHandler } from "./errors.js";
 import { cors, methodNotAllowed, requireJson } from "./http-guards.js";
@@ -27,9 +27,9 @@ export interface AppDeps {
   bodyLimit?: string;
   /** The fingerprinter (created once; engine-free endpoints need only this). */
   fingerprinter?: () => Promise<Fingerprinter>;
-  /** Runs fingerprint/compare jobs (large ones in a worker). Default: a pool over `fingerprinter`. */
-  analysisPool?: AnalysisPool;
-  /** Analyses the texts of engine requests in the worker before the service runs (service built over `prefetch.wrap(fingerprinter)`). */
+  /** Runs fingerprint/compare reports (large ones on the worker pool). Default: `createOffloadingAnalyzer` over `fingerprinter`, one worker thread started on first use. */
+  analyzer?: Analyzer;
+  /** Analyses the texts of /v1/check and /v1/search on the worker pool before the service runs (service built over `prefetch.wrap(fingerprinter)`). */
   prefetch?: AnalysisPrefetch;
   /** The dedup service once the engine is ready, else `undefined` (the engine endpoints answer 503). */
   service?: () => DedupService | undefined;
@@ -116,9 +116,9 @@ export function createApp(deps: AppDeps): Express {
   v1.use(concurrencyLimit({ ...limits, bodyLimitBytes }, deps.metrics));
   v1.use(requireJson(["/documents/_bulk"]));
   v1.use(express.json({ limit: bodyLimit }));
-  const pool = deps.analysisPool ?? (deps.fingerprinter ? new AnalysisPool({ fingerprinter: deps.fingerprinter }) : undefined);
-  if (pool) {
-    v1.use(analysisRoutes(pool, { compareEditMaxChars: limits.compareEditMaxChars, onEditEstimated: () => deps.metrics.limitRejections.inc({ limit: "compare_edit" }) }));
+  const analyzer = deps.analyzer ?? (deps.fingerprinter ? createOffloadingAnalyzer(deps.fingerprinter, { workers: 1 }) : undefined);
+  if (analyzer) {
+    v1.use(analysisRoutes(analyzer, { compareEditMaxChars: limits.compareEditMaxChars, onEditEstimated: () => deps.metrics.limitRejections.inc({ limit: "compare_edit" }) }));
   }
   if (deps.service) {
     const getService = deps.service;

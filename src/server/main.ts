@@ -7,7 +7,6 @@
 import { configFromEnv } from "../config/env.js";
 import { isNeardupError } from "../core/errors.js";
 import { redactText } from "../engine/errors.js";
-import { createFingerprinter } from "../core/fingerprinter.js";
 import type { Engine } from "../engine/types.js";
 import { startProxy } from "../proxy/index.js";
 import { embeddedOpenSearch } from "./embedded.js";
@@ -42,7 +41,9 @@ async function main(): Promise<void> {
           rules: proxyConfig.rules,
           dedup: config.dedup,
           engine: () => engine,
-          fingerprinter: () => createFingerprinter({ maxTextLength: config.maxTextChars }),
+          fingerprinter: service.fingerprinter,
+          analyzer: service.analyzer,
+          lease: config.lease && { ttlMs: config.lease.ttlMs, advertiseUrl: proxyConfig.advertiseUrl },
           logger,
         });
         if (proxyConfig.rules.length === 0) logger.warn("NEARDUP_PROXY_INDICES is empty: the proxy passes every index through untouched");

@@ -3,7 +3,7 @@ import { createServer as createHttpServer, type Server } from "node:http";
 import type { Logger } from "pino";
 import type { Config } from "../config/config.js";
 import { isNeardupError } from "../core/errors.js";
-import { createFingerprinter, type Analysis, type Fingerprinter } from "../core/fingerprinter.js";
+import { createFingerprinter, type Fingerprinter } from "../core/fingerprinter.js";
 import { loadIdfFile } from "../resources/idf-file.js";
 import { DedupService } from "../service/dedup-service.js";
 import { createDedupMetrics } from "../service/metrics.js";
@@ -11,10 +11,9 @@ import { connectEngine, installTemplates, redactUrl, type Engine, type EngineCon
 import { randomUUID } from "node:crypto";
 import { LEASE_INDEX as LEASE_INDEX_NAME, WriterLease } from "../service/writer-lease.js";
 import { httpForwarder } from "./peer.js";
-import { createAnalyzer, type Analyzer } from "../workers/index.js";
+import { createOffloadingAnalyzer, type Analyzer } from "../workers/index.js";
 import { redactText } from "../engine/errors.js";
-import { AnalysisPool } from "./analysis/pool.js";
-import { AnalysisPrefetch } from "./analysis/prefetch.js";
+import { AnalysisPrefetch } from "./prefetch.js";
 import { createApp } from "./app.js";
 import { CircuitBreaker, withBreaker } from "./breaker.js";
 import { createMetrics, type Metrics } from "./metrics.js";
@@ -49,6 +48,10 @@ export interface RunningService {
   metrics: Metrics;
   /** Resolves once the engine is connected and templates installed (rejects if the service closes first). */
   engineReady: Promise<Engine>;
+  /** The fingerprinter the API's service uses (its options, NEARDUP_IDF_FILE included): the `_bulk` proxy shares it. */
+  fingerprinter(): Promise<Fingerprinter>;
+  /** The service's analyzer (small work in the calling thread, large work and, with NEARDUP_WORKERS > 1, every write on the worker pool): the `_bulk` proxy shares it. */
+  analyzer(): Analyzer;
   /** Stops accepting, lets in-flight requests finish (up to the shutdown timeout), then stops the engine. */
   close(): Promise<void>;
 }
@@ -74,11 +77,12 @@ export async function startService(config: Config, deps: ServiceDeps): Promise<R
   let fingerprinterPromise: Promise<Fingerprinter> | undefined;
   const fingerprinterOptions = { maxTextLength: config.maxTextChars, ...(idf === undefined ? {} : { idf }) };
   const fingerprinter = () => (fingerprinterPromise ??= createFingerprinter(fingerprinterOptions));
-  const pool = new AnalysisPool({ fingerprinter, fingerprinterOptions });
-  const prefetch = new AnalysisPrefetch(pool);
-  // Load the worker's dictionaries while the engine comes up (a few seconds on a busy machine).
-  pool.warm().catch((err: unknown) => {
-    if (!closed) logger.warn({ err: redactText(String(err)) }, "the analysis worker could not start; large texts will fail");
+  // The one worker pool (NEARDUP_WORKERS threads, at least one): write requests, large texts, large comparisons.
+  const analyzer = createOffloadingAnalyzer(fingerprinter, { workers: config.workers, options: fingerprinterOptions });
+  const prefetch = new AnalysisPrefetch(analyzer);
+  // Load the workers' dictionaries while the engine comes up (a few seconds on a busy machine).
+  analyzer.warm().catch((err: unknown) => {
+    if (!closed) logger.warn({ err: redactText(String(err)) }, "the analysis workers could not start; large texts will fail");
   });
   const breaker = new CircuitBreaker({
     failures: supervision.breakerFailures,
@@ -109,7 +113,7 @@ export async function startService(config: Config, deps: ServiceDeps): Promise<R
     readiness,
     bodyLimit: config.bodyLimit,
     fingerprinter,
-    analysisPool: pool,
+    analyzer,
     prefetch,
     service: () => dedup,
     apiKeys: config.security.apiKeys,
@@ -128,7 +132,6 @@ export async function startService(config: Config, deps: ServiceDeps): Promise<R
   let owned: OwnedEngine | undefined;
   let engine: Engine | undefined;
   let lease: WriterLease | undefined;
-  let analyzer: Analyzer | undefined;
   let restartAttempt = 0;
   let readyAt = 0;
 
@@ -138,11 +141,7 @@ export async function startService(config: Config, deps: ServiceDeps): Promise<R
         readiness.markNotReady(`connecting to ${redactUrl(connection.url)}`);
         const connected = await connectEngine(connection);
         await installTemplates(connected);
-        // With NEARDUP_WORKERS > 1 the texts of write requests are analysed on a pool of worker threads.
-        analyzer ??= config.workers > 1 ? await createAnalyzer(await fingerprinter(), config.workers, fingerprinterOptions) : undefined;
         const svc = new DedupService(withBreaker(connected, breaker), prefetch.wrap(await fingerprinter()), config.dedup, dedupMetrics, logger, analyzer);
-        // A candidate stored without a sketch is analysed from its text: long ones in the analysis worker.
-        svc.analyzeOffLoop = async (text) => ((await pool.run({ kind: "analyze", texts: [text] }, { worker: true }).catch(() => [null])) as (Analysis | null)[])[0] ?? undefined;
         await svc.ensureIndex();
         if (closed) {
           await connected.close();
@@ -254,14 +253,15 @@ export async function startService(config: Config, deps: ServiceDeps): Promise<R
     readiness,
     metrics,
     engineReady,
+    fingerprinter,
+    analyzer: () => analyzer,
     close() {
       closing ??= (async () => {
         closed = true;
         readiness.stopWatching();
         readiness.markNotReady("shutting down");
         await drain(server, supervision.shutdownTimeoutMs, logger);
-        await pool.close();
-        await analyzer?.close();
+        await analyzer.close();
         await lease?.stop();
         await engine?.close().catch(() => undefined);
         await owned?.stop();

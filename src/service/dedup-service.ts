@@ -138,8 +138,6 @@ export class DedupService {
   private readonly inflight = new Map<string, Promise<unknown>>();
   /** Set by the writer lease when several sidecars share the index. */
   router: WriteRouter | undefined;
-  /** Set by the server: analyses a long stored text off the event loop (candidates stored without a sketch). */
-  analyzeOffLoop: ((text: string) => Promise<Analysis | undefined>) | undefined;
 
   constructor(
     readonly engine: Engine,
@@ -257,7 +255,9 @@ export class DedupService {
         if (entry && entry.visibleAt === undefined) pending.set(id!, entry);
       }
     }
-    const compareOptions = this.analyzeOffLoop ? { slicer, analyze: this.analyzeOffLoop } : { slicer };
+    // A long text stored without a sketch is analysed by the analyzer (on its worker pool), not on the event loop.
+    const analyzer = this.analyzer;
+    const compareOptions = analyzer ? { slicer, analyze: (text: string) => analyzer.analyze(text).catch(() => undefined) } : { slicer };
     return { matches: await compareCandidates(this.fingerprinter, analysis, all, radius, compareOptions), candidates: all.length, pending };
   }
 

@@ -38,6 +38,8 @@ export interface LeaseDoc {
 export interface WriterLeaseOptions {
   /** The data index the lease is for. */
   index: string;
+  /** Id of the lease document; default: `index`. The `_bulk` proxy's leases are `proxy:<index>` (their holders answer on the proxy's port). */
+  key?: string;
   /** This sidecar's id (random per process). */
   holder: string;
   /** Where other sidecars reach this one. */
@@ -60,6 +62,7 @@ export class WriterLease implements WriteRouter {
   private readonly ttlMs: number;
   private readonly marginMs: number;
   private readonly clock: () => number;
+  private readonly key: string;
   private version: { seqNo: number; primaryTerm: number } | undefined;
   private current: LeaseDoc | undefined;
   /** Local time at which the version now seen was first seen (followers). */
@@ -81,6 +84,7 @@ export class WriterLease implements WriteRouter {
     this.ttlMs = options.ttlMs ?? 10_000;
     this.marginMs = options.marginMs ?? 1000;
     this.clock = options.clock ?? Date.now;
+    this.key = options.key ?? options.index;
     if (this.ttlMs <= 2 * this.marginMs) throw new NeardupError("INVALID_CONFIG", `lease ttl ${this.ttlMs} ms must exceed twice the margin (${this.marginMs} ms)`, { field: "ttlMs" });
   }
 
@@ -102,6 +106,8 @@ export class WriterLease implements WriteRouter {
   /** Runs the first round, then keeps the lease fresh every ttl/3. */
   async start(): Promise<void> {
     await this.tick();
+    // Lost the race to create the lease: read the winner now rather than a round later.
+    if (!this.holding && !this.current) await this.tick();
     this.schedule();
   }
 
@@ -132,7 +138,7 @@ export class WriterLease implements WriteRouter {
     const sentAt = this.clock();
     const doc = this.doc();
     try {
-      this.version = await this.engine.putDocument(LEASE_INDEX, this.options.index, doc as never, { ifSeqNo: this.version!.seqNo, ifPrimaryTerm: this.version!.primaryTerm });
+      this.version = await this.engine.putDocument(LEASE_INDEX, this.key, doc as never, { ifSeqNo: this.version!.seqNo, ifPrimaryTerm: this.version!.primaryTerm });
       this.current = doc;
       this.validUntil = sentAt + this.ttlMs - this.marginMs;
       this.events.renewed += 1;
@@ -153,7 +159,7 @@ export class WriterLease implements WriteRouter {
 
   private async observe(): Promise<void> {
     const now = this.clock();
-    const found = await this.engine.getVersioned<LeaseDoc>(LEASE_INDEX, this.options.index);
+    const found = await this.engine.getVersioned<LeaseDoc>(LEASE_INDEX, this.key);
     if (!found) {
       await this.take(undefined, now);
       return;
@@ -172,8 +178,8 @@ export class WriterLease implements WriteRouter {
     const doc: LeaseDoc = { holder: this.options.holder, url: this.options.url, term: (found?.source.term ?? 0) + 1, expires_at: sentAt + this.ttlMs };
     try {
       this.version = found
-        ? await this.engine.putDocument(LEASE_INDEX, this.options.index, doc as never, { ifSeqNo: found.seqNo, ifPrimaryTerm: found.primaryTerm, refresh: false })
-        : await this.engine.putDocument(LEASE_INDEX, this.options.index, doc as never, { create: true });
+        ? await this.engine.putDocument(LEASE_INDEX, this.key, doc as never, { ifSeqNo: found.seqNo, ifPrimaryTerm: found.primaryTerm, refresh: false })
+        : await this.engine.putDocument(LEASE_INDEX, this.key, doc as never, { create: true });
     } catch (err) {
       if (isNeardupError(err) && err.code === "CONFLICT") {
         this.version = undefined; // someone else was faster: read it next round
@@ -198,18 +204,33 @@ export class WriterLease implements WriteRouter {
     const version = this.version;
     this.holding = false;
     await this.engine
-      .putDocument(LEASE_INDEX, this.options.index, { ...this.doc(true), term: this.current?.term ?? 0 } as never, { ifSeqNo: version.seqNo, ifPrimaryTerm: version.primaryTerm })
+      .putDocument(LEASE_INDEX, this.key, { ...this.doc(true), term: this.current?.term ?? 0 } as never, { ifSeqNo: version.seqNo, ifPrimaryTerm: version.primaryTerm })
       .catch(() => undefined);
   }
 
-  forward(docs: DocInput[], policy: Policy, labels?: string[]): Promise<(IndexResult | NeardupError)[]> | undefined {
+  /**
+   * Where a write goes: `undefined` when this sidecar decides it, else the
+   * holder's URL (counted as forwarded). Throws a retryable error while no
+   * sidecar holds the lease (a handover).
+   */
+  writerUrl(): string | undefined {
     if (this.isHolder()) return undefined;
     const url = this.current?.url;
     if (this.holding || !url || url === this.options.url) {
-      return Promise.reject(new NeardupError("RETRY", "no sidecar holds the writer lease right now (a handover is under way); send again shortly"));
+      throw new NeardupError("RETRY", "no sidecar holds the writer lease right now (a handover is under way); send again shortly");
     }
     this.events.forwarded += 1;
-    return this.forwarder(url, docs, policy, labels);
+    return url;
+  }
+
+  forward(docs: DocInput[], policy: Policy, labels?: string[]): Promise<(IndexResult | NeardupError)[]> | undefined {
+    let url: string | undefined;
+    try {
+      url = this.writerUrl();
+    } catch (err) {
+      return Promise.reject(err as Error);
+    }
+    return url === undefined ? undefined : this.forwarder(url, docs, policy, labels);
   }
 
   assertDeciding(): void {

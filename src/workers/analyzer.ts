@@ -6,6 +6,8 @@
  */
 import { NeardupError, isNeardupError } from "../core/errors.js";
 import type { Analysis, Fingerprinter } from "../core/fingerprinter.js";
+import { runReport } from "./reports.js";
+import type { ReportJob } from "./reports.js";
 
 /** One text to analyze and the request field it came from (named in errors). */
 export interface AnalyzeItem {
@@ -28,6 +30,11 @@ export interface Analyzer {
    * analyzed) with OVERLOADED when the pool cannot take them.
    */
   analyzeMany(items: readonly AnalyzeItem[]): Promise<AnalyzeOutcome[]>;
+  /**
+   * What /v1/fingerprint or /v1/compare answers for `job` (reports.ts). Rejects
+   * with the NeardupError of bad input, or OVERLOADED when the pool is full.
+   */
+  report(job: ReportJob): Promise<unknown>;
   /** Stops the threads; later calls reject. */
   close(): Promise<void>;
 }
@@ -54,6 +61,10 @@ export function createInThreadAnalyzer(fingerprinter: Fingerprinter): Analyzer {
           throw err;
         }
       });
+    },
+    async report(job) {
+      check();
+      return runReport(fingerprinter, job);
     },
     async close() {
       closed = true;

@@ -1,4 +1,9 @@
-/** Analysis off the event loop (issue 10): one `Analyzer` interface, in-thread or a worker pool. */
+/**
+ * Analysis off the event loop (issues 10 and 15): one `Analyzer` interface,
+ * in-thread or on the process's one pool of worker threads (piscina). The CLI
+ * uses `createAnalyzer`; the service `createOffloadingAnalyzer` (small work in
+ * this thread, large work and write requests on the pool).
+ */
 import { availableParallelism } from "node:os";
 import type { Fingerprinter, FingerprinterOptions } from "../core/fingerprinter.js";
 import { createInThreadAnalyzer } from "./analyzer.js";
@@ -9,6 +14,10 @@ export { createInThreadAnalyzer } from "./analyzer.js";
 export type { Analyzer, AnalyzeItem, AnalyzeOutcome } from "./analyzer.js";
 export { createAnalyzerPool } from "./pool.js";
 export type { AnalyzerPoolOptions } from "./pool.js";
+export { createOffloadingAnalyzer } from "./offload.js";
+export type { OffloadingAnalyzer, OffloadOptions } from "./offload.js";
+export { compareReport, fingerprintReport, reportSize, runReport } from "./reports.js";
+export type { CompareJob, FingerprintJob, ReportJob } from "./reports.js";
 
 /** Default number of workers: the cores this process may use. */
 export function defaultWorkers(): number {

@@ -1,6 +1,8 @@
 /**
- * The analysis pool: `Fingerprinter.analyze` on worker threads (piscina), so
- * that analysis uses every core and never blocks the event loop. Each worker
+ * The worker pool, the one set of worker threads of a process (issue 10):
+ * `Fingerprinter.analyze` and the /v1/fingerprint and /v1/compare reports on
+ * worker threads (piscina), so that analysis uses every core and never blocks
+ * the event loop. Each worker
  * builds its own fingerprinter from the same portable options; analyses come
  * back as plain data and get their lazy `features` again here
  * (`Fingerprinter.fromData`), so they are interchangeable with in-thread ones.
@@ -14,7 +16,8 @@ import { NeardupError } from "../core/errors.js";
 import type { Analysis, Fingerprinter, FingerprinterOptions } from "../core/fingerprinter.js";
 import type { AnalyzeItem, AnalyzeOutcome, Analyzer } from "./analyzer.js";
 import { fromErrorData, portableOptions } from "./protocol.js";
-import type { AnalyzeTask, TaskResult } from "./protocol.js";
+import type { AnalyzeResult, AnalyzeTask, ReportResult } from "./protocol.js";
+import type { ReportJob } from "./reports.js";
 
 export interface AnalyzerPoolOptions {
   /** Worker threads, >= 1. */
@@ -79,21 +82,21 @@ export async function createAnalyzerPool(fingerprinter: Fingerprinter, pool: Ana
     pending += n;
   };
 
-  const run = async (task: AnalyzeTask): Promise<TaskResult> => {
+  const run = async (task: AnalyzeTask): Promise<AnalyzeResult> => {
     try {
-      return (await piscina.run(task)) as TaskResult;
+      return (await piscina.run(task)) as AnalyzeResult;
     } finally {
       pending -= task.texts.length;
     }
   };
 
-  const outcome = (r: TaskResult[number]): AnalyzeOutcome => (r.ok ? fingerprinter.fromData(r.data) : fromErrorData(r.error));
+  const outcome = (r: AnalyzeResult[number]): AnalyzeOutcome => (r.ok ? fingerprinter.fromData(r.data) : fromErrorData(r.error));
 
   const analyzer: Analyzer = {
     threads,
     async analyze(text: string, field?: string): Promise<Analysis> {
       admit(1);
-      const result = outcome((await run({ texts: [text], fields: [field] }))[0]!);
+      const result = outcome((await run({ kind: "analyze", texts: [text], fields: [field] }))[0]!);
       if (result instanceof NeardupError) throw result;
       return result;
     },
@@ -101,13 +104,24 @@ export async function createAnalyzerPool(fingerprinter: Fingerprinter, pool: Ana
       if (items.length === 0) return [];
       admit(items.length);
       const size = Math.max(1, Math.min(batchSize, Math.ceil(items.length / threads)));
-      const tasks: Promise<TaskResult>[] = [];
+      const tasks: Promise<AnalyzeResult>[] = [];
       for (let i = 0; i < items.length; i += size) {
         const part = items.slice(i, i + size);
-        tasks.push(run({ texts: part.map((x) => x.text), fields: part.map((x) => x.field) }));
+        tasks.push(run({ kind: "analyze", texts: part.map((x) => x.text), fields: part.map((x) => x.field) }));
       }
       const results = await Promise.all(tasks);
       return results.flat().map(outcome);
+    },
+    async report(job: ReportJob): Promise<unknown> {
+      admit(1);
+      let result: ReportResult;
+      try {
+        result = (await piscina.run({ kind: "report", job })) as ReportResult;
+      } finally {
+        pending -= 1;
+      }
+      if (!result.ok) throw fromErrorData(result.error);
+      return result.report;
     },
     async close() {
       closed = true;

@@ -5,15 +5,21 @@
 import { ERROR_CODES, NeardupError } from "../core/errors.js";
 import type { ErrorCode } from "../core/errors.js";
 import type { AnalysisData, FingerprinterOptions } from "../core/fingerprinter.js";
+import { CorpusIdf } from "../core/idf.js";
+import type { CorpusIdfJson } from "../core/idf.js";
 import type { LshOptions } from "../core/lsh.js";
 import type { VerdictOptions } from "../core/verdict.js";
+import type { ReportJob } from "./reports.js";
 
 /**
  * Fingerprinter options a worker can rebuild: the data-only subset of
- * `FingerprinterOptions` (a custom tokenizer, resources or IDF table are
- * objects with code and cannot be sent to another thread).
+ * `FingerprinterOptions`, and a corpus IDF table (NEARDUP_IDF_FILE) as its
+ * JSON. A custom tokenizer, resources or another kind of IDF table are
+ * objects with code and cannot be sent to another thread.
  */
 export interface PortableFingerprinterOptions {
+  /** A `CorpusIdf` as `toJSON()`; the worker rebuilds it with `CorpusIdf.fromJSON`. */
+  corpusIdf?: CorpusIdfJson;
   maxTextLength?: number;
   shortTextLength?: number;
   stopWords?: string[];
@@ -28,15 +34,20 @@ const PORTABLE_KEYS = ["maxTextLength", "shortTextLength", "stopWords", "bundled
 
 /**
  * The portable form of `options`. @throws NeardupError INVALID_CONFIG naming an
- * option that cannot cross to a worker (tokenizer, resources, idf).
+ * option that cannot cross to a worker (tokenizer, resources, an IDF table that is not a `CorpusIdf`).
  */
 export function portableOptions(options: FingerprinterOptions): PortableFingerprinterOptions {
+  const out: PortableFingerprinterOptions = {};
   for (const k of Object.keys(options)) {
+    if (k === "idf" && options.idf instanceof CorpusIdf) {
+      out.corpusIdf = options.idf.toJSON();
+      continue;
+    }
+    if (k === "idf" && options.idf === undefined) continue;
     if (!(PORTABLE_KEYS as readonly string[]).includes(k)) {
       throw new NeardupError("INVALID_CONFIG", `fingerprinter option ${k} cannot be used with worker threads (use 0 or 1 workers)`, { field: k });
     }
   }
-  const out: PortableFingerprinterOptions = {};
   for (const k of PORTABLE_KEYS) {
     const v = options[k];
     if (v === undefined) continue;
@@ -70,11 +81,29 @@ export function fromErrorData(d: ErrorData): NeardupError {
   return new NeardupError(code, d.message, options);
 }
 
-/** One task: texts and their fields, in order. */
+/** The fingerprinter options again, as the worker builds its fingerprinter with them. */
+export function fromPortableOptions(p: PortableFingerprinterOptions): FingerprinterOptions {
+  const { corpusIdf, ...rest } = p;
+  return corpusIdf === undefined ? rest : { ...rest, idf: CorpusIdf.fromJSON(corpusIdf) };
+}
+
+/** Analysis task: texts and their fields, in order. */
 export interface AnalyzeTask {
+  kind: "analyze";
   texts: string[];
   fields: (string | undefined)[];
 }
 
 /** Per text: its analysis data, or the NeardupError it raised. */
-export type TaskResult = ({ ok: true; data: AnalysisData } | { ok: false; error: ErrorData })[];
+export type AnalyzeResult = ({ ok: true; data: AnalysisData } | { ok: false; error: ErrorData })[];
+
+/** Report task: what /v1/fingerprint or /v1/compare answers (reports.ts). */
+export interface ReportTask {
+  kind: "report";
+  job: ReportJob;
+}
+
+/** The report, or the NeardupError it raised. */
+export type ReportResult = { ok: true; report: unknown } | { ok: false; error: ErrorData };
+
+export type Task = AnalyzeTask | ReportTask;

@@ -1,17 +1,27 @@
 /**
  * A pool thread (piscina task module): builds its own fingerprinter from the
  * portable options in `workerData` when the thread starts (loading jieba's
- * dictionaries), then analyzes the texts of each task.
+ * dictionaries), then runs tasks: analyses of texts, or a /v1/fingerprint or
+ * /v1/compare report.
  */
 import { workerData } from "piscina";
 import { isNeardupError } from "../core/errors.js";
 import { analysisData, createFingerprinter } from "../core/fingerprinter.js";
-import { errorData } from "./protocol.js";
-import type { AnalyzeTask, PortableFingerprinterOptions, TaskResult } from "./protocol.js";
+import { errorData, fromPortableOptions } from "./protocol.js";
+import type { AnalyzeResult, PortableFingerprinterOptions, ReportResult, Task } from "./protocol.js";
+import { runReport } from "./reports.js";
 
-const fingerprinter = await createFingerprinter((workerData as { options: PortableFingerprinterOptions }).options);
+const fingerprinter = await createFingerprinter(fromPortableOptions((workerData as { options: PortableFingerprinterOptions }).options));
 
-export default function analyzeTask(task: AnalyzeTask): TaskResult {
+export default function runTask(task: Task): AnalyzeResult | ReportResult {
+  if (task.kind === "report") {
+    try {
+      return { ok: true, report: runReport(fingerprinter, task.job) };
+    } catch (err) {
+      if (isNeardupError(err)) return { ok: false, error: errorData(err) };
+      throw err;
+    }
+  }
   return task.texts.map((text, i) => {
     try {
       return { ok: true, data: analysisData(fingerprinter.analyze(text, task.fields[i])) };

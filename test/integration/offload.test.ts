@@ -7,8 +7,8 @@ import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createFingerprinter, type Fingerprinter } from "../../src/core/fingerprinter.js";
 import { connectEngine, installTemplates, type Engine } from "../../src/engine/index.js";
-import { AnalysisPool } from "../../src/server/analysis/pool.js";
-import { AnalysisPrefetch } from "../../src/server/analysis/prefetch.js";
+import { AnalysisPrefetch } from "../../src/server/prefetch.js";
+import { createOffloadingAnalyzer, type OffloadingAnalyzer } from "../../src/workers/index.js";
 import { createApp } from "../../src/server/app.js";
 import { createLogger } from "../../src/server/logger.js";
 import { createMetrics } from "../../src/server/metrics.js";
@@ -25,14 +25,14 @@ describe("bulk analysis off the event loop (issue 15)", () => {
   const plainIndex = uniqueIndex("neardup-offload-plain");
   let engine: Engine;
   let fp: Fingerprinter;
-  let pool: AnalysisPool;
+  let pool: OffloadingAnalyzer;
   const mainThreadTexts: string[] = [];
 
   beforeAll(async () => {
     engine = await connectEngine({ url: target.url, username: target.username, password: target.password });
     await installTemplates(engine);
     fp = await createFingerprinter();
-    pool = new AnalysisPool({ fingerprinter: async () => fp });
+    pool = createOffloadingAnalyzer(async () => fp, { workers: 1 });
   });
   afterAll(async () => {
     await pool.close();
@@ -49,7 +49,8 @@ describe("bulk analysis off the event loop (issue 15)", () => {
       },
     });
     const prefetch = new AnalysisPrefetch(pool);
-    const service = new DedupService(engine, prefetch.wrap(counting), resolveDedupOptions({ index }));
+    // As the service is built (src/server/service.ts): write requests analysed by its analyzer, on the pool.
+    const service = new DedupService(engine, prefetch.wrap(counting), resolveDedupOptions({ index }), undefined, undefined, pool);
     await service.ensureIndex();
     const readiness = new Readiness();
     readiness.markReady();

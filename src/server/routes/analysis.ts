@@ -1,8 +1,8 @@
-/** Engine-free endpoints: fingerprint one text, compare two (large texts are analysed off the event loop). */
+/** Engine-free endpoints: fingerprint one text, compare two (large texts are analysed on the worker pool, off the event loop). */
 import { Router } from "express";
 import { z } from "zod";
 import { parseWith } from "../../service/input.js";
-import type { AnalysisPool } from "../analysis/pool.js";
+import type { Analyzer } from "../../workers/index.js";
 
 const textSchema = z.string({ error: (i) => (i.input === undefined ? "is required" : "must be a string") });
 const fingerprintBody = z.object({ text: textSchema, top: z.number().int().min(0).max(100).optional() }).strict();
@@ -15,18 +15,18 @@ export interface AnalysisRouteOptions {
   onEditEstimated?: () => void;
 }
 
-export function analysisRoutes(pool: AnalysisPool, options: AnalysisRouteOptions = {}): Router {
+export function analysisRoutes(analyzer: Analyzer, options: AnalysisRouteOptions = {}): Router {
   const router = Router();
   const editMaxChars = options.compareEditMaxChars ?? 4000;
 
   router.post("/fingerprint", async (req, res) => {
     const body = parseWith(fingerprintBody, req.body);
-    res.json(await pool.run({ kind: "fingerprint", text: body.text, top: body.top ?? 10 }));
+    res.json(await analyzer.report({ kind: "fingerprint", text: body.text, top: body.top ?? 10 }));
   });
 
   router.post("/compare", async (req, res) => {
     const body = parseWith(compareBody, req.body);
-    const report = (await pool.run({ kind: "compare", a: body.a, b: body.b, editMaxChars })) as { edit_measure: string };
+    const report = (await analyzer.report({ kind: "compare", a: body.a, b: body.b, editMaxChars })) as { edit_measure: string };
     if (report.edit_measure !== "levenshtein") options.onEditEstimated?.();
     res.json(report);
   });

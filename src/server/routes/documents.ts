@@ -97,7 +97,11 @@ function statusOf(r: IndexResult): number {
 
 export interface DocumentRouteOptions {
   bodyLimit: string;
-  /** Has texts analysed off the event loop before the service sees them; returns the release of the entries. Default: none. */
+  /**
+   * Has the texts of /v1/check and /v1/search analysed off the event loop before
+   * the service sees them; returns the release of the entries. Default: none.
+   * (Write requests are analysed by the service's own `Analyzer`.)
+   */
   prefetch?: (texts: readonly string[]) => Promise<() => void>;
   /** Largest accepted distance of a document time into the future, ms. Default 300,000. */
   timeSkewMs?: number;
@@ -127,7 +131,7 @@ export function documentRoutes(service: () => DedupService, options: DocumentRou
     const svc = service();
     const policy = parsePolicy(req.query.policy, svc.options.policy);
     const doc = parseDocInput(req.body, "", Date.now(), skew);
-    const [result] = await withTexts([doc.text], () => svc.index([doc], policy));
+    const [result] = await svc.index([doc], policy);
     if (result instanceof NeardupError) throw result;
     if (result!.action === "rejected") {
       res.status(409).json({
@@ -156,14 +160,10 @@ export function documentRoutes(service: () => DedupService, options: DocumentRou
         out[position] = { status: err.status, error: errorBody(err) };
       }
     });
-    const results = await withTexts(
-      valid.map((v) => v.doc.text),
-      () =>
-        svc.index(
-          valid.map((v) => v.doc),
-          policy,
-          valid.map((v) => `items[${v.position}]`),
-        ),
+    const results = await svc.index(
+      valid.map((v) => v.doc),
+      policy,
+      valid.map((v) => `items[${v.position}]`),
     );
     results.forEach((r, i) => {
       const position = valid[i]!.position;

@@ -7,17 +7,18 @@ import request from "supertest";
 import { afterAll, describe, expect, it } from "vitest";
 import { createFingerprinter } from "../../../src/core/fingerprinter.js";
 import { editSimilarity } from "../../../src/core/similarity/index.js";
-import { AnalysisPool } from "../../../src/server/analysis/pool.js";
 import { createApp } from "../../../src/server/app.js";
 import { createLogger } from "../../../src/server/logger.js";
 import { createMetrics } from "../../../src/server/metrics.js";
 import { Readiness } from "../../../src/server/readiness.js";
 import { expectSchema } from "../../helpers/openapi.js";
+import { createOffloadingAnalyzer } from "../../../src/workers/index.js";
 
 const fingerprinter = createFingerprinter();
-const pool = new AnalysisPool({ fingerprinter: () => fingerprinter });
+// The service's analyzer at NEARDUP_WORKERS=1: small work in this thread, large work on one worker thread.
+const pool = createOffloadingAnalyzer(() => fingerprinter, { workers: 1 });
 const metrics = createMetrics({ defaultMetrics: false });
-const app = createApp({ logger: createLogger("silent"), metrics, readiness: new Readiness(), analysisPool: pool, limits: { compareEditMaxChars: 4000 } });
+const app = createApp({ logger: createLogger("silent"), metrics, readiness: new Readiness(), analyzer: pool, limits: { compareEditMaxChars: 4000 } });
 afterAll(() => pool.close());
 
 const base = "The quick brown fox jumps over the lazy dog while 美国雇员称内部有9架飞碟. ";

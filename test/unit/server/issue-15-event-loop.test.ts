@@ -16,11 +16,10 @@
 import type { AddressInfo } from "node:net";
 import { createServer, type Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createFingerprinter, type Analysis, type Fingerprinter } from "../../../src/core/fingerprinter.js";
+import { createFingerprinter, type Fingerprinter } from "../../../src/core/fingerprinter.js";
 import { decide, DEFAULT_VERDICT_OPTIONS, EDIT_MAX_CELLS, type VerdictOptions } from "../../../src/core/verdict.js";
 import { compareSketches, sketchOf } from "../../../src/core/sketch.js";
-import { AnalysisPool } from "../../../src/server/analysis/pool.js";
-import { AnalysisPrefetch } from "../../../src/server/analysis/prefetch.js";
+import { AnalysisPrefetch } from "../../../src/server/prefetch.js";
 import { createApp } from "../../../src/server/app.js";
 import { createLogger } from "../../../src/server/logger.js";
 import { createMetrics } from "../../../src/server/metrics.js";
@@ -29,6 +28,7 @@ import { DedupService } from "../../../src/service/dedup-service.js";
 import { documentSource } from "../../../src/service/documents.js";
 import { parseDocInput } from "../../../src/service/input.js";
 import { resolveDedupOptions } from "../../../src/service/options.js";
+import { createOffloadingAnalyzer, type OffloadingAnalyzer } from "../../../src/workers/offload.js";
 import { MemoryEngine } from "../../helpers/memory-engine.js";
 import { rng } from "../index/random.js";
 
@@ -79,18 +79,17 @@ describe("the event loop stays free during a worst-case re-rank (issue 15)", () 
   let url: string;
   let query: string;
   let service: DedupService;
-  let pool: AnalysisPool;
+  let analyzer: OffloadingAnalyzer;
 
   beforeAll(async () => {
     fp = await createFingerprinter();
     query = words(1, 4999);
     const engine = new MemoryEngine();
     // As the server wires it (service.ts): texts over 3,000 characters are analysed in the worker.
-    pool = new AnalysisPool({ fingerprinter: async () => fp });
-    await pool.warm();
-    const prefetch = new AnalysisPrefetch(pool);
-    service = new DedupService(engine, prefetch.wrap(fp), resolveDedupOptions({ index: INDEX }));
-    service.analyzeOffLoop = async (text) => ((await pool.run({ kind: "analyze", texts: [text] }, { worker: true })) as (Analysis | null)[])[0] ?? undefined;
+    analyzer = createOffloadingAnalyzer(async () => fp, { workers: 1 });
+    await analyzer.warm();
+    const prefetch = new AnalysisPrefetch(analyzer);
+    service = new DedupService(engine, prefetch.wrap(fp), resolveDedupOptions({ index: INDEX }), undefined, undefined, analyzer);
     await service.ensureIndex();
     // Each candidate: the query between two runs of other words, so no common prefix or suffix.
     const operations: Record<string, unknown>[] = [];
@@ -103,7 +102,7 @@ describe("the event loop stays free during a worst-case re-rank (issue 15)", () 
     await engine.refresh(INDEX);
     const readiness = new Readiness();
     readiness.markReady();
-    const app = createApp({ logger: createLogger("silent"), metrics: createMetrics({ defaultMetrics: false }), readiness, prefetch, analysisPool: pool, service: () => service });
+    const app = createApp({ logger: createLogger("silent"), metrics: createMetrics({ defaultMetrics: false }), readiness, prefetch, analyzer, service: () => service });
     server = createServer(app);
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -111,7 +110,7 @@ describe("the event loop stays free during a worst-case re-rank (issue 15)", () 
 
   afterAll(async () => {
     if (server) await new Promise((resolve) => server.close(resolve));
-    await pool?.close();
+    await analyzer?.close();
   });
 
   it("the candidates really are the worst case: each needs the edit rule over the whole texts", () => {

@@ -5,11 +5,11 @@
  */
 import { afterAll, describe, expect, it } from "vitest";
 import { createFingerprinter } from "../../../src/core/fingerprinter.js";
-import { AnalysisPool } from "../../../src/server/analysis/pool.js";
-import { AnalysisPrefetch } from "../../../src/server/analysis/prefetch.js";
+import { AnalysisPrefetch } from "../../../src/server/prefetch.js";
+import { createOffloadingAnalyzer } from "../../../src/workers/index.js";
 
 const fingerprinter = createFingerprinter();
-const pool = new AnalysisPool({ fingerprinter: () => fingerprinter });
+const pool = createOffloadingAnalyzer(() => fingerprinter, { workers: 1 });
 afterAll(() => pool.close());
 
 const texts = Array.from({ length: 12 }, (_, i) => `第${i}篇。床前明月光，疑是地上霜。举头望明月，低头思故乡。The quick brown fox ${i} jumps over the lazy dog. `.repeat(40));

@@ -19,6 +19,32 @@ function setup() {
 const doc = { id: "x", idGiven: true, text: "t", fields: undefined, time: 0 };
 
 describe("WriterLease", () => {
+  it("the proxy's leases (key proxy:<index>) are their own documents: writerUrl routes to that lease's holder; a lost create race reads the winner at once", async () => {
+    const { engine, make } = setup();
+    const api = make("api");
+    await api.tick(); // the HTTP API's lease on `docs`
+    const proxyLease = (name: string) => new WriterLease(engine, { index: "docs", key: "proxy:docs", holder: name, url: `http://${name}-proxy`, refreshMs: 1000 }, () => Promise.reject(new Error("unused")));
+    const p1 = proxyLease("p1");
+    const p2 = proxyLease("p2");
+    await Promise.all([p1.start(), p2.start()]);
+    try {
+      const holders = [p1, p2].filter((l) => l.role === "holder");
+      expect(holders).toHaveLength(1);
+      const follower = holders[0] === p1 ? p2 : p1;
+      expect(follower.role).toBe("follower"); // not "unknown" until the next round
+      expect(holders[0]!.writerUrl()).toBeUndefined();
+      expect(follower.writerUrl()).toBe(holders[0] === p1 ? "http://p1-proxy" : "http://p2-proxy");
+      expect((await engine.getVersioned<LeaseDoc>(LEASE_INDEX, "docs"))?.source.holder).toBe("api");
+    } finally {
+      await Promise.all([p1.stop(), p2.stop(), api.stop()]);
+    }
+  });
+
+  it("writerUrl throws a retryable error while no sidecar holds the lease", () => {
+    const { make } = setup();
+    expect(() => make("a").writerUrl()).toThrow(expect.objectContaining({ code: "RETRY" }));
+  });
+
   it("the first sidecar takes the lease and decides at once; the second follows and forwards to it", async () => {
     const { make, forwarded } = setup();
     const a = make("a");

@@ -1,26 +1,26 @@
 /**
- * Moves the dedup service's text analysis off the event loop without changing
- * the service: before a route calls the service, it has the texts analysed in
- * the worker (`prefetch`), and the service's fingerprinter is wrapped so that
- * `analyze(text)` returns the prefetched analysis when there is one, else
- * analyses as before. Entries live until the request's answer is sent.
+ * Moves the text analysis of /v1/check and /v1/search off the event loop
+ * without changing the service: before the route calls the service, it has the
+ * texts analysed on the worker pool (`prefetch`), and the service's
+ * fingerprinter is wrapped so that `analyze(text)` returns the prefetched
+ * analysis when there is one, else analyses as before. Entries live until the
+ * request's answer is sent. (Write requests need none of this: the service
+ * analyses them with the same pool through its `Analyzer`.)
  *
  * Analysing a bulk of 1,000 texts of 700 characters takes about 1.7 s, and one
  * 1,000,000-character text 0.3-2 s (busy 2-core machine): on the event loop
  * that would stall every other request for as long.
  */
-import type { Analysis, Fingerprinter } from "../../core/fingerprinter.js";
-import type { AnalysisPool } from "./pool.js";
+import type { Analysis, Fingerprinter } from "../core/fingerprinter.js";
+import type { Analyzer } from "../workers/index.js";
 
 /** Texts up to this many characters in total are analysed by the service itself (a few ms). */
 const INLINE_MAX_CHARS = 3000;
-/** Texts per worker job, so no one answer takes long to deserialize on the event loop. */
-const CHUNK_CHARS = 50_000;
 
 export class AnalysisPrefetch {
   private readonly entries = new Map<string, { analysis: Analysis; refs: number }>();
 
-  constructor(private readonly pool: AnalysisPool) {}
+  constructor(private readonly analyzer: Analyzer) {}
 
   /** The fingerprinter with `analyze` served from prefetched entries first. */
   wrap(fingerprinter: Fingerprinter): Fingerprinter {
@@ -36,7 +36,7 @@ export class AnalysisPrefetch {
   }
 
   /**
-   * Analyses `texts` in the worker (when there is enough text for it to matter)
+   * Analyses `texts` on the worker pool (when there is enough text for it to matter)
    * and keeps the results until the returned release function is called.
    * Never throws: a text the worker could not analyse is simply not prefetched.
    */
@@ -44,37 +44,22 @@ export class AnalysisPrefetch {
     const total = texts.reduce((n, t) => n + t.length, 0);
     if (total <= INLINE_MAX_CHARS) return () => undefined;
     const unique = [...new Set(texts)];
-    const chunks: string[][] = [];
-    let chunk: string[] = [];
-    let size = 0;
-    for (const text of unique) {
-      if (chunk.length > 0 && size + text.length > CHUNK_CHARS) {
-        chunks.push(chunk);
-        chunk = [];
-        size = 0;
-      }
-      chunk.push(text);
-      size += text.length;
+    let outcomes: (Analysis | Error)[];
+    try {
+      // The analyzer sends this much text to its worker pool (createOffloadingAnalyzer).
+      outcomes = await this.analyzer.analyzeMany(unique.map((text) => ({ text })));
+    } catch {
+      return () => undefined;
     }
-    if (chunk.length) chunks.push(chunk);
     const kept: string[] = [];
-    for (const part of chunks) {
-      let results: (Analysis | null)[];
-      try {
-        // Forced into the worker: the pool would run a small job inline, defeating the purpose.
-        results = (await this.pool.run({ kind: "analyze", texts: part }, { worker: true })) as (Analysis | null)[];
-      } catch {
-        continue;
-      }
-      part.forEach((text, i) => {
-        const analysis = results[i];
-        if (!analysis) return;
-        const entry = this.entries.get(text);
-        if (entry) entry.refs++;
-        else this.entries.set(text, { analysis, refs: 1 });
-        kept.push(text);
-      });
-    }
+    unique.forEach((text, i) => {
+      const analysis = outcomes[i];
+      if (analysis === undefined || analysis instanceof Error) return;
+      const entry = this.entries.get(text);
+      if (entry) entry.refs++;
+      else this.entries.set(text, { analysis, refs: 1 });
+      kept.push(text);
+    });
     let released = false;
     return () => {
       if (released) return;

@@ -1,11 +1,11 @@
 /**
  * What /v1/fingerprint and /v1/compare answer, as plain functions of a
- * fingerprinter, so they can run on the event loop (small inputs) or in the
- * analysis worker (large ones) with the same result.
+ * fingerprinter, so they can run on the event loop (small inputs) or on the
+ * worker pool (large ones, issue 15) with the same result.
  */
-import type { Analysis, Fingerprinter } from "../../core/fingerprinter.js";
-import { hamming } from "../../core/fingerprint.js";
-import { charCosine, cosine, editSimilarity, editSimilarityUpperBound, levenshtein, shingleJaccard } from "../../core/similarity/index.js";
+import type { Analysis, Fingerprinter } from "../core/fingerprinter.js";
+import { hamming } from "../core/fingerprint.js";
+import { charCosine, cosine, editSimilarity, editSimilarityUpperBound, levenshtein, shingleJaccard } from "../core/similarity/index.js";
 
 export interface FingerprintJob {
   kind: "fingerprint";
@@ -21,13 +21,7 @@ export interface CompareJob {
   editMaxChars: number;
 }
 
-/** Analyses of several texts, for the dedup service (see prefetch.ts). */
-export interface AnalyzeJob {
-  kind: "analyze";
-  texts: string[];
-}
-
-export type AnalysisJob = FingerprintJob | CompareJob | AnalyzeJob;
+export type ReportJob = FingerprintJob | CompareJob;
 
 function round(x: number): number {
   return Math.round(x * 1e6) / 1e6;
@@ -76,27 +70,11 @@ export function compareReport(fp: Fingerprinter, job: CompareJob) {
   };
 }
 
-/**
- * Each text's analysis, or null where analysing it failed (the service then
- * analyses it again on the event loop and reports the error itself, with its field).
- */
-export function analyzeTexts(fp: Fingerprinter, job: AnalyzeJob): (Analysis | null)[] {
-  return job.texts.map((text) => {
-    try {
-      return fp.analyze(text);
-    } catch {
-      return null;
-    }
-  });
-}
-
-export function runJob(fp: Fingerprinter, job: AnalysisJob): unknown {
-  if (job.kind === "analyze") return analyzeTexts(fp, job);
+export function runReport(fp: Fingerprinter, job: ReportJob): unknown {
   return job.kind === "fingerprint" ? fingerprintReport(fp, job) : compareReport(fp, job);
 }
 
 /** Characters a job analyses: what decides whether it may run on the event loop. */
-export function jobSize(job: AnalysisJob): number {
-  if (job.kind === "analyze") return job.texts.reduce((n, t) => n + t.length, 0);
+export function reportSize(job: ReportJob): number {
   return job.kind === "fingerprint" ? job.text.length : job.a.length + job.b.length;
 }

@@ -1,0 +1,96 @@
+/**
+ * Several sidecars' proxies on one index: the one holding the index's writer
+ * lease (src/service/writer-lease.ts, lease `proxy:<index>`) decides, the
+ * others send it their fingerprinted items over `POST /_neardup/internal/bulk`
+ * on its proxy port and answer their clients with its per-item answers.
+ *
+ * A {@link ChunkRequest} is one index's fingerprinted items of one client
+ * request, with everything the writer needs to write them as the client sent
+ * them (action, metadata, query string, credentials); the answer is the
+ * engine's `_bulk` item for each, in order, or why the batch got none.
+ * The route grants nothing `_bulk` on the same port does not: the writes go
+ * out with the client's own credentials.
+ */
+import { NeardupError, isNeardupError } from "../core/errors.js";
+import type { Policy } from "../service/options.js";
+import type { Failure, ItemBody } from "./items.js";
+
+export const PEER_PATH = "/_neardup/internal/bulk";
+
+/** One fingerprinted `index`/`create` item, ready to be decided. */
+export interface ProxyDoc {
+  op: "index" | "create";
+  /** The client's `_id`, or one made in arrival order (`idGiven: false`). */
+  id: string;
+  idGiven: boolean;
+  /** Epoch ms: the source's time field, or the arrival time. */
+  time: number;
+  /** The client's action metadata, less `_index` and `_id`. */
+  meta: Record<string, unknown>;
+  source: Record<string, unknown>;
+  /** The source's text field. */
+  text: string;
+}
+
+export interface ChunkRequest {
+  index: string;
+  policy: Policy;
+  /** Query string forwarded to the engine's `_bulk` (without `?`). */
+  query: string;
+  /** The client's headers that go with its writes. */
+  headers: Record<string, string | string[]>;
+  /** False when the client asked `require_alias`: the index is never created. */
+  mayCreate: boolean;
+  docs: ProxyDoc[];
+}
+
+/** Per-item answers in request order, or why the chunk got none. */
+export type ChunkAnswer = { items: ItemBody[] } | { failure: Failure };
+
+/** The failure a retryable neardup error (a writer handover, an unreachable writer) becomes: a 429, which clients' bulk helpers retry per item. */
+export function retryFailure(err: NeardupError): Failure {
+  return { kind: "unavailable", status: 429, reason: `neardup: ${err.message}` };
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Checks the shape of a forwarded request (the writer trusts no more than `_bulk` does); throws INVALID_INPUT. */
+export function parseChunkRequest(body: unknown): ChunkRequest {
+  const bad = (what: string) => new NeardupError("INVALID_INPUT", `forwarded _bulk chunk: ${what}`);
+  if (!isObject(body) || typeof body.index !== "string" || typeof body.query !== "string" || typeof body.mayCreate !== "boolean") throw bad("expected index, query, mayCreate");
+  if (body.policy !== "mark" && body.policy !== "skip" && body.policy !== "reject") throw bad(`policy ${JSON.stringify(body.policy)}`);
+  if (!isObject(body.headers) || !Array.isArray(body.docs)) throw bad("expected headers and docs");
+  for (const [k, d] of body.docs.entries()) {
+    const ok =
+      isObject(d) &&
+      (d.op === "index" || d.op === "create") &&
+      typeof d.id === "string" &&
+      typeof d.idGiven === "boolean" &&
+      typeof d.time === "number" &&
+      isObject(d.meta) &&
+      isObject(d.source) &&
+      typeof d.text === "string";
+    if (!ok) throw bad(`docs[${k}] is not a document`);
+  }
+  return body as unknown as ChunkRequest;
+}
+
+/** Sends a chunk to the writer's proxy at `url`; a writer that does not answer, or answers nonsense, is a retryable failure (nothing was acknowledged). */
+export async function forwardChunk(url: string, request: ChunkRequest, timeoutMs: number): Promise<ChunkAnswer> {
+  let response: Response;
+  try {
+    response = await fetch(new URL(PEER_PATH, url), { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(request), signal: AbortSignal.timeout(timeoutMs) });
+  } catch (err) {
+    return { failure: retryFailure(new NeardupError("RETRY", `the writer sidecar at ${url} did not answer (${(err as Error).name}); send again`, { cause: err })) };
+  }
+  const payload = (await response.json().catch(() => undefined)) as Partial<{ items: ItemBody[]; failure: Failure }> | undefined;
+  if (response.ok && Array.isArray(payload?.items) && payload.items.length === request.docs.length) return { items: payload.items };
+  if (response.ok && isObject(payload?.failure)) return { failure: payload.failure };
+  return { failure: retryFailure(new NeardupError("RETRY", `the writer sidecar at ${url} answered HTTP ${response.status}; send again`)) };
+}
+
+export function isRetry(err: unknown): err is NeardupError {
+  return isNeardupError(err) && err.code === "RETRY";
+}

@@ -1,0 +1,167 @@
+/**
+ * Issue 12 with issue 11: first one wins across several sidecars' `_bulk`
+ * proxies on one index. Each sidecar process exposes the proxy; the one
+ * holding the index's proxy writer lease decides, the others forward their
+ * fingerprinted items to it and answer in the engine's `_bulk` shape, in
+ * request order, with `update` and pass-through items kept in order.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { connectTarget, engineTargets, uniqueIndex } from "../helpers/engines.js";
+import { sharedFingerprinter } from "../helpers/api.js";
+import { nearDuplicates } from "../helpers/cluster-texts.js";
+import { startSidecar, type Sidecar } from "../helpers/sidecars.js";
+import { LEASE_INDEX, type LeaseDoc } from "../../src/service/writer-lease.js";
+import type { Engine } from "../../src/engine/types.js";
+
+type Item = Record<string, { status: number; result?: string; error?: { type: string }; neardup?: { status: string; duplicate_of: string | null } }>;
+
+/** What a client saw for one near-duplicate: the status and verdict of its `index` item, after retries. */
+interface Sent {
+  id: string;
+  status: number;
+  verdict: string | undefined;
+  /** Op names of the items of the last answer, in order. */
+  ops: string[];
+  statuses: number[];
+}
+
+/**
+ * One `_bulk` per near-duplicate: index it (fingerprinted), update it (passes
+ * through, after it), index and update a document of an index no rule
+ * matches. Resent to the next sidecar on a 429/503 of the dedup item, a whole
+ * 429/503 or a dead connection, as the bulk helpers and shippers do.
+ */
+async function send(sidecars: Sidecar[], start: number, index: string, passIndex: string, id: string, text: string, deadline: number): Promise<Sent> {
+  const body =
+    [
+      { index: { _index: index, _id: id } },
+      { message: text },
+      { update: { _index: index, _id: id } },
+      { doc: { tag: `u-${id}` } },
+      { index: { _index: passIndex, _id: id } },
+      { n: 1 },
+      { update: { _index: passIndex, _id: id } },
+      { doc: { n: 2 } },
+    ]
+      .map((line) => JSON.stringify(line))
+      .join("\n") + "\n";
+  for (let attempt = 0; ; attempt++) {
+    const sidecar = sidecars[(start + attempt) % sidecars.length]!;
+    let sent: Sent = { id, status: 0, verdict: undefined, ops: [], statuses: [] };
+    try {
+      const res = await fetch(`${sidecar.proxyUrl}/_bulk`, { method: "POST", headers: { "content-type": "application/x-ndjson" }, body });
+      const json = (await res.json()) as { items?: Item[] };
+      if (res.status === 200 && json.items) {
+        const first = Object.values(json.items[0]!)[0]!;
+        sent = { id, status: first.status, verdict: first.neardup?.status, ops: json.items.map((it) => Object.keys(it)[0]!), statuses: json.items.map((it) => Object.values(it)[0]!.status) };
+      } else sent = { ...sent, status: res.status };
+    } catch {
+      // the sidecar died with the request in flight: not acknowledged
+    }
+    if ((sent.status !== 0 && sent.status !== 429 && sent.status !== 503) || Date.now() > deadline) return sent;
+    await new Promise((r) => setTimeout(r, 100 + Math.random() * 200));
+  }
+}
+
+describe.each(engineTargets())("several sidecars' _bulk proxies on $kind $version ($source)", (target) => {
+  let engine: Engine;
+  beforeAll(async () => {
+    engine = await connectTarget(target);
+  });
+  afterAll(async () => {
+    await engine.close();
+  });
+
+  /** Three sidecar processes, each with its proxy; the first to take a `_bulk` for `index` creates it and holds its lease. */
+  async function startThree(index: string, passIndex: string): Promise<Sidecar[]> {
+    const env = {
+      NEARDUP_INDEX: uniqueIndex("neardup-proxy-api"), // the HTTP API's own index, unused here
+      NEARDUP_PROXY_PORT: "0",
+      NEARDUP_PROXY_INDICES: `${index}:message:mark`,
+      NEARDUP_LEASE_TTL_MS: "3000",
+      NEARDUP_WORKERS: "1",
+    };
+    const first = await startSidecar(target, env);
+    const warm = await send([first], 0, index, passIndex, "warm-up", "一段与测试无关的文字，用来创建索引并取得写入租约。", Date.now() + 30_000);
+    expect(warm.status).toBe(201);
+    const lease = await engine.getVersioned<LeaseDoc>(LEASE_INDEX, `proxy:${index}`);
+    expect(lease?.source.url).toBe(first.proxyUrl);
+    return [first, ...(await Promise.all([startSidecar(target, env), startSidecar(target, env)]))];
+  }
+
+  async function stored(index: string, ids: string[]): Promise<Map<string, { tag?: string; neardup?: { status: string } }>> {
+    await engine.refresh(index);
+    return engine.mget<{ tag?: string; neardup?: { status: string } }>(index, ids, ["tag", "neardup.status"]);
+  }
+
+  async function cleanUp(sidecars: Sidecar[], ...indices: string[]): Promise<void> {
+    await Promise.all(sidecars.map((s) => s.stop()));
+    for (const index of indices) await engine.deleteIndex(index);
+  }
+
+  it("60 concurrent near-duplicates through 3 proxies give exactly one original, 20 times in a row; items in the engine's shape and request order", async () => {
+    const fp = await sharedFingerprinter();
+    const index = uniqueIndex("neardup-proxy-sidecars");
+    const passIndex = uniqueIndex("neardup-proxy-pass");
+    const sidecars = await startThree(index, passIndex);
+    try {
+      for (let round = 0; round < 20; round++) {
+        const texts = nearDuplicates(2000 + round, 60);
+        const analyses = texts.map((t) => fp.analyze(t));
+        for (let i = 1; i < analyses.length; i += 9) for (let j = 0; j < i; j += 7) expect(fp.compare(analyses[i]!, analyses[j]!).duplicate).toBe(true);
+        const deadline = Date.now() + 30_000;
+        const results = await Promise.all(texts.map((text, i) => send(sidecars, i % 3, index, passIndex, `r${round}-${i}`, text, deadline)));
+        for (const r of results) {
+          expect(r.ops).toEqual(["index", "update", "index", "update"]);
+          expect(r.statuses).toEqual([201, 200, 201, 200]);
+        }
+        expect(results.filter((r) => r.verdict === "original")).toHaveLength(1);
+        const ids = results.map((r) => r.id);
+        const docs = await stored(index, ids);
+        expect(docs.size).toBe(60);
+        expect([...docs.values()].filter((d) => d.neardup?.status === "original")).toHaveLength(1);
+        // The update that followed each fingerprinted write in its request landed after it.
+        for (const id of ids) expect(docs.get(id)?.tag).toBe(`u-${id}`);
+        const passed = await engine.mget<{ n: number; neardup?: unknown }>(passIndex, ids);
+        expect([...passed.values()].every((d) => d.n === 2 && d.neardup === undefined)).toBe(true);
+      }
+      // The followers forwarded: exactly one lease holder decided for all three.
+      const lease = await engine.getVersioned<LeaseDoc>(LEASE_INDEX, `proxy:${index}`);
+      expect(lease?.source.url).toBe(sidecars[0]!.proxyUrl);
+    } finally {
+      await cleanUp(sidecars, index, passIndex);
+    }
+  }, 300_000);
+
+  it("kill the writer mid-stream: another proxy takes over, exactly one original, every acknowledged item stored", async () => {
+    const index = uniqueIndex("neardup-proxy-failover");
+    const passIndex = uniqueIndex("neardup-proxy-failover-pass");
+    const sidecars = await startThree(index, passIndex);
+    try {
+      const lease = await engine.getVersioned<LeaseDoc>(LEASE_INDEX, `proxy:${index}`);
+      const writer = sidecars.find((s) => s.proxyUrl === lease?.source.url)!;
+      const texts = nearDuplicates(88, 150);
+      const deadline = Date.now() + 90_000;
+      let sentCount = 0;
+      const results: Sent[] = [];
+      const worker = async (w: number) => {
+        for (let i = w; i < texts.length; i += 10) {
+          sentCount += 1;
+          if (sentCount === 50) writer.kill(); // the writer dies with chunks in flight
+          results.push(await send(sidecars, i % 3, index, passIndex, `k-${i}`, texts[i]!, deadline));
+        }
+      };
+      await Promise.all(Array.from({ length: 10 }, (_, w) => worker(w)));
+      const acknowledged = results.filter((r) => r.status === 200 || r.status === 201);
+      expect(acknowledged.length).toBeGreaterThan(100); // the survivors took over and kept accepting
+      const docs = await stored(index, texts.map((_, i) => `k-${i}`));
+      for (const r of acknowledged) expect(docs.get(r.id)?.neardup?.status, `acknowledged ${r.id} must be stored as answered`).toBe(r.verdict);
+      expect([...docs.values()].filter((d) => d.neardup?.status === "original")).toHaveLength(1);
+      const after = await engine.getVersioned<LeaseDoc>(LEASE_INDEX, `proxy:${index}`);
+      expect(after?.source.url).not.toBe(writer.proxyUrl);
+      expect(after!.source.term).toBeGreaterThan(lease!.source.term);
+    } finally {
+      await cleanUp(sidecars, index, passIndex);
+    }
+  }, 300_000);
+});
