@@ -400,14 +400,18 @@ export class DedupService {
         reason: decision.reason ?? null,
       },
     };
+    let after: RecentEntry | undefined;
     if (chosen) {
       const original = pending.get(chosen.originalId) ?? this.recent.get(chosen.originalId);
-      if (original && original.visibleAt === undefined) out.dependsOn = original.stored;
+      if (original && original.visibleAt === undefined) {
+        out.dependsOn = original.stored;
+        after = original;
+      }
     }
     if (write) {
       // The window holds what the re-rank needs (a sketch with the text where the edit rule may read it), not the analysis.
       const sketch = sketchOf(analysis, editTextLimit(this.fingerprinter.verdictOptions));
-      out.entry = this.recent.add({ id: doc.id, simhash: analysis.simhash, lsh: analysis.lsh, time: doc.time, status: decision.status, duplicateOf: decision.duplicateOf, sketch });
+      out.entry = this.recent.add({ id: doc.id, simhash: analysis.simhash, lsh: analysis.lsh, time: doc.time, status: decision.status, duplicateOf: decision.duplicateOf, sketch }, after);
       out.source = documentSource(this.options.textField, doc, analysis, decision);
     }
     return out;

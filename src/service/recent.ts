@@ -57,8 +57,14 @@ export class RecentWrites {
   private bytesHeld = 0;
   /** How many entries point at each original (status duplicate, duplicateOf). */
   private readonly duplicatesOf = new Map<string, number>();
-  /** Each entry's promise resolver, whether or not a newer entry of its id replaced it. */
+  /** Each entry's promise resolver, whether or not a newer entry of its id replaced it (gone once settled). */
   private readonly resolvers = new WeakMap<RecentEntry, (ok: boolean) => void>();
+  /** Pending entries whose writes wait for an entry's write. */
+  private readonly dependents = new WeakMap<RecentEntry, RecentEntry[]>();
+  /** The entry of the same id that an entry replaced (a re-submission), until the replacement settles. */
+  private readonly replaced = new WeakMap<RecentEntry, RecentEntry>();
+  /** Entries whose write failed. */
+  private readonly failed = new WeakSet<RecentEntry>();
   private readonly clock: () => number;
   refreshMs: number;
   readonly holdMs: number;
@@ -81,33 +87,76 @@ export class RecentWrites {
     return this.bytesHeld;
   }
 
-  /** Adds a decided document whose write is about to start; it replaces an older entry of the same id. */
-  add(candidate: Candidate): RecentEntry {
+  /**
+   * Adds a decided document whose write is about to start; it replaces an older
+   * entry of the same id. `after`: the pending entry its write waits for (the
+   * original of a duplicate); if that write fails, this entry leaves the window
+   * in the same step (see {@link settle}), and if it has failed already, the
+   * entry never enters it.
+   */
+  add(candidate: Candidate, after?: RecentEntry): RecentEntry {
     this.expire();
     let resolve!: (ok: boolean) => void;
     const stored = new Promise<boolean>((r) => (resolve = r));
     const entry: RecentEntry = { candidate, stored, visibleAt: undefined, bytes: estimateBytes(candidate) };
+    if (after && this.failed.has(after)) {
+      this.failed.add(entry);
+      resolve(false);
+      return entry;
+    }
+    if (after && after.visibleAt === undefined) {
+      const list = this.dependents.get(after);
+      if (list) list.push(entry);
+      else this.dependents.set(after, [entry]);
+    }
+    const previous = this.current.get(candidate.id);
+    if (previous) this.replaced.set(entry, previous);
     this.unlink(candidate.id);
+    this.link(entry);
+    this.resolvers.set(entry, resolve);
+    return entry;
+  }
+
+  private link(entry: RecentEntry): void {
+    const candidate = entry.candidate;
     this.index.insert(candidate.id, candidate.simhash, this.clock());
     this.lsh.add(candidate.id, candidate.lsh ?? []);
     this.current.set(candidate.id, entry);
     if (candidate.duplicateOf !== undefined) this.duplicatesOf.set(candidate.duplicateOf, (this.duplicatesOf.get(candidate.duplicateOf) ?? 0) + 1);
-    this.resolvers.set(entry, resolve);
     this.bytesHeld += entry.bytes;
-    return entry;
   }
 
-  /** The write of `entry` ended: stored (`ok`) or failed. */
+  /**
+   * The write of `entry` ended: stored (`ok`) or failed. A failure takes out,
+   * in the same step, every entry whose write waited for this one (they will
+   * not be written either): no decision taken in between can pick a cluster
+   * member whose original is gone and miss that it depends on a failed write.
+   */
   settle(entry: RecentEntry, ok: boolean): void {
+    if (!this.resolvers.has(entry)) return; // settled already (a dependency failed first)
     const mine = this.current.get(entry.candidate.id) === entry;
     if (ok) {
       entry.visibleAt = this.clock() + this.refreshMs;
       if (mine) this.settled.push(entry);
-    } else if (mine) {
-      this.unlink(entry.candidate.id);
+    } else {
+      this.failed.add(entry);
+      if (mine) {
+        this.unlink(entry.candidate.id);
+        // A failed re-submission leaves the engine with the version before it: that version's
+        // entry comes back while it may still be needed (in flight, or not yet past its hold).
+        const previous = this.replaced.get(entry);
+        if (previous && !this.failed.has(previous) && (previous.visibleAt === undefined || previous.visibleAt >= this.clock() - this.holdMs)) {
+          this.link(previous);
+          if (previous.visibleAt !== undefined) this.settled.push(previous); // so that it expires (a second listing is harmless)
+        }
+      }
     }
+    this.replaced.delete(entry);
     this.resolvers.get(entry)?.(ok);
     this.resolvers.delete(entry);
+    const dependents = this.dependents.get(entry);
+    this.dependents.delete(entry);
+    if (!ok) for (const d of dependents ?? []) this.settle(d, false);
   }
 
   /** True when an entry in the window is a duplicate of `id`. */

@@ -21,7 +21,7 @@ describe("first one wins, model-based (DedupService on an engine double)", () =>
         await fc.asyncModelRun(() => ({ model: {}, real: world }), cmds);
         await checkModel(world);
       }),
-      { numRuns: 400 },
+      { numRuns: 1500 },
     );
   }, 120_000);
 });

@@ -32,6 +32,53 @@ describe("RecentWrites", () => {
     expect(recent.size).toBe(0);
   });
 
+  it("a failed write takes out, in the same step, the entries that waited for it (and theirs); none enters after", async () => {
+    // The gap this closes: original o fails, its duplicate d is still in the window until d's own write
+    // step runs; a decision in between picked d's cluster, found no entry for o, and wrote a duplicate of o.
+    const recent = new RecentWrites({ holdMs: 1000, clock: () => 0 });
+    const o = recent.add(cand("o", "0000000000000000"));
+    const d = recent.add(cand("d", "0000000000000001", [], "o"), o);
+    const dd = recent.add(cand("dd", "0000000000000003", [], "o"), d);
+    const other = recent.add(cand("x", "0000000000000007", [], "o")); // decided while o was visible: waits for nothing
+    expect(ids(recent.lookup(probe("0000000000000000", 3), 0))).toEqual(["d", "dd", "o", "x"]);
+    recent.settle(o, false);
+    expect(ids(recent.lookup(probe("0000000000000000", 3), 0))).toEqual(["x"]);
+    expect(recent.get("d")).toBeUndefined();
+    expect(await d.stored).toBe(false);
+    expect(await dd.stored).toBe(false);
+    recent.settle(d, false); // its own write step comes later: nothing more happens
+    recent.settle(other, true);
+    expect(await other.stored).toBe(true);
+    // Decided against o's entry (as a lookup saw it) after o failed: never enters the window.
+    const late = recent.add(cand("late", "0000000000000000", [], "o"), o);
+    expect(await late.stored).toBe(false);
+    expect(recent.get("late")).toBeUndefined();
+    expect(recent.hasDuplicates("o")).toBe(true); // x still points at o
+  });
+
+  it("a failed re-submission brings back the entry it replaced while that one may still be needed", async () => {
+    let now = 0;
+    const recent = new RecentWrites({ holdMs: 100, refreshMs: 10, clock: () => now });
+    const v1 = recent.add(cand("a", "0000000000000000"));
+    recent.settle(v1, true); // stored; the engine may not show it before 10
+    const v2 = recent.add(cand("a", "0000000000000000")); // sent again
+    expect(recent.get("a")).toBe(v2);
+    recent.settle(v2, false); // refused: the engine keeps v1
+    expect(recent.get("a")).toBe(v1);
+    expect(ids(recent.lookup(probe("0000000000000001", 3), 5))).toEqual(["a"]);
+    now = 111; // v1's hold is over: it expires as before
+    expect(recent.size).toBe(0);
+    // A replaced entry still in flight comes back too; one that failed does not.
+    const w1 = recent.add(cand("b", "0000000000000000"));
+    const w2 = recent.add(cand("b", "0000000000000000"));
+    recent.settle(w2, false);
+    expect(recent.get("b")).toBe(w1);
+    const w3 = recent.add(cand("b", "0000000000000000"));
+    recent.settle(w1, false);
+    recent.settle(w3, false);
+    expect(recent.get("b")).toBeUndefined();
+  });
+
   it("a failed write takes its own entry out and resolves its promise false; a success resolves true", async () => {
     const recent = new RecentWrites({ holdMs: 1000, clock: () => 0 });
     const a = recent.add(cand("a", "0000000000000000"));
