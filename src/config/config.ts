@@ -150,9 +150,28 @@ export function buildConfig(raw: Partial<Record<SettingName | string, string | u
       restartMaxMs: s.NEARDUP_ENGINE_RESTART_MAX_MS,
       shutdownTimeoutMs: s.NEARDUP_SHUTDOWN_TIMEOUT_MS,
     },
-    proxy: s.NEARDUP_PROXY_PORT === "" ? undefined : { port: s.NEARDUP_PROXY_PORT, rules: parseIndexRules(s.NEARDUP_PROXY_INDICES), advertiseUrl: s.NEARDUP_PROXY_ADVERTISE_URL || undefined },
+    proxy: s.NEARDUP_PROXY_PORT === "" ? undefined : { port: s.NEARDUP_PROXY_PORT, rules: proxyRules(s.NEARDUP_PROXY_INDICES, s.NEARDUP_INDEX, s.NEARDUP_INDEX_ROLLOVER), advertiseUrl: s.NEARDUP_PROXY_ADVERTISE_URL || undefined },
     workers: s.NEARDUP_WORKERS === "auto" ? availableParallelism() : s.NEARDUP_WORKERS,
   };
+}
+
+/**
+ * The proxy's rules, refused when one of them reaches the HTTP API's index
+ * (NEARDUP_INDEX, or an index behind it when it is a rollover alias): the
+ * proxy and the API decide with separate services, so "first one wins"
+ * would hold within each only (docs/proxy.md).
+ */
+function proxyRules(spec: string, apiIndex: string, rollover: boolean): IndexRule[] {
+  const rules = parseIndexRules(spec);
+  const clash = rules.find((r) => r.matches(apiIndex) || (rollover && r.matches(`${apiIndex}-000001`)));
+  if (clash) {
+    throw new NeardupError(
+      "INVALID_CONFIG",
+      `NEARDUP_PROXY_INDICES: rule ${JSON.stringify(clash.pattern)} matches NEARDUP_INDEX (${apiIndex}), the HTTP API's index; the proxy and the API decide separately, so give each its own indices`,
+      { field: "NEARDUP_PROXY_INDICES" },
+    );
+  }
+  return rules;
 }
 
 /**

@@ -20,6 +20,14 @@ describe("buildConfig", () => {
     expect(() => buildConfig({ NEARDUP_ENGINE_URL: "not a url" })).toThrow(/NEARDUP_ENGINE_URL/);
     expect(() => buildConfig({ NEARDUP_INDEX: "Upper" })).toThrow(/NEARDUP_INDEX="Upper" is invalid: lowercase/);
   });
+  it("refuses proxy rules that reach the HTTP API's index (two deciders for one index), naming the rule", () => {
+    const proxy = { NEARDUP_PROXY_PORT: "0" };
+    expect(() => buildConfig({ ...proxy, NEARDUP_PROXY_INDICES: "neardup-*:text" })).toThrow(/NEARDUP_PROXY_INDICES: rule "neardup-\*" matches NEARDUP_INDEX \(neardup-documents\)/);
+    expect(() => buildConfig({ ...proxy, NEARDUP_INDEX: "logs", NEARDUP_INDEX_ROLLOVER: "true", NEARDUP_PROXY_INDICES: "logs-*:message" })).toThrow(/matches NEARDUP_INDEX \(logs\)/);
+    // Without rollover, `logs` and `logs-*` are different indices.
+    expect(buildConfig({ ...proxy, NEARDUP_INDEX: "logs", NEARDUP_PROXY_INDICES: "logs-*:message" }).proxy?.rules.map((r) => r.pattern)).toEqual(["logs-*"]);
+    expect(buildConfig({ ...proxy, NEARDUP_PROXY_INDICES: "logs-*:message" }).proxy?.rules).toHaveLength(1);
+  });
   it("refuses an unknown NEARDUP_ setting (a typo) by name", () => {
     expect(() => buildConfig({ NEARDUP_ENGNE_URL: "http://x" })).toThrow(/unknown setting NEARDUP_ENGNE_URL/);
   });
