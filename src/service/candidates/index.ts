@@ -221,8 +221,12 @@ async function pageOn(engine: Engine, source: CandidateSource, input: CandidateQ
   }
 }
 
-/** Shard failures of an index deleted while it was searched (a lifecycle policy at work): asking again no longer sees it. */
-const VANISHED = new Set(["no_shard_available_action_exception", "index_not_found_exception", "shard_not_found_exception"]);
+/**
+ * Shard failures of an index deleted while it was searched (a lifecycle policy
+ * at work; between the query and fetch phases it is a missing search context):
+ * asking again no longer sees it.
+ */
+const VANISHED = new Set(["no_shard_available_action_exception", "index_not_found_exception", "shard_not_found_exception", "search_context_missing_exception"]);
 const ATTEMPTS = 3;
 
 /**

@@ -68,6 +68,15 @@ describe("candidate searches keep the engine's error class", () => {
     expect(err).toMatchObject({ code: "ENGINE_UNAVAILABLE" });
     expect((err as Error).message).toBe("candidate search failed: 1 of 2 shards failed (no_shard_available_action_exception)");
   });
+
+  it("asks again when a shard vanished mid-search (an index deleted between the query and fetch phases)", async () => {
+    const gone = { ...empty, _shards: { total: 3, successful: 2, failed: 1, failures: [{ reason: { type: "search_context_missing_exception", reason: "No search context found for id [7]" } }] } };
+    let calls = 0;
+    const engine = fakeEngine({ search: () => (++calls === 1 ? gone : empty) });
+    const [result] = await fetchCandidates(engine, source, lookups(1));
+    expect(result).toMatchObject({ candidates: [], cut: false });
+    expect(calls).toBe(2);
+  });
 });
 
 describe("DedupService.index with refused bulk items", () => {
