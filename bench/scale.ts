@@ -20,9 +20,16 @@
  * identical stored copy, as `duplicate_of` or among its duplicate `matches`);
  * the other half are new combinations of real poems, which often contain a
  * stored poem, so "called duplicate" there is mostly a true overlap.
- * Per size: check latency p50/p99 over HTTP (sequential), engine hits and
- * re-ranked candidates per lookup p50/p99/max, planted recall, lookups cut,
- * bytes per document (after a force merge). Figures only; no assertion.
+ * Per size and per LSH key budget (NEARDUP_SCALE_BUDGETS, default "0,200":
+ * 0 is every band key alone, as before selective keys; 200 the default of
+ * NEARDUP_LSH_KEY_BUDGET), on the same stored documents and the same checks:
+ * check latency p50/p99 over HTTP (sequential), engine hits and re-ranked
+ * candidates per lookup p50/p99/max, paired keys per lookup, planted recall,
+ * lookups cut, bytes per document (after a force merge). Figures only; no
+ * assertion.
+ *
+ * NEARDUP_SCALE_KEEP=1 keeps the index at the end, and a later run with the
+ * same sizes on the same engine (NEARDUP_ENGINE_URL) reuses what is loaded.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import type { AddressInfo } from "node:net";
@@ -47,6 +54,8 @@ const SIZES = (process.env.NEARDUP_SCALE_SIZES ?? "100000,300000,1000000").split
 const REAL = Number(process.env.NEARDUP_SCALE_REAL ?? 50_000);
 const CHECKS = Number(process.env.NEARDUP_SCALE_CHECKS ?? 600);
 const BATCH = 5000;
+const BUDGETS = (process.env.NEARDUP_SCALE_BUDGETS ?? "0,200").split(",").map(Number);
+const KEEP = process.env.NEARDUP_SCALE_KEEP === "1";
 const T0 = Date.parse("2026-12-01T00:00:00Z");
 const INDEX = "bench-scale";
 
@@ -87,7 +96,10 @@ async function main(): Promise<void> {
   const put = (path: string, body: unknown) => fetch(`${engineUrl}${path}`, { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
   try {
     await installTemplates(engine);
-    await engine.deleteIndex(INDEX);
+    const count = async () => ((await (await fetch(`${engineUrl}/${INDEX}/_count`)).json()) as { count?: number }).count ?? 0;
+    const already = KEEP ? await count() : 0;
+    if (already === 0) await engine.deleteIndex(INDEX);
+    else console.log(`Reusing ${already.toLocaleString("en")} documents already in ${INDEX}.\n`);
     const fingerprinter = await createFingerprinter();
     const metrics = createMetrics({ defaultMetrics: false });
     const dedupMetrics = createDedupMetrics(metrics.registry);
@@ -97,8 +109,14 @@ async function main(): Promise<void> {
       lookupHits.push(v);
       observe(v);
     }) as typeof dedupMetrics.engineHits.observe;
-    const service = new DedupService(engine, fingerprinter, resolveDedupOptions({ index: INDEX, windowMs: 365 * 24 * 3600_000 }), dedupMetrics);
-    await service.ensureIndex();
+    let paired = 0;
+    const countPaired = dedupMetrics.pairedKeys.inc.bind(dedupMetrics.pairedKeys);
+    dedupMetrics.pairedKeys.inc = ((v?: number) => {
+      paired += v ?? 1;
+      countPaired(v);
+    }) as typeof dedupMetrics.pairedKeys.inc;
+    const serviceWith = (lshKeyBudget: number) => new DedupService(engine, fingerprinter, resolveDedupOptions({ index: INDEX, windowMs: 365 * 24 * 3600_000, lshKeyBudget }), dedupMetrics);
+    await serviceWith(0).ensureIndex();
     await put(`/${INDEX}/_settings`, { "index.number_of_replicas": 0, "index.refresh_interval": "-1" });
 
     // Real documents: analysed once, stored with their text.
@@ -138,9 +156,10 @@ async function main(): Promise<void> {
     };
 
     const rows: string[] = [];
-    let loaded = 0;
+    let loaded = already;
     for (const n of SIZES) {
       const t = performance.now();
+      const loadedBefore = loaded;
       while (loaded < n) {
         const ops: Record<string, unknown>[] = [];
         for (let i = loaded; i < Math.min(n, loaded + BATCH); i++) {
@@ -148,14 +167,19 @@ async function main(): Promise<void> {
           else ops.push({ index: { _index: INDEX, _id: `s${i}` } }, synthetic(i));
         }
         const r = await engine.bulk(ops);
+        if (loaded % 500_000 < BATCH) console.log(`  loaded ${(loaded + BATCH).toLocaleString("en")} (${loadavg()[0]!.toFixed(1)} load)`);
         if (r.errors) throw new Error(`bulk errors: ${JSON.stringify(r.items.find((x) => x.error))}`);
         loaded = Math.min(n, loaded + BATCH);
       }
       const loadSeconds = (performance.now() - t) / 1000;
+      const loadRate = loaded > loadedBefore ? (loaded - loadedBefore) / loadSeconds : NaN;
       await engine.refresh(INDEX);
-      await fetch(`${engineUrl}/${INDEX}/_forcemerge?max_num_segments=1`, { method: "POST" });
+      if (loaded > loadedBefore) await fetch(`${engineUrl}/${INDEX}/_forcemerge?max_num_segments=1`, { method: "POST" });
       const stats = (await (await fetch(`${engineUrl}/${INDEX}/_stats/store,docs`)).json()) as { _all: { primaries: { store: { size_in_bytes: number }; docs: { count: number } } } };
 
+      for (const budget of BUDGETS) {
+      const service = serviceWith(budget);
+      paired = 0;
       const readiness = new Readiness();
       readiness.markReady();
       const app = createApp({ logger: createLogger("warn"), metrics, readiness, fingerprinter: async () => fingerprinter, service: () => service });
@@ -194,16 +218,17 @@ async function main(): Promise<void> {
       lookupHits.sort((a, b) => a - b);
       const f = (x: number, d = 0) => x.toLocaleString("en", { maximumFractionDigits: d, minimumFractionDigits: d });
       rows.push(
-        `| ${f(n)} | ${f(n / loadSeconds)} | ${f(percentile(latencies, 50), 1)} / ${f(percentile(latencies, 99), 1)} | ${percentile(lookupHits, 50)} / ${percentile(lookupHits, 99)} / ${lookupHits[lookupHits.length - 1]} | ${percentile(candidates, 50)} / ${percentile(candidates, 99)} / ${candidates[candidates.length - 1]} | ${f(caught / planted, 3)} (${caught}/${planted}) | ${falseAlarms}/${CHECKS - planted} | ${cut} | ${f(stats._all.primaries.store.size_in_bytes / stats._all.primaries.docs.count)} |`,
+        `| ${f(n)} | ${budget} | ${f(loadRate)} | ${f(percentile(latencies, 50), 1)} / ${f(percentile(latencies, 99), 1)} | ${percentile(lookupHits, 50)} / ${percentile(lookupHits, 99)} / ${lookupHits[lookupHits.length - 1]} | ${percentile(candidates, 50)} / ${percentile(candidates, 99)} / ${candidates[candidates.length - 1]} | ${f(caught / planted, 3)} (${caught}/${planted}) | ${falseAlarms}/${CHECKS - planted} | ${cut} | ${f(paired / CHECKS, 1)} | ${f(stats._all.primaries.store.size_in_bytes / stats._all.primaries.docs.count)} |`,
       );
       console.log(rows[rows.length - 1]);
+      }
     }
-    console.log("\n| N stored | load docs/s | check p50 / p99 ms | engine hits per lookup p50 / p99 / max | re-ranked candidates p50 / p99 / max | planted recall | false alarms | lookups cut | bytes/doc |");
-    console.log("|---|---|---|---|---|---|---|---|---|");
+    console.log("\n| N stored | key budget | load docs/s | check p50 / p99 ms | engine hits per lookup p50 / p99 / max | re-ranked candidates p50 / p99 / max | planted recall | new texts called duplicate | lookups cut | paired keys per check | bytes/doc |");
+    console.log("|---|---|---|---|---|---|---|---|---|---|---|");
     for (const r of rows) console.log(r);
     console.log(`\nLoad average at end: ${loadavg().map((x) => x.toFixed(1)).join(" ")}.`);
   } finally {
-    await engine.deleteIndex(INDEX).catch(() => undefined);
+    if (!KEEP) await engine.deleteIndex(INDEX).catch(() => undefined);
     await engine.close();
     await stop();
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });

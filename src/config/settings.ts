@@ -45,6 +45,11 @@ export const SETTINGS = {
     schema: z.coerce.number().int().positive(),
     doc: "Pages a candidate lookup reads before it stops; a lookup cut short says so (`candidates_cut` in /v1/check, metric `neardup_candidates_cut_total`, a warning).",
   },
+  NEARDUP_LSH_KEY_BUDGET: {
+    default: "200",
+    schema: z.coerce.number().int().min(0),
+    doc: "Engine documents a lookup may draw through LSH band keys shared alone: keys are taken alone from the rarest up while the documents holding them (index term statistics) sum to at most this; commoner keys reach a document only when it shares two of them. 0: every key alone.",
+  },
   NEARDUP_MAX_BULK_ITEMS: { default: "1000", schema: z.coerce.number().int().positive(), doc: "Most documents in one bulk request." },
   NEARDUP_BODY_LIMIT: { default: "10mb", schema: z.string().regex(/^\d+(b|kb|mb)$/, "a size like 512kb or 10mb"), doc: "Largest accepted request body." },
   NEARDUP_MAX_TEXT_CHARS: { default: "1000000", schema: z.coerce.number().int().positive(), doc: "Largest accepted text, in UTF-16 code units." },

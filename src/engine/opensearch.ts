@@ -1,6 +1,6 @@
 import { Client, type ClientOptions } from "@opensearch-project/opensearch";
 import { createGuard, createIfAbsent, orUndefinedIfMissing } from "./guard.js";
-import { msearchLines, refreshIntervalFrom, searchParams, toAliasedIndices, toBulkResult, toMsearchResults, toRolloverResult, toSourceMap, toVersioned } from "./responses.js";
+import { msearchLines, refreshIntervalFrom, searchParams, toAliasedIndices, toBulkResult, toMsearchResults, toRolloverResult, toSourceMap, toResolvedIndices, termStatisticsBody, toDocFrequencies, TERM_STATISTICS_FILTER, toVersioned } from "./responses.js";
 import type { AliasedIndex, BulkResult, Engine, EngineConnection, EngineInfo, PointInTimePage, PutOptions, RolloverResult, SearchRequest, SearchResponse, Versioned } from "./types.js";
 
 /** Builds the OpenSearch client options; also used to probe an unknown engine's root endpoint. */
@@ -176,6 +176,21 @@ export class OpenSearchEngine implements Engine {
 
   rollover(alias: string): Promise<RolloverResult> {
     return this.guard(`rollover ${alias}`, async () => toRolloverResult((await this.client.indices.rollover({ alias })).body as never));
+  }
+
+  resolveIndices(name: string): Promise<string[]> {
+    return this.guard(`resolve ${name}`, async () => {
+      const response = await orUndefinedIfMissing(() => this.client.transport.request({ method: "GET", path: `/_resolve/index/${encodeURIComponent(name)}` }));
+      return response ? toResolvedIndices(response.body as never) : [];
+    });
+  }
+
+  termDocFrequencies(indices: readonly string[], field: string, terms: readonly string[]): Promise<Map<string, number>> {
+    if (indices.length === 0 || terms.length === 0) return Promise.resolve(new Map());
+    return this.guard(`term statistics ${field}`, async () => {
+      const response = await this.client.transport.request({ method: "POST", path: "/_mtermvectors", querystring: { filter_path: TERM_STATISTICS_FILTER }, body: termStatisticsBody(indices, field, terms) });
+      return toDocFrequencies(response.body as never, field);
+    });
   }
 
   close(): Promise<void> {

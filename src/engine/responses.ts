@@ -122,3 +122,50 @@ export function toVersioned<T>(body: { found?: boolean; _source?: T; _seq_no?: n
   if (!body || body.found === false || body._source === undefined) return undefined;
   return { source: body._source, seqNo: body._seq_no ?? 0, primaryTerm: body._primary_term ?? 0 };
 }
+
+/** `_resolve/index` body as the sorted concrete indices behind it (indices, aliases' indices, data streams' backing indices). */
+export function toResolvedIndices(body: { indices?: { name: string }[]; aliases?: { indices?: string[] }[]; data_streams?: { backing_indices?: string[] }[] }): string[] {
+  const out = new Set<string>();
+  for (const i of body.indices ?? []) out.add(i.name);
+  for (const a of body.aliases ?? []) for (const i of a.indices ?? []) out.add(i);
+  for (const d of body.data_streams ?? []) for (const i of d.backing_indices ?? []) out.add(i);
+  return [...out].sort();
+}
+
+/** An artificial document holding `terms` at the dotted `field` path. */
+function artificialDoc(field: string, terms: readonly string[]): Record<string, unknown> {
+  const parts = field.split(".");
+  let doc: Record<string, unknown> = { [parts.pop()!]: [...terms] };
+  while (parts.length > 0) doc = { [parts.pop()!]: doc };
+  return doc;
+}
+
+/** `_mtermvectors` body asking each index for the document frequencies of `terms` in `field`. */
+export function termStatisticsBody(indices: readonly string[], field: string, terms: readonly string[]): Record<string, unknown> {
+  const doc = artificialDoc(field, terms);
+  return {
+    docs: indices.map((index) => ({ _index: index, doc, fields: [field], term_statistics: true, field_statistics: false, positions: false, offsets: false })),
+  };
+}
+
+/** The `filter_path` that keeps only what {@link toDocFrequencies} reads. */
+export const TERM_STATISTICS_FILTER = "docs.term_vectors.**.doc_freq,docs.error.type,docs.error.reason";
+
+/**
+ * Sums `doc_freq` per term over the `_mtermvectors` answers. An index that is
+ * gone (a lifecycle policy deleted it) counts for nothing; any other per-index
+ * error throws, so a caller never takes a failure for "rare".
+ */
+export function toDocFrequencies(body: { docs?: { term_vectors?: Record<string, { terms?: Record<string, { doc_freq?: number }> }>; error?: { type?: string; reason?: string } }[] }, field: string): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const doc of body.docs ?? []) {
+    if (doc.error) {
+      if (doc.error.type === "index_not_found_exception") continue;
+      throw new Error(`term statistics failed: ${doc.error.type ?? "error"}: ${doc.error.reason ?? ""}`);
+    }
+    for (const [term, stats] of Object.entries(doc.term_vectors?.[field]?.terms ?? {})) {
+      if (stats.doc_freq) out.set(term, (out.get(term) ?? 0) + stats.doc_freq);
+    }
+  }
+  return out;
+}

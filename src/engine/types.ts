@@ -175,5 +175,19 @@ export interface Engine {
   aliasIndices(alias: string): Promise<AliasedIndex[]>;
   /** Rolls a write alias over to a new index (the `_rollover` API, no conditions). */
   rollover(alias: string): Promise<RolloverResult>;
+  /**
+   * The concrete indices an index name, alias, data stream or pattern stands
+   * for (`_resolve/index`), sorted; [] when it matches nothing.
+   */
+  resolveIndices(name: string): Promise<string[]>;
+  /**
+   * How many documents hold each term in a keyword field, summed over the
+   * given concrete indices (term statistics of `_mtermvectors` on an artificial
+   * document: an index dictionary lookup per term, no document is read).
+   * Index statistics: documents deleted but not yet merged away still count,
+   * and so do documents outside any time window. Terms no document holds are
+   * absent from the map; an index deleted meanwhile counts for nothing.
+   */
+  termDocFrequencies(indices: readonly string[], field: string, terms: readonly string[]): Promise<Map<string, number>>;
   close(): Promise<void>;
 }

@@ -26,7 +26,7 @@ import type { Engine } from "../engine/types.js";
 import componentTemplate from "../../mappings/component-template.neardup.json" with { type: "json" };
 import type { Candidate } from "./candidate.js";
 import { documentSource, storedSketch, getDocument, writeDocuments, type Decision } from "./documents.js";
-import { fetchCandidates, probeOf, type Lookup, type LookupResult } from "./candidates/index.js";
+import { fetchCandidates, KeyStatistics, probeOf, type Lookup, type LookupResult } from "./candidates/index.js";
 import type { DocInput } from "./input.js";
 import type { DedupMetrics } from "./metrics.js";
 import type { DedupOptions, Policy } from "./options.js";
@@ -133,6 +133,7 @@ function round(x: number): number {
 
 export class DedupService {
   private readonly recent: RecentWrites;
+  private readonly keyStatistics: KeyStatistics;
   private readonly sequencer = new Sequencer();
   /** The last write of each id in flight (writes of one id are ordered). */
   private readonly inflight = new Map<string, Promise<unknown>>();
@@ -149,6 +150,7 @@ export class DedupService {
     private readonly analyzer?: Analyzer,
   ) {
     this.recent = new RecentWrites({ holdMs: options.recentWindowMs });
+    this.keyStatistics = new KeyStatistics(engine, options.index);
   }
 
   /**
@@ -217,9 +219,14 @@ export class DedupService {
   }
 
   private engineCandidates(lookups: Lookup[]): Promise<LookupResult[]> {
-    const source = { ...this.options, maxPages: this.options.maxCandidatePages, verdict: this.fingerprinter.verdictOptions };
+    const source = { ...this.options, maxPages: this.options.maxCandidatePages, verdict: this.fingerprinter.verdictOptions, keyBudget: this.options.lshKeyBudget, keyStatistics: this.keyStatistics };
     return fetchCandidates(this.engine, source, lookups, {
       onHits: (hits) => this.metrics?.engineHits.observe(hits),
+      onPaired: (_lookup, plan) => this.metrics?.pairedKeys.inc(plan.paired.length),
+      onKeyStatisticsError: (err) => {
+        this.metrics?.keyStatisticsErrors.inc();
+        this.log?.warn({ err: err instanceof Error ? err.message : String(err) }, "band key statistics unavailable: this lookup takes every key alone");
+      },
       onCut: (lookup, read) => {
         this.metrics?.candidatesCut.inc();
         this.log?.warn({ simhash: lookup.analysis.hex, read, pageSize: this.options.maxCandidates, pages: this.options.maxCandidatePages }, "candidate lookup cut: more documents share its keys than it may read");

@@ -7,6 +7,9 @@ export interface DedupMetrics {
   candidates: Histogram;
   engineHits: Histogram;
   candidatesCut: Counter;
+  /** LSH band keys too common to be taken alone (candidates/keys.ts). */
+  pairedKeys: Counter;
+  keyStatisticsErrors: Counter;
   checkDuration: Histogram<"operation">;
   /** Recent-writes window size, set by the service on each write request. */
   recentEntries: Gauge;
@@ -37,6 +40,16 @@ export function createDedupMetrics(registry: Registry): DedupMetrics {
       name: "neardup_engine_hits_per_lookup",
       help: "Segment-term hits the engine returned per lookup, before the Hamming filter.",
       buckets: [0, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000],
+      registers: [registry],
+    }),
+    pairedKeys: new Counter({
+      name: "neardup_lsh_keys_paired_total",
+      help: "LSH band keys too common to reach documents alone (beyond NEARDUP_LSH_KEY_BUDGET): a document sharing only one such key is not read.",
+      registers: [registry],
+    }),
+    keyStatisticsErrors: new Counter({
+      name: "neardup_key_statistics_errors_total",
+      help: "Lookups whose band keys' term statistics could not be read: they took every key alone (complete, more engine hits).",
       registers: [registry],
     }),
     candidatesCut: new Counter({

@@ -43,6 +43,14 @@ export interface DedupOptions {
    * Default 256 MiB.
    */
   recentWindowBytes: number;
+  /**
+   * Engine documents a lookup may draw through LSH band keys taken alone
+   * (candidates/keys.ts): keys are taken alone from the rarest up while the
+   * documents holding them sum to at most this; the commoner keys reach a
+   * document only when it shares two of them. 0: every key alone (no term
+   * statistics request). Default 200.
+   */
+  lshKeyBudget: number;
 }
 
 export const DEFAULT_DEDUP_OPTIONS: Readonly<DedupOptions> = Object.freeze({
@@ -56,6 +64,7 @@ export const DEFAULT_DEDUP_OPTIONS: Readonly<DedupOptions> = Object.freeze({
   recentWindowMs: 30_000,
   maxBulkItems: 1000,
   recentWindowBytes: 256 * 1024 * 1024,
+  lshKeyBudget: 200,
 });
 
 /** Spreads options over the defaults; an unknown option or a bad value throws INVALID_CONFIG naming it. */
@@ -68,6 +77,9 @@ export function resolveDedupOptions(options: Partial<DedupOptions> = {}): DedupO
     if (!Number.isInteger(o[key]) || o[key] <= 0) {
       throw new NeardupError("INVALID_CONFIG", `${key} must be a positive integer, got ${JSON.stringify(o[key])}`, { field: key });
     }
+  }
+  if (!Number.isInteger(o.lshKeyBudget) || o.lshKeyBudget < 0) {
+    throw new NeardupError("INVALID_CONFIG", `lshKeyBudget must be a non-negative integer, got ${JSON.stringify(o.lshKeyBudget)}`, { field: "lshKeyBudget" });
   }
   if (typeof o.rollover !== "boolean") throw new NeardupError("INVALID_CONFIG", `rollover must be true or false, got ${JSON.stringify(o.rollover)}`, { field: "rollover" });
   if (!POLICIES.includes(o.policy)) throw new NeardupError("INVALID_CONFIG", `policy must be one of ${POLICIES.join(", ")}, got ${JSON.stringify(o.policy)}`, { field: "policy" });

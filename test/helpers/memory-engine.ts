@@ -263,6 +263,21 @@ export class MemoryEngine implements Engine {
   async aliasIndices(): Promise<never[]> {
     return [];
   }
+  async resolveIndices(name: string): Promise<string[]> {
+    const pattern = new RegExp(`^${name.split("*").map((p) => p.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`);
+    return [...this.indices.keys()].filter((i) => pattern.test(i)).sort();
+  }
+  /** Counts over what the last refresh made searchable (real engines' term statistics come from searchable segments too). */
+  async termDocFrequencies(indices: readonly string[], field: string, terms: readonly string[]): Promise<Map<string, number>> {
+    const wanted = new Set(terms);
+    const out = new Map<string, number>();
+    for (const name of indices) {
+      for (const source of this.indices.get(name)?.searchable.values() ?? []) {
+        for (const v of new Set(valuesAt(source, field).map(String))) if (wanted.has(v)) out.set(v, (out.get(v) ?? 0) + 1);
+      }
+    }
+    return out;
+  }
   async rollover(): Promise<never> {
     throw new Error("memory engine: rollover is not supported");
   }

@@ -90,3 +90,81 @@ describe.each(engineTargets())("candidate retrieval on $kind $version ($source)"
     expect(lookups.some((l) => brute(l).some((id) => hamming(stored.find((s) => s.id === id)!.fp, l.analysis.simhash) > l.radius))).toBe(true);
   });
 });
+
+/**
+ * Selective LSH keys (issue 9): with a key budget, a band key held by more
+ * documents than the budget reaches a document only together with a second
+ * shared key; rarer keys still reach alone; the engine's term statistics
+ * decide, for single, grouped and paged lookups alike.
+ */
+describe.each(engineTargets())("selective LSH keys on $kind $version ($source)", (target) => {
+  let engine: Engine;
+  const index = uniqueIndex("neardup-it-keys");
+  const rng = createRng(11);
+  const far = (): Fingerprint => ({ hi: Math.floor(rng.next() * 2 ** 32) >>> 0, lo: Math.floor(rng.next() * 2 ** 32) >>> 0 });
+  const time = Date.UTC(2026, 0, 2);
+  const docs: { id: string; lsh: string[] }[] = [];
+
+  beforeAll(async () => {
+    engine = await connectTarget(target);
+    const svc = new DedupService(engine, await sharedFingerprinter(), resolveDedupOptions({ index }));
+    await svc.ensureIndex();
+    // 40 documents hold the common key A, 40 the common key B, each with a key of its own;
+    // one holds both A and B; one holds the rare key R.
+    for (let i = 0; i < 40; i++) docs.push({ id: `a${i}`, lsh: ["00:aaaaaaaa", `02:${i.toString(16).padStart(8, "0")}`] });
+    for (let i = 0; i < 40; i++) docs.push({ id: `b${i}`, lsh: ["01:bbbbbbbb", `03:${i.toString(16).padStart(8, "0")}`] });
+    docs.push({ id: "both", lsh: ["00:aaaaaaaa", "01:bbbbbbbb"] }, { id: "rare", lsh: ["04:cccccccc"] });
+    const ops = docs.flatMap((d) => {
+      const fp = far();
+      const [seg0, seg1, seg2, seg3] = segments(fp);
+      return [{ index: { _index: index, _id: d.id } }, { text: `text of ${d.id}`, neardup: { simhash: toHex(fp), seg0, seg1, seg2, seg3, lsh: d.lsh, status: "original", length: 10, version: "nd1", timestamp: new Date(time).toISOString() } }];
+    });
+    expect((await engine.bulk(ops, { refresh: true })).errors).toBe(false);
+  });
+  afterAll(async () => {
+    await engine.deleteIndex(index);
+    await engine.close();
+  });
+
+  const lookup = (lsh: string[]): Lookup => ({ analysis: { simhash: far(), lsh, version: "nd1" } as unknown as Analysis, time: time + 1000, excludeId: undefined, radius: 3 });
+  const source = { index, textField: "text", windowMs: 24 * 3600 * 1000, maxCandidates: 1000 };
+  const ids = (r: { candidates: { id: string }[] }) => r.candidates.map((c) => c.id).sort();
+
+  it("reads the engine's document frequencies of band keys", async () => {
+    const [resolved] = [await engine.resolveIndices(index)];
+    expect(resolved).toEqual([index]);
+    const df = await engine.termDocFrequencies(resolved!, "neardup.lsh", ["00:aaaaaaaa", "01:bbbbbbbb", "04:cccccccc", "05:00000000"]);
+    expect(Object.fromEntries(df)).toEqual({ "00:aaaaaaaa": 41, "01:bbbbbbbb": 41, "04:cccccccc": 1 });
+    expect(await engine.resolveIndices(`${index}-absent`)).toEqual([]);
+  });
+
+  it("a common key reaches only with a second shared key; rare keys alone; the same single, grouped and paged", async () => {
+    const keys = ["00:aaaaaaaa", "01:bbbbbbbb", "04:cccccccc", "0f:00000000"];
+    const onlyA = ["00:aaaaaaaa", "0e:00000000"];
+    const all = docs.map((d) => d.id).sort();
+    const aDocs = docs.filter((d) => d.lsh.includes("00:aaaaaaaa")).map((d) => d.id).sort();
+    const paired: number[] = [];
+    const observer = { onPaired: (_l: Lookup, plan: { paired: string[] }) => void paired.push(plan.paired.length) };
+    for (const [budget, expected, expectedA] of [
+      [0, all, aDocs],
+      [10, ["both", "rare"], []],
+      [100, all, aDocs],
+    ] as const) {
+      const s = { ...source, keyBudget: budget };
+      const single = await fetchCandidates(engine, s, [lookup(keys)], observer);
+      const grouped = await fetchCandidates(engine, s, [lookup(keys), lookup(onlyA)], observer);
+      const fallback = await fetchCandidates(engine, { ...s, groupPage: 2 }, [lookup(keys), lookup(onlyA)], observer);
+      const paged = await fetchCandidates(engine, { ...s, maxCandidates: 3, maxPages: 1000 }, [lookup(keys)], observer);
+      expect(ids(single[0]!)).toEqual([...expected]);
+      expect(ids(grouped[0]!)).toEqual([...expected]);
+      expect(ids(grouped[1]!)).toEqual([...expectedA]);
+      expect(ids(fallback[0]!)).toEqual([...expected]);
+      expect(ids(fallback[1]!)).toEqual([...expectedA]);
+      expect(ids(paged[0]!)).toEqual([...expected]);
+      // Engine hits follow the plan: with budget 10 the common keys' 80 documents are not read.
+      if (budget === 10) expect(single[0]!.hits).toBe(2);
+      expect(single[0]!.pairedKeys).toBe(budget === 10 ? 2 : 0);
+    }
+    expect(paired.length).toBeGreaterThan(0);
+  });
+});

@@ -22,6 +22,7 @@ import type { VerdictOptions } from "../../core/verdict.js";
 import type { Engine, SearchHit, SearchResponse } from "../../engine/types.js";
 import type { Candidate } from "../candidate.js";
 import { candidateFromHit } from "./hit.js";
+import { KeyStatistics, planKeys, type KeyPlan } from "./keys.js";
 import { probeOf, reaches, type Probe } from "./probe.js";
 import { hamming, segmentValues } from "../../core/fingerprint.js";
 import { neighboursForRadius } from "../../core/neighbours.js";
@@ -29,6 +30,7 @@ import { normalize } from "../../core/normalize.js";
 import { candidateQuery, groupSearchBody, normalizedTextQuery, segmentsNeeded, segmentTerms, sharedSegments, tieQuery, type CandidateQueryInput, type Scheme } from "./query.js";
 
 export { probeOf, reaches, sharesKey, type Probe } from "./probe.js";
+export { KeyStatistics, planKeys, type KeyPlan } from "./keys.js";
 export { candidateQuery, segmentTerms, segmentsNeeded, sharedSegments, CANDIDATE_FIELDS, type Scheme } from "./query.js";
 
 /** One candidate lookup: the text's analysis, its time, the radius, and the id to leave out. */
@@ -54,6 +56,13 @@ export interface CandidateSource {
   groupPage?: number | undefined;
   /** Verdict rules: which candidates need their normalized text. Default: texts are fetched only for documents without a sketch. */
   verdict?: VerdictOptions | undefined;
+  /**
+   * Documents a lookup may draw through band keys taken alone (keys.ts); the
+   * commoner keys must be shared two at a time. 0 or undefined: every key alone.
+   */
+  keyBudget?: number | undefined;
+  /** Where document frequencies of band keys come from (kept by the caller to cache index resolution); default: the engine, uncached. */
+  keyStatistics?: KeyStatistics | undefined;
 }
 
 /** What one lookup found. */
@@ -64,6 +73,8 @@ export interface LookupResult {
   hits: number;
   /** True when a bound was reached: some documents matching the keys were not read. */
   cut: boolean;
+  /** Band keys that were too common to reach documents alone (keys.ts). */
+  pairedKeys: number;
 }
 
 export interface CandidateObserver {
@@ -71,12 +82,18 @@ export interface CandidateObserver {
   onHits?: (hits: number) => void;
   /** A lookup reached its bound: `read` hits were read, more exist. */
   onCut?: (lookup: Lookup, read: number) => void;
+  /** A lookup's plan paired some of its band keys (too common to be read alone). */
+  onPaired?: (lookup: Lookup, plan: KeyPlan) => void;
+  /** Key statistics could not be read: the lookups took every key alone (complete, dearer). */
+  onKeyStatisticsError?: (err: unknown) => void;
 }
 
 /** Terms per field in one grouped query (engines refuse more than 65,536 by default). */
 const MAX_GROUP_TERMS = 30_000;
 /** Lookups per grouped query. */
 const MAX_GROUP_LOOKUPS = 250;
+/** Paired keys (one `term` clause each) per grouped query: engines refuse over 1,024 clauses by default. */
+const MAX_GROUP_PAIRED_KEYS = 512;
 /** Hits read per grouped query; reaching it means "fall back to single lookups". */
 const GROUP_PAGE = 10_000;
 /** Pages read per single lookup by default. */
@@ -105,32 +122,39 @@ export function schemeOf(analysis: Analysis): Scheme {
 }
 
 /** Lookups in groups small enough for one query each. */
-function groupLookups(lookups: Lookup[]): number[][] {
+function groupLookups(lookups: Lookup[], plans: readonly (KeyPlan | undefined)[]): number[][] {
   const groups: number[][] = [];
   let current: number[] = [];
   let terms = 0;
+  let pairedKeys = 0;
   lookups.forEach((l, i) => {
     const perField = segmentTerms(l.analysis.simhash, l.radius)["neardup.seg0"]!.length;
-    if (current.length > 0 && (current.length >= MAX_GROUP_LOOKUPS || terms + perField > MAX_GROUP_TERMS)) {
+    const paired = plans[i]?.paired.length ?? 0;
+    if (current.length > 0 && (current.length >= MAX_GROUP_LOOKUPS || terms + perField > MAX_GROUP_TERMS || pairedKeys + paired > MAX_GROUP_PAIRED_KEYS)) {
       groups.push(current);
       current = [];
       terms = 0;
+      pairedKeys = 0;
     }
     current.push(i);
     terms += perField;
+    pairedKeys += paired;
   });
   if (current.length > 0) groups.push(current);
   return groups;
 }
 
-function groupQuery(lookups: Lookup[], members: number[], windowMs: number, page: number): Record<string, unknown> {
+function groupQuery(lookups: Lookup[], plans: readonly (KeyPlan | undefined)[], members: number[], windowMs: number, page: number): Record<string, unknown> {
   const union = new Map<string, Set<string>>();
   let since = Infinity;
   const keys = new Set<string>();
+  const pairs: string[][] = [];
   for (const i of members) {
     const l = lookups[i]!;
     since = Math.min(since, l.time - windowMs);
-    for (const k of l.analysis.lsh) keys.add(k);
+    const plan = plans[i];
+    for (const k of plan?.alone ?? l.analysis.lsh) keys.add(k);
+    if (plan && plan.paired.length >= 2) pairs.push(plan.paired);
     for (const [field, values] of Object.entries(segmentTerms(l.analysis.simhash, l.radius))) {
       let set = union.get(field);
       if (!set) union.set(field, (set = new Set()));
@@ -138,14 +162,15 @@ function groupQuery(lookups: Lookup[], members: number[], windowMs: number, page
     }
   }
   const terms = Object.fromEntries([...union].map(([field, values]) => [field, [...values]]));
-  return groupSearchBody(terms, [...keys], members.map((i) => schemeOf(lookups[i]!.analysis)), since, page);
+  return groupSearchBody(terms, [...keys], members.map((i) => schemeOf(lookups[i]!.analysis)), since, page, pairs);
 }
 
-function queryInput(source: CandidateSource, l: Lookup): CandidateQueryInput {
+function queryInput(source: CandidateSource, l: Lookup, plan: KeyPlan | undefined): CandidateQueryInput {
   return {
     simhash: l.analysis.simhash,
     radius: l.radius,
-    lsh: l.analysis.lsh,
+    lsh: plan?.alone ?? l.analysis.lsh,
+    pairedLsh: plan?.paired,
     scheme: schemeOf(l.analysis),
     since: l.time - source.windowMs,
     excludeId: l.excludeId,
@@ -157,9 +182,11 @@ function queryInput(source: CandidateSource, l: Lookup): CandidateQueryInput {
  * Keeps a lookup's candidates: reached (within the radius and sharing the
  * segments the single query asks for, or sharing an LSH key of its scheme),
  * in its window, and not itself. Grouped and single lookups give the same set.
+ * With a key plan, a document reached through band keys alone must share one
+ * of the plan's `alone` keys or two keys.
  */
-function acceptor(l: Lookup, windowMs: number): (c: Candidate) => boolean {
-  const probe: Probe = probeOf(l.analysis, l.radius);
+function acceptor(l: Lookup, windowMs: number, plan: KeyPlan | undefined): (c: Candidate) => boolean {
+  const probe: Probe = { ...probeOf(l.analysis, l.radius), alone: plan && plan.paired.length > 0 ? new Set(plan.alone) : undefined };
   const since = l.time - windowMs;
   const need = segmentsNeeded(l.radius, l.analysis.lsh);
   return (c) => {
@@ -249,14 +276,15 @@ export async function fetchCandidates(engine: Engine, source: CandidateSource, l
 }
 
 async function fetchOnce(engine: Engine, source: CandidateSource, lookups: Lookup[], observer: CandidateObserver): Promise<LookupResult[]> {
-  const out: LookupResult[] = lookups.map(() => ({ candidates: [], hits: 0, cut: false }));
+  const out: LookupResult[] = lookups.map(() => ({ candidates: [], hits: 0, cut: false, pairedKeys: 0 }));
   if (lookups.length === 0) return out;
+  const plans = await keyPlans(engine, source, lookups, observer);
   const singles: number[] = [];
   if (lookups.length === 1) singles.push(0);
   else {
     const page = source.groupPage ?? GROUP_PAGE;
-    const groups = groupLookups(lookups);
-    const responses = await engine.msearch(groups.map((g) => ({ index: source.index, ignoreUnavailable: true, body: groupQuery(lookups, g, source.windowMs, page) })));
+    const groups = groupLookups(lookups, plans);
+    const responses = await engine.msearch(groups.map((g) => ({ index: source.index, ignoreUnavailable: true, body: groupQuery(lookups, plans, g, source.windowMs, page) })));
     responses.forEach((r, gi) => {
       const hits = hitsOf(r);
       observer.onHits?.(hits.length);
@@ -269,14 +297,14 @@ async function fetchOnce(engine: Engine, source: CandidateSource, lookups: Looku
       const byKeys = keyIndex(candidates);
       for (const i of members) {
         const l = lookups[i]!;
-        const accept = acceptor(l, source.windowMs);
+        const accept = acceptor(l, source.windowMs, plans[i]);
         const kept = byKeys.reachable(l).filter((k) => accept(candidates[k]!));
-        out[i] = { candidates: kept.map((k) => ({ ...candidates[k]! })), hits: hits.length, cut: false };
+        out[i] = { candidates: kept.map((k) => ({ ...candidates[k]! })), hits: hits.length, cut: false, pairedKeys: plans[i]?.paired.length ?? 0 };
       }
     });
   }
   if (singles.length > 0) {
-    const inputs = singles.map((i) => queryInput(source, lookups[i]!));
+    const inputs = singles.map((i) => queryInput(source, lookups[i]!, plans[i]));
     const requests = inputs.map((input) => ({ index: source.index, ignoreUnavailable: true, body: candidateQuery(input) }));
     const firsts = singles.length === 1 ? [await engine.search(requests[0]!)] : await engine.msearch(requests);
     await Promise.all(
@@ -286,12 +314,39 @@ async function fetchOnce(engine: Engine, source: CandidateSource, lookups: Looku
         const { hits, cut } = await pageOn(engine, source, inputs[k]!, hitsOf(r));
         observer.onHits?.(hits.length);
         if (cut) observer.onCut?.(l, hits.length);
-        out[i] = { candidates: hits.flatMap((h) => candidateFromHit(h) ?? []).filter(acceptor(l, source.windowMs)), hits: hits.length, cut };
+        out[i] = { candidates: hits.flatMap((h) => candidateFromHit(h) ?? []).filter(acceptor(l, source.windowMs, plans[i])), hits: hits.length, cut, pairedKeys: plans[i]?.paired.length ?? 0 };
       }),
     );
   }
   await fillTexts(engine, source, lookups, out);
   return out;
+}
+
+/**
+ * Each lookup's key plan (keys.ts) from one term-statistics request for all
+ * their band keys; undefined plans (every key alone) when the rule is off,
+ * and, after telling the observer, when the statistics cannot be read.
+ */
+async function keyPlans(engine: Engine, source: CandidateSource, lookups: Lookup[], observer: CandidateObserver): Promise<(KeyPlan | undefined)[]> {
+  const budget = source.keyBudget ?? 0;
+  const none = lookups.map(() => undefined);
+  if (budget <= 0) return none;
+  const keys = new Set<string>();
+  for (const l of lookups) for (const k of l.analysis.lsh) keys.add(k);
+  if (keys.size === 0) return none;
+  let frequencies: Map<string, number>;
+  try {
+    frequencies = await (source.keyStatistics ?? new KeyStatistics(engine, source.index)).frequencies([...keys]);
+  } catch (err) {
+    observer.onKeyStatisticsError?.(err);
+    return none;
+  }
+  return lookups.map((l) => {
+    const plan = planKeys(l.analysis.lsh, frequencies, budget);
+    if (plan.paired.length === 0) return undefined;
+    observer.onPaired?.(l, plan);
+    return plan;
+  });
 }
 
 /**

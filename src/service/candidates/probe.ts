@@ -15,6 +15,8 @@ export interface Probe {
   lsh: readonly string[];
   /** The scheme that made `lsh`; keys of another scheme never match. Default lsh1-16x3. */
   lshScheme?: string | undefined;
+  /** Keys that reach a document alone; undefined: every key does. Other keys reach only in twos. */
+  alone?: ReadonlySet<string> | undefined;
 }
 
 export function probeOf(analysis: Analysis, radius: number): Probe {
@@ -30,5 +32,14 @@ export function sharesKey(a: readonly string[], b: readonly string[] | undefined
 
 export function reaches(probe: Probe, target: { simhash: Fingerprint; lsh?: readonly string[] | undefined; lshScheme?: string | undefined }): boolean {
   if (hamming(probe.simhash, target.simhash) <= probe.radius) return true;
-  return (target.lshScheme ?? LEGACY_LSH_SCHEME) === (probe.lshScheme ?? LEGACY_LSH_SCHEME) && sharesKey(probe.lsh, target.lsh);
+  if ((target.lshScheme ?? LEGACY_LSH_SCHEME) !== (probe.lshScheme ?? LEGACY_LSH_SCHEME)) return false;
+  if (!probe.alone) return sharesKey(probe.lsh, target.lsh);
+  const stored = target.lsh;
+  if (!stored || stored.length === 0) return false;
+  let shared = 0;
+  for (const k of probe.lsh) {
+    if (!stored.includes(k)) continue;
+    if (probe.alone.has(k) || ++shared >= 2) return true;
+  }
+  return false;
 }

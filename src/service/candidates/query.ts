@@ -7,7 +7,7 @@
  *   at least one segment; two of them when the lookup has LSH keys, see
  *   `segmentsNeeded`), or shares an LSH band key of the same LSH scheme
  *   (`neardup.lsh_scheme`; documents from before contract v3 carry none and
- *   count as `lsh1-16x3`), and
+ *   count as `lsh1-16x3`), or two of its paired (common) band keys, and
  * - is in the dedup window (`neardup.timestamp` >= since) and is not the
  *   document itself.
  *
@@ -35,6 +35,8 @@ export interface CandidateQueryInput {
   radius: number;
   /** LSH band keys: a document sharing one is a candidate too. */
   lsh: readonly string[];
+  /** Common LSH band keys (keys.ts): a document sharing two of them is a candidate too. */
+  pairedLsh?: readonly string[] | undefined;
   scheme: Scheme;
   /** Only documents with `neardup.timestamp` >= this (epoch ms). */
   since: number;
@@ -101,6 +103,17 @@ function lshSchemeFilter(lshScheme: string): Record<string, unknown> {
   return { bool: { should: [same, { bool: { must_not: [{ exists: { field: "neardup.lsh_scheme" } }] } }], minimum_should_match: 1 } };
 }
 
+/** Documents sharing at least two of `keys` (of the scheme); scored by how many they share. */
+function pairClause(keys: readonly string[], schemeFilter: Record<string, unknown>): Record<string, unknown> {
+  return {
+    bool: {
+      filter: [schemeFilter],
+      should: keys.map((key) => ({ constant_score: { filter: { term: { "neardup.lsh": key } }, boost: 1 } })),
+      minimum_should_match: 2,
+    },
+  };
+}
+
 function windowFilter(since: number): Record<string, unknown> {
   return { range: { "neardup.timestamp": { gte: since, format: "epoch_millis" } } };
 }
@@ -121,12 +134,12 @@ export function candidateQuery(input: CandidateQueryInput): Record<string, unkno
   const segmentClauses = Object.entries(segmentTerms(input.simhash, input.radius)).map(([field, values]) => ({
     constant_score: { filter: termClause(field, values), boost: 1 },
   }));
-  const need = segmentsNeeded(input.radius, input.lsh);
+  const paired = input.pairedLsh ?? [];
+  const need = segmentsNeeded(input.radius, input.lsh.length > 0 ? input.lsh : paired);
   const should: Record<string, unknown>[] = need === 1 ? segmentClauses : [{ bool: { should: segmentClauses, minimum_should_match: need } }];
-  if (input.lsh.length > 0) {
-    const schemeFilter = lshSchemeFilter(input.scheme.lshScheme);
-    for (const key of input.lsh) should.push({ constant_score: { filter: { bool: { filter: [{ term: { "neardup.lsh": key } }, schemeFilter] } }, boost: 1 } });
-  }
+  const schemeFilter = lshSchemeFilter(input.scheme.lshScheme);
+  for (const key of input.lsh) should.push({ constant_score: { filter: { bool: { filter: [{ term: { "neardup.lsh": key } }, schemeFilter] } }, boost: 1 } });
+  if (paired.length >= 2) should.push(pairClause(paired, schemeFilter));
   const bool: Record<string, unknown> = {
     should,
     minimum_should_match: 1,
@@ -161,15 +174,15 @@ export function tieQuery(input: CandidateQueryInput, timestamp: unknown, simhash
 /**
  * The unsorted, unscored body of a grouped bulk lookup: the union of a
  * group's segment terms and LSH keys, in filter context (cheaper than the
- * scored single query); the caller falls back to single lookups when a page fills.
+ * scored single query), plus one "two of these" clause per lookup with paired
+ * keys; the caller falls back to single lookups when a page fills.
  */
-export function groupSearchBody(terms: Record<string, readonly string[]>, lsh: readonly string[], schemes: readonly Scheme[], since: number, size: number): Record<string, unknown> {
+export function groupSearchBody(terms: Record<string, readonly string[]>, lsh: readonly string[], schemes: readonly Scheme[], since: number, size: number, pairs: readonly (readonly string[])[] = []): Record<string, unknown> {
   const should: Record<string, unknown>[] = Object.entries(terms).map(([field, values]) => termClause(field, values));
-  if (lsh.length > 0) {
-    const lshSchemes = [...new Set(schemes.map((s) => s.lshScheme))];
-    const schemeFilter = lshSchemes.length === 1 ? lshSchemeFilter(lshSchemes[0]!) : { bool: { should: lshSchemes.map(lshSchemeFilter), minimum_should_match: 1 } };
-    should.push({ bool: { filter: [{ terms: { "neardup.lsh": [...lsh] } }, schemeFilter] } });
-  }
+  const lshSchemes = [...new Set(schemes.map((s) => s.lshScheme))];
+  const schemeFilter = lshSchemes.length === 1 ? lshSchemeFilter(lshSchemes[0]!) : { bool: { should: lshSchemes.map(lshSchemeFilter), minimum_should_match: 1 } };
+  if (lsh.length > 0) should.push({ bool: { filter: [{ terms: { "neardup.lsh": [...lsh] } }, schemeFilter] } });
+  for (const keys of pairs) if (keys.length >= 2) should.push(pairClause(keys, schemeFilter));
   const versions = [...new Set(schemes.map((s) => s.version))];
   return {
     size,

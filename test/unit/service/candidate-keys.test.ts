@@ -1,0 +1,86 @@
+/**
+ * Selective LSH keys (issue 9, candidates/keys.ts): the plan that takes band
+ * keys alone within a document budget, the reach rule that goes with it, and
+ * the query clause that asks the engine for "two of the common keys".
+ */
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { fromHex } from "../../../src/core/fingerprint.js";
+import { candidateQuery, planKeys, reaches } from "../../../src/service/candidates/index.js";
+
+const scheme = { version: "nd1", lshScheme: "lsh1-16x3" };
+
+describe("planKeys", () => {
+  it("takes keys alone from the rarest up while their documents fit the budget", () => {
+    const df = new Map([
+      ["a", 150],
+      ["b", 40],
+      ["c", 30],
+      ["d", 5000],
+    ]);
+    expect(planKeys(["a", "b", "c", "d", "e"], df, 200)).toEqual({ alone: ["e", "c", "b"], paired: ["a", "d"], pairedDocs: 5150 });
+    expect(planKeys(["a", "b", "c", "d", "e"], df, 220)).toEqual({ alone: ["e", "c", "b", "a"], paired: ["d"], pairedDocs: 5000 });
+  });
+
+  it("takes every key alone with a budget of 0 (the rule off), whatever the frequencies", () => {
+    expect(planKeys(["a", "b"], new Map([["a", 1e9]]), 0)).toEqual({ alone: ["a", "b"], paired: [], pairedDocs: 0 });
+  });
+
+  it("partitions the keys; alone keys hold at most the budget; every paired key is commoner than every alone one; keys no document holds are alone (property)", () => {
+    fc.assert(
+      fc.property(fc.uniqueArray(fc.string({ minLength: 1, maxLength: 3 }), { maxLength: 20 }), fc.array(fc.nat(1000), { minLength: 20, maxLength: 20 }), fc.integer({ min: 1, max: 3000 }), (keys, dfs, budget) => {
+        const df = new Map(keys.map((k, i) => [k, dfs[i]!]));
+        const plan = planKeys(keys, df, budget);
+        expect([...plan.alone, ...plan.paired].sort()).toEqual([...keys].sort());
+        expect(plan.alone.reduce((s, k) => s + df.get(k)!, 0)).toBeLessThanOrEqual(budget);
+        expect(plan.pairedDocs).toBe(plan.paired.reduce((s, k) => s + df.get(k)!, 0));
+        const maxAlone = Math.max(0, ...plan.alone.map((k) => df.get(k)!));
+        for (const k of plan.paired) {
+          expect(df.get(k)!).toBeGreaterThan(0);
+          expect(df.get(k)!).toBeGreaterThanOrEqual(maxAlone);
+        }
+      }),
+    );
+  });
+});
+
+describe("reaches with a key plan", () => {
+  const far = fromHex("ffffffffffffffff");
+  const probe = { simhash: fromHex("0000000000000000"), radius: 3, lsh: ["a", "b", "c"], alone: new Set(["a"]) };
+  it("reaches through one alone key, or two keys of any kind, never one paired key alone", () => {
+    expect(reaches(probe, { simhash: far, lsh: ["a"] })).toBe(true);
+    expect(reaches(probe, { simhash: far, lsh: ["b"] })).toBe(false);
+    expect(reaches(probe, { simhash: far, lsh: ["x", "c", "b"] })).toBe(true);
+    expect(reaches(probe, { simhash: far, lsh: ["c", "x"] })).toBe(false);
+    expect(reaches(probe, { simhash: far, lsh: undefined })).toBe(false);
+    // Within the radius the keys do not matter.
+    expect(reaches(probe, { simhash: fromHex("0000000000000007"), lsh: [] })).toBe(true);
+    // Without a plan, one shared key reaches.
+    expect(reaches({ ...probe, alone: undefined }, { simhash: far, lsh: ["b"] })).toBe(true);
+  });
+});
+
+describe("candidateQuery with paired keys", () => {
+  it("asks for two of the paired keys in one clause, keeps one clause per alone key, and still needs two segments", () => {
+    const body = candidateQuery({ simhash: fromHex("0123456789abcdef"), radius: 3, lsh: ["00:00000001"], pairedLsh: ["01:00000002", "02:00000003"], scheme, since: 0, size: 10 }) as {
+      query: { bool: { should: Record<string, { should?: unknown[]; minimum_should_match?: number; filter?: unknown[] }>[] } };
+    };
+    const should = body.query.bool.should;
+    expect(should).toHaveLength(3);
+    expect(should[0]).toMatchObject({ bool: { minimum_should_match: 2 } });
+    expect(JSON.stringify(should[1])).toContain('"neardup.lsh":"00:00000001"');
+    const pair = should[2]!.bool!;
+    expect(pair.minimum_should_match).toBe(2);
+    expect(pair.should).toEqual([
+      { constant_score: { filter: { term: { "neardup.lsh": "01:00000002" } }, boost: 1 } },
+      { constant_score: { filter: { term: { "neardup.lsh": "02:00000003" } }, boost: 1 } },
+    ]);
+    expect(JSON.stringify(pair.filter)).toContain("lsh_scheme");
+    // All keys paired: the segments still need two of four (the lookup has LSH keys).
+    const allPaired = candidateQuery({ simhash: fromHex("0123456789abcdef"), radius: 3, lsh: [], pairedLsh: ["01:00000002", "02:00000003"], scheme, since: 0, size: 10 }) as typeof body;
+    expect(allPaired.query.bool.should[0]).toMatchObject({ bool: { minimum_should_match: 2 } });
+    // One paired key can never be shared twice: no clause for it.
+    const one = candidateQuery({ simhash: fromHex("0123456789abcdef"), radius: 3, lsh: ["00:00000001"], pairedLsh: ["01:00000002"], scheme, since: 0, size: 10 }) as typeof body;
+    expect(one.query.bool.should).toHaveLength(2);
+  });
+});
