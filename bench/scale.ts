@@ -73,6 +73,17 @@ function nearDuplicate(text: string, seed: number): string {
   return chars.join("");
 }
 
+/** A force merge to one segment, as a task polled to its end (at 10M documents it outlasts an HTTP request's timeout). */
+async function forceMerge(engineUrl: string): Promise<void> {
+  const started = (await (await fetch(`${engineUrl}/${INDEX}/_forcemerge?max_num_segments=1&wait_for_completion=false`, { method: "POST" })).json()) as { task?: string };
+  if (!started.task) return;
+  for (;;) {
+    await new Promise((r) => setTimeout(r, 5000));
+    const task = (await (await fetch(`${engineUrl}/_tasks/${started.task}`)).json()) as { completed?: boolean };
+    if (task.completed !== false) return;
+  }
+}
+
 function percentile(sorted: number[], p: number): number {
   return sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
@@ -99,7 +110,10 @@ async function main(): Promise<void> {
     const count = async () => ((await (await fetch(`${engineUrl}/${INDEX}/_count`)).json()) as { count?: number }).count ?? 0;
     const already = KEEP ? await count() : 0;
     if (already === 0) await engine.deleteIndex(INDEX);
-    else console.log(`Reusing ${already.toLocaleString("en")} documents already in ${INDEX}.\n`);
+    else {
+      console.log(`Reusing ${already.toLocaleString("en")} documents already in ${INDEX}.\n`);
+      await put(`/${INDEX}/_settings`, { "index.refresh_interval": null }); // the service refuses an index with refresh off; set off again below
+    }
     const fingerprinter = await createFingerprinter();
     const metrics = createMetrics({ defaultMetrics: false });
     const dedupMetrics = createDedupMetrics(metrics.registry);
@@ -160,21 +174,28 @@ async function main(): Promise<void> {
     for (const n of SIZES) {
       const t = performance.now();
       const loadedBefore = loaded;
+      // Two bulk requests in flight: the engine indexes one while the next is built.
+      const inFlight = new Set<Promise<void>>();
       while (loaded < n) {
         const ops: Record<string, unknown>[] = [];
         for (let i = loaded; i < Math.min(n, loaded + BATCH); i++) {
           if (i < REAL) ops.push({ index: { _index: INDEX, _id: `r${i}` } }, { text: real[i]!.text, neardup: real[i]!.source });
           else ops.push({ index: { _index: INDEX, _id: `s${i}` } }, synthetic(i));
         }
-        const r = await engine.bulk(ops);
-        if (loaded % 500_000 < BATCH) console.log(`  loaded ${(loaded + BATCH).toLocaleString("en")} (${loadavg()[0]!.toFixed(1)} load)`);
-        if (r.errors) throw new Error(`bulk errors: ${JSON.stringify(r.items.find((x) => x.error))}`);
+        if (loaded % 500_000 < BATCH) console.log(`  loading ${(loaded + BATCH).toLocaleString("en")} (${loadavg()[0]!.toFixed(1)} load)`);
+        const p: Promise<void> = engine.bulk(ops).then((r) => {
+          inFlight.delete(p);
+          if (r.errors) throw new Error(`bulk errors: ${JSON.stringify(r.items.find((x) => x.error))}`);
+        });
+        inFlight.add(p);
         loaded = Math.min(n, loaded + BATCH);
+        if (inFlight.size >= 2) await Promise.race(inFlight);
       }
+      await Promise.all(inFlight);
       const loadSeconds = (performance.now() - t) / 1000;
       const loadRate = loaded > loadedBefore ? (loaded - loadedBefore) / loadSeconds : NaN;
       await engine.refresh(INDEX);
-      if (loaded > loadedBefore) await fetch(`${engineUrl}/${INDEX}/_forcemerge?max_num_segments=1`, { method: "POST" });
+      if (loaded > loadedBefore) await forceMerge(engineUrl);
       const stats = (await (await fetch(`${engineUrl}/${INDEX}/_stats/store,docs`)).json()) as { _all: { primaries: { store: { size_in_bytes: number }; docs: { count: number } } } };
 
       for (const budget of BUDGETS) {

@@ -112,7 +112,7 @@ export async function run(): Promise<void> {
     await engine.createIndex(rawIndex, { settings: { "index.number_of_replicas": 0 }, mappings: { properties: { text: { type: "text" } } } });
     const metrics = createMetrics({ defaultMetrics: false });
     const analyzer = WORKERS > 0 ? await createAnalyzerPool(fingerprinter, { threads: WORKERS }) : undefined;
-    const service = new DedupService(engine, fingerprinter, resolveDedupOptions({ index: dedupIndex }), createDedupMetrics(metrics.registry), undefined, analyzer);
+    const service = new DedupService(engine, fingerprinter, resolveDedupOptions({ index: dedupIndex, lshKeyBudget: Number(process.env.NEARDUP_LSH_KEY_BUDGET ?? 200) }), createDedupMetrics(metrics.registry), undefined, analyzer);
     await service.ensureIndex();
     await fetch(`${engineUrl}/${dedupIndex}/_settings`, { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify({ "index.number_of_replicas": 0 }) });
 

@@ -3,7 +3,7 @@
  * recall on the quality benchmark within 0.005 of today's while drawing the
  * fewest engine hits per lookup at 50M stored documents.
  *
- *   npx tsx bench/quality/selective-keys.ts [--texts 60000]
+ *   npx tsx bench/quality/selective-keys.ts [--texts 60000] [--budgets 0,200] [--budget-only]
  *
  * For each option (segment fields: a lookup needs >= s exact segments of the
  * four, plus d <= 3 in the re-rank; LSH keys: >= m shared band keys of a
@@ -132,7 +132,8 @@ async function main(): Promise<void> {
   console.log("| option | end-to-end recall (all / held out) | hits/lookup/1M, pair set | hits/lookup/1M, real-text keys (seg + lsh) | est. hits/lookup at 50M |");
   console.log("|---|---|---|---|---|");
   let base = 0;
-  for (const o of OPTIONS) {
+  // --budget-only: the default keys (the first two options) and the key-budget table.
+  for (const o of process.argv.includes("--budget-only") ? OPTIONS.slice(0, 2) : OPTIONS) {
     const recall = positives.filter((r) => r.verdict && reach(o, r.a, r.b)).length / positives.length;
     const recallHeld = heldOut.filter((r) => r.verdict && reach(o, r.a, r.b)).length / heldOut.length;
     if (o === OPTIONS[0]) base = recall;
@@ -145,6 +146,89 @@ async function main(): Promise<void> {
     console.log(
       `| ${o.name} | ${recall.toFixed(4)} (${(recall - base >= 0 ? "+" : "") + (recall - base).toFixed(4)}) / ${recallHeld.toFixed(4)} | ${perMillionPairs.toFixed(1)} | ${(segRate * 1e6).toFixed(2)} + ${(lshRate * 1e6).toFixed(2)} = ${perMillionReal.toFixed(2)} | ${Math.round(perMillionReal * 50)} |`,
     );
+  }
+  keyBudgetTable(positives, heldOut, real, base);
+}
+
+/**
+ * The key budget (NEARDUP_LSH_KEY_BUDGET, candidates/keys.ts) at N stored
+ * documents, the default keys (two segments | lsh 16x3): a key's document
+ * frequency at N is N x (its count among the real texts) / (real texts), the
+ * plan takes keys alone from the rarest up within the budget, the others in
+ * twos. Printed per N: end-to-end recall (as above; pessimistic: a pair's own
+ * text, when it is among the real texts, counts towards its keys'
+ * frequencies) and engine hits per lookup p50/p99 for 2,000 real texts as
+ * lookups (N / real texts x the real texts the plan reaches, self apart).
+ */
+function keyBudgetTable(positives: { a: { a: Analysis; segs: [string, string, string, string]; lsh: Map<string, string[]> }; b: { a: Analysis; segs: [string, string, string, string]; lsh: Map<string, string[]> }; verdict: boolean }[], heldOut: typeof positives, real: (typeof positives)[number]["a"][], base: number): void {
+  const banding = "16x3";
+  const budgets = (arg("budgets", "0,200")).split(",").map(Number);
+  const counts = new Map<string, number>();
+  const postings = new Map<string, number[]>();
+  real.forEach((d, i) => {
+    for (const k of d.lsh.get(banding)!) {
+      counts.set(k, (counts.get(k) ?? 0) + 1);
+      const list = postings.get(k);
+      if (list) list.push(i);
+      else postings.set(k, [i]);
+    }
+  });
+  const segPostings = new Map<string, number[]>();
+  real.forEach((d, i) => d.segs.forEach((v, s) => {
+    const key = `${s}=${v}`;
+    const list = segPostings.get(key);
+    if (list) list.push(i);
+    else segPostings.set(key, [i]);
+  }));
+  const T = real.length;
+  const plan = (keys: string[], n: number, budget: number, self = 0) => {
+    if (budget <= 0) return { alone: new Set(keys), paired: [] as string[] };
+    const order = keys.map((k, i) => ({ k, i, df: Math.max(0, (counts.get(k) ?? 0) - self) * (n / T) })).sort((x, y) => x.df - y.df || x.i - y.i);
+    const alone = new Set<string>();
+    const paired: string[] = [];
+    let sum = 0;
+    for (const { k, df } of order) {
+      if (df === 0 || sum + df <= budget) {
+        alone.add(k);
+        sum += df;
+      } else paired.push(k);
+    }
+    return { alone, paired };
+  };
+  const reachWith = (p: { alone: Set<string> }, x: { a: Analysis; segs: [string, string, string, string]; lsh: Map<string, string[]> }, y: typeof x) => {
+    if (hamming(x.a.simhash, y.a.simhash) <= 3 && sharedSegments(x.segs, y.segs) >= 2) return true;
+    const ys = new Set(y.lsh.get(banding)!);
+    let shared = 0;
+    for (const k of x.lsh.get(banding)!) if (ys.has(k) && (p.alone.has(k) || ++shared >= 2)) return true;
+    return false;
+  };
+  console.log(`\n### Key budget at N (seg>=2 | lsh 16x3; frequencies scaled from ${T} real texts)\n`);
+  console.log("| N | budget | end-to-end recall (all / held out) | est. engine hits per lookup p50 / p99 (segments + keys) |");
+  console.log("|---|---|---|---|");
+  const sample = real.filter((_, i) => i % Math.max(1, Math.floor(T / 2000)) === 0).slice(0, 2000);
+  for (const n of [1e6, 1e7, 5e7]) {
+    for (const budget of budgets) {
+      const recallOf = (rows: typeof positives) => rows.filter((r) => r.verdict && reachWith(plan(r.b.lsh.get(banding)!, n, budget), r.b, r.a)).length / rows.length;
+      const recall = recallOf(positives);
+      const hits = sample.map((d) => {
+        const self = real.indexOf(d);
+        const p = plan(d.lsh.get(banding)!, n, budget, 1);
+        const reached = new Set<number>();
+        const shared = new Map<number, number>();
+        for (const k of d.lsh.get(banding)!) for (const j of postings.get(k) ?? []) {
+          if (j === self) continue;
+          if (p.alone.has(k)) reached.add(j);
+          else shared.set(j, (shared.get(j) ?? 0) + 1);
+        }
+        for (const [j, c] of shared) if (c >= 2) reached.add(j);
+        const segShared = new Map<number, number>();
+        d.segs.forEach((v, s) => { for (const j of segPostings.get(`${s}=${v}`) ?? []) if (j !== self) segShared.set(j, (segShared.get(j) ?? 0) + 1); });
+        for (const [j, c] of segShared) if (c >= 2) reached.add(j);
+        return (reached.size * n) / (T - 1);
+      }).sort((x, y) => x - y);
+      const q = (f: number) => Math.round(hits[Math.min(hits.length - 1, Math.floor(f * hits.length))]!);
+      console.log(`| ${n.toLocaleString("en")} | ${budget} | ${recall.toFixed(4)} (${(recall - base >= 0 ? "+" : "") + (recall - base).toFixed(4)}) / ${recallOf(heldOut).toFixed(4)} | ${q(0.5)} / ${q(0.99)} |`);
+    }
   }
 }
 
