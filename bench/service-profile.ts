@@ -12,6 +12,10 @@
  *
  *   NEARDUP_ENGINE_URL=http://127.0.0.1:19300 NEARDUP_BENCH_PROFILE=.neardup/ingest.cpuprofile npx tsx bench/service-profile.ts
  *   npx tsx bench/profile-summary.ts .neardup/ingest.cpuprofile
+ *
+ * With NEARDUP_BENCH_DUMP=<file>, the API's answers (items, in order) and
+ * then every stored source (by id) are written to the file, one JSON a line:
+ * two versions of the code with one client must write the same file.
  */
 import { writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
@@ -78,12 +82,14 @@ try {
   const cpu0 = await cpuMark(url);
   const started = performance.now();
   let duplicates = 0;
+  const answers: unknown[][] = new Array(bodies.length);
   await Promise.all(
     Array.from({ length: CLIENTS }, async (_, c) => {
       for (let k = c; k < bodies.length; k += CLIENTS) {
         const res = await fetch(`${api}/v1/documents/_bulk`, { method: "POST", headers: { "content-type": "application/json" }, body: bodies[k] });
         const json = (await res.json()) as { errors?: boolean; items: { result?: { status: string } }[] };
         if (res.status !== 200 || json.errors) throw new Error(`bulk failed: HTTP ${res.status}`);
+        answers[k] = json.items;
         for (const item of json.items) if (item.result?.status === "duplicate") duplicates++;
       }
     }),
@@ -94,6 +100,14 @@ try {
   session?.disconnect();
   const cpu = cpuPerDoc(cpu0, await cpuMark(url), DOCS);
   console.log(`${DOCS} docs in ${seconds.toFixed(1)} s: ${Math.round(DOCS / seconds)} docs/s, ${duplicates} duplicates; CPU ms/doc sidecar ${cpu.process.toFixed(3)}, engine ${cpu.engine.toFixed(3)}`);
+  const dump = process.env.NEARDUP_BENCH_DUMP;
+  if (dump) {
+    await engine.refresh(index);
+    const stored = await engine.search<unknown>({ index, body: { size: DOCS, sort: [{ "neardup.timestamp": "asc" }], query: { match_all: {} } } });
+    const lines = [...answers.flat().map((a) => JSON.stringify(a)), ...stored.hits.hits.map((h) => JSON.stringify({ id: h._id, source: h._source }))];
+    writeFileSync(dump, lines.join("\n") + "\n");
+    console.log(`${lines.length} lines written to ${dump}`);
+  }
 } finally {
   server.close();
   await analyzer?.close();
