@@ -46,7 +46,7 @@ const poems = loadPoems();
 const engine = await connectEngine({ url, requestTimeoutMs: 120_000 });
 await installTemplates(engine);
 const fingerprinter = await createFingerprinter();
-const index = "bench-profile";
+const index = `bench-profile-${process.pid}`; // runs side by side do not share an index
 await engine.deleteIndex(index);
 const metrics = createMetrics({ defaultMetrics: false });
 const analyzer = WORKERS > 0 ? await createAnalyzerPool(fingerprinter, { threads: WORKERS }) : undefined;

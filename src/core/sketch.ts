@@ -55,6 +55,8 @@ export interface Sketchable {
   normalized: string;
   length: number;
   vector: SparseVector;
+  /** The terms of `vector` (`sketchTermsOf(vector)`) when already built, by the worker thread that analysed the text; `vector` is then not read. */
+  sketchTerms?: SketchTerms | undefined;
 }
 
 const encoder = new TextEncoder();
@@ -108,7 +110,7 @@ function utf8Into(term: string, bytes: Uint8Array): number {
 }
 
 /** The text-free part of a sketch: term hashes (ascending) and unit weights. */
-interface Terms {
+export interface SketchTerms {
   hashes: Uint32Array;
   weights: Float32Array;
 }
@@ -119,12 +121,12 @@ interface Terms {
  * every term) is not free. Keyed by the vector object, so it lives as long
  * as the analysis does.
  */
-const termsMemo = new WeakMap<SparseVector, Terms>();
+const termsMemo = new WeakMap<SparseVector, SketchTerms>();
 
 /** Term positions per sort key: a term's index fits under it (at most `MAX_SKETCH_TERMS` terms are hashed). */
 const POSITIONS = 8192;
 
-function termsOf(vector: SparseVector): Terms {
+function termsOf(vector: SparseVector): SketchTerms {
   const memo = termsMemo.get(vector);
   if (memo) return memo;
   let norm = 0;
@@ -174,9 +176,14 @@ function termsOf(vector: SparseVector): Terms {
     }
   }
   if (j >= 0) weights[j] = sum;
-  const terms: Terms = { hashes, weights };
+  const terms: SketchTerms = { hashes, weights };
   termsMemo.set(vector, terms);
   return terms;
+}
+
+/** The sketch terms of a vector (built once per vector; shared: never mutate them). */
+export function sketchTermsOf(vector: SparseVector): SketchTerms {
+  return termsOf(vector);
 }
 
 /**
@@ -185,7 +192,7 @@ function termsOf(vector: SparseVector): Terms {
  * The hashes and weights are shared between the sketches of one analysis: never mutate them.
  */
 export function sketchOf(a: Sketchable, inlineTextLength: number = DEFAULT_INLINE_TEXT_LENGTH): Sketch {
-  const { hashes, weights } = termsOf(a.vector);
+  const { hashes, weights } = a.sketchTerms ?? termsOf(a.vector);
   const sketch: Sketch = { length: a.length, hashes, weights };
   if (a.length < inlineTextLength) sketch.text = a.normalized;
   return sketch;
