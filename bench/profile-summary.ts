@@ -63,3 +63,49 @@ if (frames.length > 0) {
   });
   table("frame, inclusive", inclusive);
 }
+
+/**
+ * Main-thread time by part of the ingest path (NEARDUP_PROFILE_PARTS=1): each
+ * sample counted once, under the first part in this list that has a frame on
+ * its stack (so analysis called from the decision counts as analysis).
+ */
+const PARTS: [string, (f: ProfileNode["callFrame"]) => boolean][] = [
+  ["idle", (f) => f.functionName === "(idle)"],
+  ["garbage collection", (f) => f.functionName === "(garbage collector)"],
+  ["analysis (Fingerprinter.analyze)", (f) => f.functionName === "analyze" && f.url.includes("dedup-service")],
+  ["worker pool", (f) => f.url.includes("/workers/")],
+  ["the stored sketch (storedSketch)", (f) => f.functionName === "storedSketch"],
+  ["sketchOf for the window", (f) => f.functionName === "sketchOf"],
+  ["re-rank (compareCandidates)", (f) => f.functionName === "compareCandidates"],
+  ["documentSource", (f) => f.functionName === "documentSource"],
+  ["recent-writes window", (f) => f.url.includes("service/recent")],
+  ["candidates", (f) => f.url.includes("service/candidates")],
+  ["engine client", (f) => f.url.includes("opensearch-project") || f.url.includes("elastic") || f.url.includes("/src/engine/")],
+  ["the benchmark's client", (f) => f.url.includes("/bench/") || f.url.includes("undici")],
+  ["Express and body parsing", (f) => /node_modules\/(express|body-parser|raw-body|router|finalhandler|send|on-finished|iconv|secure-json)/.test(f.url)],
+  ["prom-client", (f) => f.url.includes("prom-client")],
+  ["zod and input", (f) => f.url.includes("zod") || f.url.includes("service/input")],
+  ["routes", (f) => f.url.includes("/src/server/")],
+  ["other service code", (f) => f.url.includes("/src/service/")],
+  ["Node HTTP and streams", (f) => /node:(_http|net|internal\/stream|stream|internal\/streams|string_decoder|buffer|internal\/buffer)/.test(f.url) || f.functionName === "writev"],
+];
+if (process.env.NEARDUP_PROFILE_PARTS) {
+  const parentOf = new Map<number, number>();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parentOf.set(c, n.id);
+  const parts = new Map<string, number>();
+  profile.samples.forEach((id, i) => {
+    let best = PARTS.length;
+    for (let at: number | undefined = id; at !== undefined; at = parentOf.get(at)) {
+      const f = byId.get(at)!.callFrame;
+      for (let k = 0; k < best; k++) {
+        if (PARTS[k]![1](f)) {
+          best = k;
+          break;
+        }
+      }
+    }
+    const name = best < PARTS.length ? PARTS[best]![0] : "other";
+    if (name !== "idle") parts.set(name, (parts.get(name) ?? 0) + (profile.timeDeltas[i] ?? 0));
+  });
+  table("part (main thread)", parts);
+}
