@@ -55,7 +55,7 @@ const WORKERS = Math.max(0, Number(process.env.NEARDUP_BENCH_WORKERS ?? 0));
 const T0 = Date.parse("2026-12-01T00:00:00Z");
 
 /** Document i: 2-8 poems chosen by a generator seeded with i (the same text on every run). */
-function makeDoc(poems: string[], i: number): string {
+export function makeDoc(poems: string[], i: number): string {
   const rng = createRng(0x9e3779b1 ^ i);
   const k = 2 + rng.int(7);
   return Array.from({ length: k }, () => poems[rng.int(poems.length)]).join("\n");

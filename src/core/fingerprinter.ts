@@ -16,6 +16,7 @@ import { addBigramFeatures, DEFAULT_SHORT_TEXT_LENGTH } from "./short-text.js";
 import { createStopWords, parseStopWordList } from "./stopwords.js";
 import type { StopWords } from "./stopwords.js";
 import { ENGLISH_STOP_WORDS } from "./data/english-stop-words.js";
+import type { SketchTerms } from "./sketch.js";
 import type { SparseVector } from "./tfidf.js";
 import { createTermCache } from "./term-cache.js";
 import type { TermRecord } from "./term-cache.js";
@@ -115,6 +116,8 @@ export interface Analysis {
   lsh: string[];
   /** The LSH scheme of `lsh` (`lsh1-16x3`, core `lshSchemeOf`); absent when the `lsh` option is false. */
   lshScheme?: string;
+  /** The re-rank sketch's terms, when the thread that analysed the text built them (`sketchTermsOf(vector)`); else built from `vector` when first needed. */
+  sketchTerms?: SketchTerms;
 }
 
 /**
@@ -142,6 +145,7 @@ export function analysisData(a: Analysis): AnalysisData {
   if (a.simhash128 !== undefined) data.simhash128 = a.simhash128;
   if (a.hex128 !== undefined) data.hex128 = a.hex128;
   if (a.lshScheme !== undefined) data.lshScheme = a.lshScheme;
+  if (a.sketchTerms !== undefined) data.sketchTerms = a.sketchTerms;
   return data;
 }
 
@@ -264,7 +268,11 @@ export function buildFingerprinter(options: FingerprinterOptions, resources: Cor
     return simhash64(addBigramFeatures(vector, normalized, bigramIdf), hasher);
   };
 
-  /** `data` with the `features` getter: built on first read (the fingerprint does not need the Map). */
+  /**
+   * `data` with the `features` getter: built on first read (the fingerprint does not need the Map).
+   * `termCounts` and `vector` are read from `d` when first read, so that data whose Maps are built
+   * on demand (an analysis from a worker thread) builds them only if something needs them.
+   */
   const withFeatures = (d: AnalysisData): Analysis => {
     let features: SparseVector | undefined;
     const a: Analysis = {
@@ -273,8 +281,12 @@ export function buildFingerprinter(options: FingerprinterOptions, resources: Cor
       length: d.length,
       short: d.short,
       tokenCount: d.tokenCount,
-      termCounts: d.termCounts,
-      vector: d.vector,
+      get termCounts(): ReadonlyMap<string, number> {
+        return d.termCounts;
+      },
+      get vector(): SparseVector {
+        return d.vector;
+      },
       get features(): SparseVector {
         features ??= d.short ? addBigramFeatures(d.vector, d.normalized, bigramIdf) : d.vector;
         return features;
@@ -287,6 +299,7 @@ export function buildFingerprinter(options: FingerprinterOptions, resources: Cor
     if (d.simhash128 !== undefined) a.simhash128 = d.simhash128;
     if (d.hex128 !== undefined) a.hex128 = d.hex128;
     if (d.lshScheme !== undefined) a.lshScheme = d.lshScheme;
+    if (d.sketchTerms !== undefined) a.sketchTerms = d.sketchTerms;
     return a;
   };
 

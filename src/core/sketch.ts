@@ -55,6 +55,8 @@ export interface Sketchable {
   normalized: string;
   length: number;
   vector: SparseVector;
+  /** The terms of `vector` (`sketchTermsOf(vector)`) when already built, by the worker thread that analysed the text; `vector` is then not read. */
+  sketchTerms?: SketchTerms | undefined;
 }
 
 const encoder = new TextEncoder();
@@ -66,12 +68,49 @@ let scratch = new Uint8Array(256);
 function termHash(term: string): number {
   // A UTF-16 code unit takes at most 3 UTF-8 bytes.
   if (term.length * 3 > scratch.length) scratch = new Uint8Array(term.length * 3);
-  const { written } = encoder.encodeInto(term, scratch);
-  return murmur3(scratch, 0, written, 0);
+  return murmur3(scratch, 0, utf8Into(term, scratch), 0);
+}
+
+/**
+ * `encoder.encodeInto(term, bytes).written`, in JavaScript: terms are a few
+ * characters, and the call into the native encoder cost more than the
+ * encoding. A lone surrogate becomes U+FFFD, as TextEncoder does.
+ */
+function utf8Into(term: string, bytes: Uint8Array): number {
+  let n = 0;
+  for (let i = 0; i < term.length; i++) {
+    let c = term.charCodeAt(i);
+    if (c < 0x80) {
+      bytes[n++] = c;
+      continue;
+    }
+    if (c < 0x800) {
+      bytes[n++] = 0xc0 | (c >> 6);
+      bytes[n++] = 0x80 | (c & 0x3f);
+      continue;
+    }
+    if (c >= 0xd800 && c <= 0xdfff) {
+      const next = i + 1 < term.length ? term.charCodeAt(i + 1) : 0;
+      if (c <= 0xdbff && next >= 0xdc00 && next <= 0xdfff) {
+        c = 0x10000 + ((c - 0xd800) << 10) + (next - 0xdc00);
+        i++;
+        bytes[n++] = 0xf0 | (c >> 18);
+        bytes[n++] = 0x80 | ((c >> 12) & 0x3f);
+        bytes[n++] = 0x80 | ((c >> 6) & 0x3f);
+        bytes[n++] = 0x80 | (c & 0x3f);
+        continue;
+      }
+      c = 0xfffd;
+    }
+    bytes[n++] = 0xe0 | (c >> 12);
+    bytes[n++] = 0x80 | ((c >> 6) & 0x3f);
+    bytes[n++] = 0x80 | (c & 0x3f);
+  }
+  return n;
 }
 
 /** The text-free part of a sketch: term hashes (ascending) and unit weights. */
-interface Terms {
+export interface SketchTerms {
   hashes: Uint32Array;
   weights: Float32Array;
 }
@@ -82,9 +121,12 @@ interface Terms {
  * every term) is not free. Keyed by the vector object, so it lives as long
  * as the analysis does.
  */
-const termsMemo = new WeakMap<SparseVector, Terms>();
+const termsMemo = new WeakMap<SparseVector, SketchTerms>();
 
-function termsOf(vector: SparseVector): Terms {
+/** Term positions per sort key: a term's index fits under it (at most `MAX_SKETCH_TERMS` terms are hashed). */
+const POSITIONS = 8192;
+
+function termsOf(vector: SparseVector): SketchTerms {
   const memo = termsMemo.get(vector);
   if (memo) return memo;
   let norm = 0;
@@ -94,26 +136,54 @@ function termsOf(vector: SparseVector): Terms {
     if (w > 0) positive++;
   }
   norm = Math.sqrt(norm);
-  let entries: Iterable<[string, number]> = vector;
-  if (positive > MAX_SKETCH_TERMS) {
-    entries = [...vector]
-      .filter(([, w]) => w > 0)
-      .sort((x, y) => y[1] - x[1] || (x[0] < y[0] ? -1 : 1))
-      .slice(0, MAX_SKETCH_TERMS);
+  // More terms than a sketch keeps: the heaviest (ties by term).
+  const heaviest =
+    positive > MAX_SKETCH_TERMS
+      ? [...vector]
+          .filter(([, w]) => w > 0)
+          .sort((x, y) => y[1] - x[1] || (x[0] < y[0] ? -1 : 1))
+          .slice(0, MAX_SKETCH_TERMS)
+      : undefined;
+  // Each kept term as one number, hash * POSITIONS + position (exact in a double: < 2^45), so a
+  // plain numeric sort orders by hash and, within a hash (a collision), by position; no Map, no
+  // boxed keys. Weights of colliding terms are summed in term order, as a Map merge would.
+  const units = new Float64Array(Math.min(positive, MAX_SKETCH_TERMS));
+  const keys = new Float64Array(units.length);
+  let n = 0;
+  const add = (w: number, term: string): void => {
+    if (!(w > 0)) return;
+    units[n] = w / norm;
+    keys[n] = termHash(term) * POSITIONS + n;
+    n++;
+  };
+  if (heaviest) for (const [term, w] of heaviest) add(w, term);
+  else vector.forEach(add); // no [term, weight] pair allocated per term
+  keys.sort();
+  let distinct = 0;
+  for (let i = 0; i < n; i++) if (i === 0 || Math.floor(keys[i]! / POSITIONS) !== Math.floor(keys[i - 1]! / POSITIONS)) distinct++;
+  const hashes = new Uint32Array(distinct);
+  const weights = new Float32Array(distinct);
+  let j = -1;
+  let sum = 0;
+  for (let i = 0; i < n; i++) {
+    const hash = Math.floor(keys[i]! / POSITIONS);
+    const unit = units[keys[i]! - hash * POSITIONS]!;
+    if (j >= 0 && hashes[j] === hash) sum += unit;
+    else {
+      if (j >= 0) weights[j] = sum;
+      hashes[++j] = hash;
+      sum = unit;
+    }
   }
-  const merged = new Map<number, number>();
-  for (const [term, w] of entries) {
-    if (!(w > 0)) continue;
-    const h = termHash(term);
-    const before = merged.get(h);
-    merged.set(h, before === undefined ? w / norm : before + w / norm);
-  }
-  const hashes = Uint32Array.from(merged.keys()).sort();
-  const weights = new Float32Array(hashes.length);
-  for (let i = 0; i < hashes.length; i++) weights[i] = merged.get(hashes[i]!)!;
-  const terms: Terms = { hashes, weights };
+  if (j >= 0) weights[j] = sum;
+  const terms: SketchTerms = { hashes, weights };
   termsMemo.set(vector, terms);
   return terms;
+}
+
+/** The sketch terms of a vector (built once per vector; shared: never mutate them). */
+export function sketchTermsOf(vector: SparseVector): SketchTerms {
+  return termsOf(vector);
 }
 
 /**
@@ -122,7 +192,7 @@ function termsOf(vector: SparseVector): Terms {
  * The hashes and weights are shared between the sketches of one analysis: never mutate them.
  */
 export function sketchOf(a: Sketchable, inlineTextLength: number = DEFAULT_INLINE_TEXT_LENGTH): Sketch {
-  const { hashes, weights } = termsOf(a.vector);
+  const { hashes, weights } = a.sketchTerms ?? termsOf(a.vector);
   const sketch: Sketch = { length: a.length, hashes, weights };
   if (a.length < inlineTextLength) sketch.text = a.normalized;
   return sketch;

@@ -4,8 +4,9 @@
  * worker threads (piscina), so that analysis uses every core and never blocks
  * the event loop. Each worker
  * builds its own fingerprinter from the same portable options; analyses come
- * back as plain data and get their lazy `features` again here
- * (`Fingerprinter.fromData`), so they are interchangeable with in-thread ones.
+ * back packed (`PackedAnalysis`, with their sketch's terms) and get their lazy
+ * Maps and `features` again here (`Fingerprinter.fromData`), so they are
+ * interchangeable with in-thread ones.
  *
  * The queue is bounded in texts: a call that would take the texts waiting or
  * running above `maxPending` is rejected at once with NeardupError OVERLOADED
@@ -15,7 +16,7 @@ import { Piscina } from "piscina";
 import { NeardupError } from "../core/errors.js";
 import type { Analysis, Fingerprinter, FingerprinterOptions } from "../core/fingerprinter.js";
 import type { AnalyzeItem, AnalyzeOutcome, Analyzer } from "./analyzer.js";
-import { fromErrorData, portableOptions } from "./protocol.js";
+import { fromErrorData, portableOptions, unpackAnalysis } from "./protocol.js";
 import type { AnalyzeResult, AnalyzeTask, ReportResult } from "./protocol.js";
 import type { ReportJob } from "./reports.js";
 
@@ -90,7 +91,7 @@ export async function createAnalyzerPool(fingerprinter: Fingerprinter, pool: Ana
     }
   };
 
-  const outcome = (r: AnalyzeResult[number]): AnalyzeOutcome => (r.ok ? fingerprinter.fromData(r.data) : fromErrorData(r.error));
+  const outcome = (r: AnalyzeResult[number]): AnalyzeOutcome => (r.ok ? fingerprinter.fromData(unpackAnalysis(r.packed)) : fromErrorData(r.error));
 
   const analyzer: Analyzer = {
     threads,

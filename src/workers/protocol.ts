@@ -4,7 +4,8 @@
  */
 import { ERROR_CODES, NeardupError } from "../core/errors.js";
 import type { ErrorCode } from "../core/errors.js";
-import type { AnalysisData, FingerprinterOptions } from "../core/fingerprinter.js";
+import { analysisData, type Analysis, type AnalysisData, type FingerprinterOptions } from "../core/fingerprinter.js";
+import { sketchTermsOf, type SketchTerms } from "../core/sketch.js";
 import { CorpusIdf } from "../core/idf.js";
 import type { CorpusIdfJson } from "../core/idf.js";
 import type { LshOptions } from "../core/lsh.js";
@@ -94,8 +95,65 @@ export interface AnalyzeTask {
   fields: (string | undefined)[];
 }
 
-/** Per text: its analysis data, or the NeardupError it raised. */
-export type AnalyzeResult = ({ ok: true; data: AnalysisData } | { ok: false; error: ErrorData })[];
+/**
+ * An analysis as a worker sends it back. Structured clone copies a Map by
+ * calling into JavaScript once per entry, and `termCounts` and `vector` hold
+ * the same terms: here the terms go once, as a list, with two parallel
+ * number arrays; and the sketch's terms, built in the worker, go as typed
+ * arrays. The receiving thread builds the Maps only if something reads them
+ * (the write path does not: it needs the sketch, the simhash and the keys).
+ */
+export interface PackedAnalysis {
+  data: Omit<AnalysisData, "termCounts" | "vector" | "sketchTerms">;
+  /** Keys of `termCounts`, in order. */
+  terms: string[];
+  counts: Float64Array;
+  /** Keys of `vector` when they are not `terms` (the built-in weighing makes them the same). */
+  vectorTerms?: string[];
+  weights: Float64Array;
+  sketchTerms: SketchTerms;
+}
+
+function sameKeys(a: ReadonlyMap<string, number>, terms: readonly string[]): boolean {
+  if (a.size !== terms.length) return false;
+  let i = 0;
+  for (const k of a.keys()) if (k !== terms[i++]) return false;
+  return true;
+}
+
+/** An analysis packed for another thread (see `PackedAnalysis`). */
+export function packAnalysis(a: Analysis): PackedAnalysis {
+  const { termCounts, vector, sketchTerms, ...data } = analysisData(a); // never reads the lazy `features`
+  const terms = [...termCounts.keys()];
+  const packed: PackedAnalysis = { data, terms, counts: Float64Array.from(termCounts.values()), weights: Float64Array.from(vector.values()), sketchTerms: sketchTerms ?? sketchTermsOf(vector) };
+  if (!sameKeys(vector, terms)) packed.vectorTerms = [...vector.keys()];
+  return packed;
+}
+
+function toMap(keys: readonly string[], values: Float64Array): Map<string, number> {
+  const map = new Map<string, number>();
+  for (let i = 0; i < keys.length; i++) map.set(keys[i]!, values[i]!);
+  return map;
+}
+
+/** The analysis data again, for `Fingerprinter.fromData`: `termCounts` and `vector` are built when first read. */
+export function unpackAnalysis(p: PackedAnalysis): AnalysisData {
+  let termCounts: Map<string, number> | undefined;
+  let vector: Map<string, number> | undefined;
+  return {
+    ...p.data,
+    get termCounts(): Map<string, number> {
+      return (termCounts ??= toMap(p.terms, p.counts));
+    },
+    get vector(): Map<string, number> {
+      return (vector ??= toMap(p.vectorTerms ?? p.terms, p.weights));
+    },
+    sketchTerms: p.sketchTerms,
+  };
+}
+
+/** Per text: its packed analysis, or the NeardupError it raised. */
+export type AnalyzeResult = ({ ok: true; packed: PackedAnalysis } | { ok: false; error: ErrorData })[];
 
 /** Report task: what /v1/fingerprint or /v1/compare answers (reports.ts). */
 export interface ReportTask {

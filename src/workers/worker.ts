@@ -6,8 +6,8 @@
  */
 import { workerData } from "piscina";
 import { isNeardupError } from "../core/errors.js";
-import { analysisData, createFingerprinter } from "../core/fingerprinter.js";
-import { errorData, fromPortableOptions } from "./protocol.js";
+import { createFingerprinter } from "../core/fingerprinter.js";
+import { errorData, fromPortableOptions, packAnalysis } from "./protocol.js";
 import type { AnalyzeResult, PortableFingerprinterOptions, ReportResult, Task } from "./protocol.js";
 import { runReport } from "./reports.js";
 
@@ -24,7 +24,7 @@ export default function runTask(task: Task): AnalyzeResult | ReportResult {
   }
   return task.texts.map((text, i) => {
     try {
-      return { ok: true, data: analysisData(fingerprinter.analyze(text, task.fields[i])) };
+      return { ok: true, packed: packAnalysis(fingerprinter.analyze(text, task.fields[i])) };
     } catch (err) {
       if (isNeardupError(err)) return { ok: false, error: errorData(err) };
       throw err;

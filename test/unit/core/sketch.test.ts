@@ -3,12 +3,14 @@
  * from the texts (issue 9), on every pair of the quality benchmark.
  */
 import { createHash } from "node:crypto";
+import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { buildPairs, type Pair } from "../../../bench/quality/dataset.js";
 import { loadPoems } from "../../../bench/poems.js";
 import { loadChinese, loadEnglish } from "../../../bench/quality/sources.js";
 import type { Fingerprinter } from "../../../src/core/index.js";
-import { compareSketches, decodeSketch, editTextLimit, encodeSketch, sketchOf, type Sketched } from "../../../src/core/sketch.js";
+import { murmur3 } from "../../../src/core/lsh.js";
+import { compareSketches, decodeSketch, editTextLimit, encodeSketch, MAX_SKETCH_TERMS, sketchOf, type Sketched } from "../../../src/core/sketch.js";
 import { DEFAULT_VERDICT_OPTIONS } from "../../../src/core/verdict.js";
 import { defaultFingerprinter, thrown } from "./helpers.js";
 
@@ -18,6 +20,29 @@ beforeAll(async () => {
   fp = await defaultFingerprinter();
   pairs = buildPairs([loadChinese(), loadEnglish()], 20260601);
 }, 120_000);
+
+/** The sketch's terms as built before the rewrite without a Map, hashing TextEncoder's bytes (naive reference). */
+function referenceTerms(vector: Map<string, number>): { hashes: number[]; weights: number[] } {
+  let norm = 0;
+  let positive = 0;
+  for (const w of vector.values()) {
+    norm += w * w;
+    if (w > 0) positive++;
+  }
+  norm = Math.sqrt(norm);
+  let entries: Iterable<[string, number]> = vector;
+  if (positive > MAX_SKETCH_TERMS) entries = [...vector].filter(([, w]) => w > 0).sort((x, y) => y[1] - x[1] || (x[0] < y[0] ? -1 : 1)).slice(0, MAX_SKETCH_TERMS);
+  const merged = new Map<number, number>();
+  for (const [term, w] of entries) {
+    if (!(w > 0)) continue;
+    const bytes = new TextEncoder().encode(term);
+    const h = murmur3(bytes, 0, bytes.length, 0);
+    const before = merged.get(h);
+    merged.set(h, before === undefined ? w / norm : before + w / norm);
+  }
+  const hashes = Uint32Array.from(merged.keys()).sort();
+  return { hashes: [...hashes], weights: [...Float32Array.from(hashes, (h) => merged.get(h)!)] };
+}
 
 describe("sketch", () => {
   it("gives decide's verdict (duplicate, rule, distance, cosine) on every quality-benchmark pair, stored form included", () => {
@@ -84,6 +109,36 @@ describe("sketch", () => {
     const fresh = sketchOf(fp.analyze("今天天气很好，我们一起去公园散步吧。The quick brown fox jumps over the lazy dog."), 0);
     expect(fresh.hashes).not.toBe(first.hashes);
     expect(encodeSketch(fresh)).toBe(encodeSketch(first));
+  });
+
+  it("builds the terms a Map merge builds: colliding hashes summed in term order, heaviest terms kept when cut", () => {
+    const utf8 = (t: string) => new TextEncoder().encode(t);
+    // "词60485" and "词114757" have the same MurmurHash3 (1707053227).
+    expect(murmur3(utf8("词60485"), 0, utf8("词60485").length, 0)).toBe(murmur3(utf8("词114757"), 0, utf8("词114757").length, 0));
+    const vectors: Map<string, number>[] = [
+      new Map([["甲", 0.5], ["词60485", 0.3], ["乙", 0], ["词114757", 0.7], ["丙", 1.25]]),
+      new Map([["词114757", 2], ["x", -1], ["词60485", 1e-9]]),
+      new Map(),
+      new Map(Array.from({ length: MAX_SKETCH_TERMS + 300 }, (_, i) => [`t${i}`, ((i * 7919) % 1000) / 997 + (i === 17 ? 0 : 0.001)] as [string, number])),
+    ];
+    for (const vector of vectors) {
+      const s = sketchOf({ normalized: "", length: 0, vector }, 0);
+      expect({ hashes: [...s.hashes], weights: [...s.weights] }).toEqual(referenceTerms(vector));
+    }
+  });
+
+  it("hashes the UTF-8 bytes TextEncoder gives, lone surrogates included (U+FFFD)", () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.string({ unit: "binary", minLength: 1, maxLength: 12 }), fc.double({ min: 0.001, max: 10, noNaN: true })), { minLength: 1, maxLength: 20 }), (pairs) => {
+        const vector = new Map(pairs);
+        const s = sketchOf({ normalized: "", length: 0, vector }, 0);
+        expect({ hashes: [...s.hashes], weights: [...s.weights] }).toEqual(referenceTerms(vector));
+      }),
+      { numRuns: 500 },
+    );
+    const vector = new Map([["\ud800", 1], ["a\udc00b", 1], ["\ud83d\ude00", 1], ["é中", 1], ["\udbff", 1]]);
+    const s = sketchOf({ normalized: "", length: 0, vector }, 0);
+    expect([...s.hashes]).toEqual(referenceTerms(vector).hashes);
   });
 
   it("keeps short texts inline and round-trips through base64, unpadded too", () => {

@@ -6,7 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { NeardupError, createFingerprinter } from "../../../src/core/index.js";
 import type { Fingerprinter } from "../../../src/core/index.js";
 import { errorHandler } from "../../../src/server/errors.js";
+import { encodeSketch, sketchOf, sketchTermsOf } from "../../../src/core/sketch.js";
 import { createAnalyzer, createAnalyzerPool, createInThreadAnalyzer } from "../../../src/workers/index.js";
+import { packAnalysis, unpackAnalysis } from "../../../src/workers/protocol.js";
 import type { Analyzer } from "../../../src/workers/index.js";
 import { buildPairs } from "../../../bench/quality/dataset.js";
 import { loadChinese, loadEnglish } from "../../../bench/quality/sources.js";
@@ -61,9 +63,36 @@ describe("analyzer pool", () => {
     expect([...a.vector]).toEqual([...b.vector]);
     expect(a.short).toBe(true);
     expect([...a.features]).toEqual([...b.features]);
-    const { features: _fa, ...restA } = a;
+    // The worker built the sketch's terms too: the same as this thread builds from the vector.
+    expect(a.sketchTerms).toEqual(sketchTermsOf(b.vector));
+    expect(encodeSketch(sketchOf(a))).toBe(encodeSketch(sketchOf(b)));
+    const { features: _fa, sketchTerms: _sa, ...restA } = a;
     const { features: _fb, ...restB } = b;
     expect(restA).toEqual(restB);
+  });
+
+  it("packs an analysis with each term once; the Maps are built when first read, once", () => {
+    for (const text of ["你妈妈喊你回家吃饭哦，回家罗回家罗", "Hello world, a long English text ".repeat(20), "短", "的的的 the the"]) {
+      const b = fp.analyze(text);
+      const packed = structuredClone(packAnalysis(b));
+      expect(packed.terms).toEqual([...b.termCounts.keys()]);
+      expect(packed.vectorTerms).toBeUndefined();
+      const data = unpackAnalysis(packed);
+      const a = fp.fromData(data);
+      expect(a.termCounts).toBe(a.termCounts);
+      expect(a.vector).toBe(data.vector);
+      expect([...a.termCounts]).toEqual([...b.termCounts]);
+      expect([...a.vector]).toEqual([...b.vector]);
+      expect([...a.features]).toEqual([...b.features]);
+      expect(encodeSketch(sketchOf(a, Infinity))).toBe(encodeSketch(sketchOf(b, Infinity)));
+    }
+    // Vector keys that are not the counted terms (not made by the built-in weighing) cross too.
+    const b = fp.analyze("明月 故乡 明月");
+    const odd = { ...b, features: b.features, vector: new Map([["故乡", 0.5], ["明月", 0.25], ["别处", 0.1]]) };
+    const a = fp.fromData(unpackAnalysis(structuredClone(packAnalysis(odd))));
+    expect([...a.vector]).toEqual([...odd.vector]);
+    expect([...a.termCounts]).toEqual([...b.termCounts]);
+    expect(a.sketchTerms).toEqual(sketchTermsOf(odd.vector));
   });
 
   it("returns the worker's NeardupError with the same code, field and message", async () => {
