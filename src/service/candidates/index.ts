@@ -318,6 +318,7 @@ async function fetchOnce(engine: Engine, source: CandidateSource, lookups: Looku
       }),
     );
   }
+  if (source.keyStatistics) for (const r of out) source.keyStatistics.observe(r.pairedKeys > 0 ? Math.max(source.keyBudget ?? 0, r.candidates.length) : r.candidates.length);
   await fillTexts(engine, source, lookups, out);
   return out;
 }
@@ -334,9 +335,11 @@ async function keyPlans(engine: Engine, source: CandidateSource, lookups: Lookup
   const keys = new Set<string>();
   for (const l of lookups) for (const k of l.analysis.lsh) keys.add(k);
   if (keys.size === 0) return none;
+  const stats = source.keyStatistics ?? new KeyStatistics(engine, source.index);
+  if (!stats.wanted(budget)) return none;
   let frequencies: Map<string, number>;
   try {
-    frequencies = await (source.keyStatistics ?? new KeyStatistics(engine, source.index)).frequencies([...keys]);
+    frequencies = await stats.frequencies([...keys]);
   } catch (err) {
     observer.onKeyStatisticsError?.(err);
     return none;

@@ -51,19 +51,43 @@ export function planKeys(keys: readonly string[], frequencies: ReadonlyMap<strin
   return { alone, paired, pairedDocs };
 }
 
-/** Document frequencies of band keys in the candidate index (its concrete indices resolved and kept a few seconds). */
+/** How long a lookup's candidate count keeps the statistics on. */
+const HOLD_MS = 60_000;
+
+/**
+ * Document frequencies of band keys in the candidate index (its concrete
+ * indices resolved and kept a few seconds), asked only while they can
+ * matter: a service whose lookups have all drawn fewer than half the budget
+ * in candidates over the last minute skips the request (its plans would pair
+ * nothing), and one lookup at half the budget or more turns it on again for
+ * a minute. A fresh instance asks.
+ */
 export class KeyStatistics {
   private resolved: { indices: string[]; at: number } | undefined;
+  private largest = { count: Infinity, at: 0 };
 
   constructor(
     private readonly engine: Engine,
     private readonly index: string,
     private readonly resolveTtlMs = 5_000,
+    private readonly now: () => number = Date.now,
   ) {}
+
+  /** Whether lookups under `budget` should read statistics now. */
+  wanted(budget: number): boolean {
+    if (budget <= 0) return false;
+    return this.now() - this.largest.at > HOLD_MS || this.largest.count * 2 >= budget;
+  }
+
+  /** What one lookup drew (its candidates; with paired keys, at least the budget). */
+  observe(count: number): void {
+    const now = this.now();
+    if (now - this.largest.at > HOLD_MS || count >= this.largest.count) this.largest = { count, at: now };
+  }
 
   async frequencies(keys: readonly string[]): Promise<Map<string, number>> {
     if (keys.length === 0) return new Map();
-    const now = Date.now();
+    const now = this.now();
     if (!this.resolved || now - this.resolved.at > this.resolveTtlMs) this.resolved = { indices: await this.engine.resolveIndices(this.index), at: now };
     return this.engine.termDocFrequencies(this.resolved.indices, "neardup.lsh", keys);
   }

@@ -6,7 +6,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { fromHex } from "../../../src/core/fingerprint.js";
-import { candidateQuery, planKeys, reaches } from "../../../src/service/candidates/index.js";
+import { candidateQuery, KeyStatistics, planKeys, reaches } from "../../../src/service/candidates/index.js";
 
 const scheme = { version: "nd1", lshScheme: "lsh1-16x3" };
 
@@ -82,5 +82,27 @@ describe("candidateQuery with paired keys", () => {
     // One paired key can never be shared twice: no clause for it.
     const one = candidateQuery({ simhash: fromHex("0123456789abcdef"), radius: 3, lsh: ["00:00000001"], pairedLsh: ["01:00000002"], scheme, since: 0, size: 10 }) as typeof body;
     expect(one.query.bool.should).toHaveLength(2);
+  });
+});
+
+describe("KeyStatistics.wanted", () => {
+  it("asks when fresh, skips while every lookup of the last minute drew under half the budget, asks again after a large one or a quiet minute", () => {
+    let now = 1_000_000;
+    const stats = new KeyStatistics({} as never, "i", 5000, () => now);
+    expect(stats.wanted(200)).toBe(true);
+    expect(stats.wanted(0)).toBe(false);
+    stats.observe(40);
+    expect(stats.wanted(200)).toBe(false);
+    now += 30_000;
+    stats.observe(120); // half the budget or more: on
+    expect(stats.wanted(200)).toBe(true);
+    now += 59_000;
+    stats.observe(3); // the large one is still within the minute
+    expect(stats.wanted(200)).toBe(true);
+    now += 2_000;
+    stats.observe(3); // the minute is over: the small one counts
+    expect(stats.wanted(200)).toBe(false);
+    now += 61_000; // a quiet minute: ask again
+    expect(stats.wanted(200)).toBe(true);
   });
 });
