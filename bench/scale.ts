@@ -32,17 +32,14 @@
  * same sizes on the same engine (NEARDUP_ENGINE_URL) reuses what is loaded.
  */
 import { mkdtempSync, rmSync } from "node:fs";
-import type { AddressInfo } from "node:net";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { createFingerprinter } from "../src/core/fingerprinter.js";
 import type { Analysis } from "../src/core/fingerprinter.js";
 import { connectEngine, installTemplates, type Engine } from "../src/engine/index.js";
 import { startLocalOpenSearch } from "../src/engine/local/index.js";
-import { createApp } from "../src/server/app.js";
-import { createLogger } from "../src/server/logger.js";
 import { createMetrics } from "../src/server/metrics.js";
-import { Readiness } from "../src/server/readiness.js";
+import { listenApi } from "./api-server.js";
 import { DedupService } from "../src/service/dedup-service.js";
 import { neardupSource } from "../src/service/documents.js";
 import { createDedupMetrics } from "../src/service/metrics.js";
@@ -201,12 +198,7 @@ async function main(): Promise<void> {
       for (const budget of BUDGETS) {
       const service = serviceWith(budget);
       paired = 0;
-      const readiness = new Readiness();
-      readiness.markReady();
-      const app = createApp({ logger: createLogger("warn"), metrics, readiness, fingerprinter: async () => fingerprinter, service: () => service });
-      const server = app.listen(0, "127.0.0.1");
-      await new Promise((r) => server.once("listening", r));
-      const api = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const { url: api, server } = await listenApi(metrics, fingerprinter, service);
       const latencies: number[] = [];
       const candidates: number[] = [];
       lookupHits = [];

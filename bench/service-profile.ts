@@ -19,16 +19,13 @@
  */
 import { writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
-import type { AddressInfo } from "node:net";
 import { cpuMark, cpuPerDoc } from "./cpu.js";
 import { makeDoc } from "./service.js";
 import { loadPoems } from "./poems.js";
 import { createFingerprinter } from "../src/core/fingerprinter.js";
 import { connectEngine, installTemplates } from "../src/engine/index.js";
-import { createApp } from "../src/server/app.js";
-import { createLogger } from "../src/server/logger.js";
 import { createMetrics } from "../src/server/metrics.js";
-import { Readiness } from "../src/server/readiness.js";
+import { listenApi } from "./api-server.js";
 import { DedupService } from "../src/service/dedup-service.js";
 import { createDedupMetrics } from "../src/service/metrics.js";
 import { resolveDedupOptions } from "../src/service/options.js";
@@ -53,12 +50,7 @@ const analyzer = WORKERS > 0 ? await createAnalyzerPool(fingerprinter, { threads
 const service = new DedupService(engine, fingerprinter, resolveDedupOptions({ index }), createDedupMetrics(metrics.registry), undefined, analyzer);
 await service.ensureIndex();
 await fetch(`${url}/${index}/_settings`, { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify({ "index.number_of_replicas": 0 }) });
-const readiness = new Readiness();
-readiness.markReady();
-const app = createApp({ logger: createLogger("warn"), metrics, readiness, fingerprinter: async () => fingerprinter, service: () => service });
-const server = app.listen(0, "127.0.0.1");
-await new Promise((r) => server.once("listening", r));
-const api = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+const { url: api, server } = await listenApi(metrics, fingerprinter, service);
 const bodies: string[] = [];
 for (let start = 0; start < DOCS; start += BATCH) {
   const docs = [];

@@ -24,7 +24,6 @@
  * No assertion on time anywhere: figures go to docs/benchmarks.md.
  */
 import { mkdtempSync, rmSync } from "node:fs";
-import type { AddressInfo } from "node:net";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -33,10 +32,8 @@ import { createAnalyzerPool } from "../src/workers/index.js";
 import { createFingerprinter } from "../src/core/fingerprinter.js";
 import { connectEngine, installTemplates, type Engine } from "../src/engine/index.js";
 import { startLocalOpenSearch } from "../src/engine/local/index.js";
-import { createApp } from "../src/server/app.js";
-import { createLogger } from "../src/server/logger.js";
 import { createMetrics } from "../src/server/metrics.js";
-import { Readiness } from "../src/server/readiness.js";
+import { listenApi } from "./api-server.js";
 import { DedupService } from "../src/service/dedup-service.js";
 import { documentSource } from "../src/service/documents.js";
 import { createDedupMetrics } from "../src/service/metrics.js";
@@ -130,12 +127,7 @@ export async function run(): Promise<void> {
     const rawCpu = cpuPerDoc(cpu0, await cpuMark(engineUrl), DOCS);
 
     // 2. Ingest through the API over HTTP.
-    const readiness = new Readiness();
-    readiness.markReady();
-    const app = createApp({ logger: createLogger("warn"), metrics, readiness, fingerprinter: async () => fingerprinter, service: () => service });
-    const server = app.listen(0, "127.0.0.1");
-    await new Promise((r) => server.once("listening", r));
-    const api = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const { url: api, server } = await listenApi(metrics, fingerprinter, service);
     let duplicatesAtIngest = 0;
     cpu0 = await cpuMark(engineUrl);
     t = performance.now();
