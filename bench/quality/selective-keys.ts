@@ -22,6 +22,7 @@ import { buildPairs } from "./dataset.js";
 import { loadChinese, loadEnglish } from "./sources.js";
 import { createFingerprinter, createLshKeyer, hamming } from "../../src/core/index.js";
 import type { Analysis } from "../../src/core/index.js";
+import { planKeys, reaches } from "../../src/service/candidates/index.js";
 
 function arg(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
@@ -181,27 +182,15 @@ function keyBudgetTable(positives: { a: { a: Analysis; segs: [string, string, st
     else segPostings.set(key, [i]);
   }));
   const T = real.length;
+  /** The service's plan (planKeys) with each key's frequency scaled to N (less the lookup's own text when `self`). */
   const plan = (keys: string[], n: number, budget: number, self = 0) => {
-    if (budget <= 0) return { alone: new Set(keys), paired: [] as string[] };
-    const order = keys.map((k, i) => ({ k, i, df: Math.max(0, (counts.get(k) ?? 0) - self) * (n / T) })).sort((x, y) => x.df - y.df || x.i - y.i);
-    const alone = new Set<string>();
-    const paired: string[] = [];
-    let sum = 0;
-    for (const { k, df } of order) {
-      if (df === 0 || sum + df <= budget) {
-        alone.add(k);
-        sum += df;
-      } else paired.push(k);
-    }
-    return { alone, paired };
+    const p = planKeys(keys, new Map(keys.map((k) => [k, Math.max(0, (counts.get(k) ?? 0) - self) * (n / T)])), budget);
+    return { alone: new Set(p.alone), paired: p.paired };
   };
-  const reachWith = (p: { alone: Set<string> }, x: { a: Analysis; segs: [string, string, string, string]; lsh: Map<string, string[]> }, y: typeof x) => {
-    if (hamming(x.a.simhash, y.a.simhash) <= 3 && sharedSegments(x.segs, y.segs) >= 2) return true;
-    const ys = new Set(y.lsh.get(banding)!);
-    let shared = 0;
-    for (const k of x.lsh.get(banding)!) if (ys.has(k) && (p.alone.has(k) || ++shared >= 2)) return true;
-    return false;
-  };
+  /** The service's reach rule: two segments within 3 bits, else the LSH rule of a plan (probe.ts `reaches`). */
+  const reachWith = (p: { alone: Set<string> }, x: { a: Analysis; segs: [string, string, string, string]; lsh: Map<string, string[]> }, y: typeof x) =>
+    (hamming(x.a.simhash, y.a.simhash) <= 3 && sharedSegments(x.segs, y.segs) >= 2) ||
+    reaches({ simhash: x.a.simhash, radius: -1, lsh: x.lsh.get(banding)!, alone: p.alone }, { simhash: y.a.simhash, lsh: y.lsh.get(banding)! });
   console.log(`\n### Key budget at N (seg>=2 | lsh 16x3; frequencies scaled from ${T} real texts)\n`);
   console.log("| N | budget | end-to-end recall (all / held out) | est. engine hits per lookup p50 / p99 (segments + keys) |");
   console.log("|---|---|---|---|");
