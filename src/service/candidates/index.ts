@@ -154,7 +154,7 @@ function groupQuery(lookups: Lookup[], plans: readonly (KeyPlan | undefined)[], 
     since = Math.min(since, l.time - windowMs);
     const plan = plans[i];
     for (const k of plan?.alone ?? l.analysis.lsh) keys.add(k);
-    if (plan && plan.paired.length >= 2) pairs.push(plan.paired);
+    if (plan) pairs.push(plan.paired);
     for (const [field, values] of Object.entries(segmentTerms(l.analysis.simhash, l.radius))) {
       let set = union.get(field);
       if (!set) union.set(field, (set = new Set()));
@@ -186,7 +186,7 @@ function queryInput(source: CandidateSource, l: Lookup, plan: KeyPlan | undefine
  * of the plan's `alone` keys or two keys.
  */
 function acceptor(l: Lookup, windowMs: number, plan: KeyPlan | undefined): (c: Candidate) => boolean {
-  const probe: Probe = { ...probeOf(l.analysis, l.radius), alone: plan && plan.paired.length > 0 ? new Set(plan.alone) : undefined };
+  const probe: Probe = { ...probeOf(l.analysis, l.radius), alone: plan ? new Set(plan.alone) : undefined };
   const since = l.time - windowMs;
   const need = segmentsNeeded(l.radius, l.analysis.lsh);
   return (c) => {
@@ -325,18 +325,17 @@ async function fetchOnce(engine: Engine, source: CandidateSource, lookups: Looku
 
 /**
  * Each lookup's key plan (keys.ts) from one term-statistics request for all
- * their band keys; undefined plans (every key alone) when the rule is off,
- * and, after telling the observer, when the statistics cannot be read.
+ * their band keys; undefined (every key alone) for a plan that pairs nothing,
+ * when the rule is off or its statistics are not wanted now, and, after
+ * telling the observer, when the statistics cannot be read.
  */
 async function keyPlans(engine: Engine, source: CandidateSource, lookups: Lookup[], observer: CandidateObserver): Promise<(KeyPlan | undefined)[]> {
   const budget = source.keyBudget ?? 0;
   const none = lookups.map(() => undefined);
-  if (budget <= 0) return none;
-  const keys = new Set<string>();
-  for (const l of lookups) for (const k of l.analysis.lsh) keys.add(k);
-  if (keys.size === 0) return none;
   const stats = source.keyStatistics ?? new KeyStatistics(engine, source.index);
   if (!stats.wanted(budget)) return none;
+  const keys = new Set<string>();
+  for (const l of lookups) for (const k of l.analysis.lsh) keys.add(k);
   let frequencies: Map<string, number>;
   try {
     frequencies = await stats.frequencies([...keys]);
