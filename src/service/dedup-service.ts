@@ -219,7 +219,7 @@ export class DedupService {
   }
 
   private engineCandidates(lookups: Lookup[]): Promise<LookupResult[]> {
-    const source = { ...this.options, maxPages: this.options.maxCandidatePages, verdict: this.fingerprinter.verdictOptions, keyBudget: this.options.lshKeyBudget, keyStatistics: this.keyStatistics };
+    const source = { ...this.options, maxPages: this.options.maxCandidatePages, verdict: this.fingerprinter.verdictOptions, keyStatistics: this.keyStatistics };
     return fetchCandidates(this.engine, source, lookups, {
       onHits: (hits) => this.metrics?.engineHits.observe(hits),
       onPaired: (_lookup, plan) => this.metrics?.pairedKeys.inc(plan.paired.length),

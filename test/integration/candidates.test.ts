@@ -150,7 +150,7 @@ describe.each(engineTargets())("selective LSH keys on $kind $version ($source)",
       [10, ["both", "rare"], []],
       [100, all, aDocs],
     ] as const) {
-      const s = { ...source, keyBudget: budget };
+      const s = { ...source, lshKeyBudget: budget };
       const single = await fetchCandidates(engine, s, [lookup(keys)], observer);
       const grouped = await fetchCandidates(engine, s, [lookup(keys), lookup(onlyA)], observer);
       const fallback = await fetchCandidates(engine, { ...s, groupPage: 2 }, [lookup(keys), lookup(onlyA)], observer);

@@ -60,7 +60,7 @@ export interface CandidateSource {
    * Documents a lookup may draw through band keys taken alone (keys.ts); the
    * commoner keys must be shared two at a time. 0 or undefined: every key alone.
    */
-  keyBudget?: number | undefined;
+  lshKeyBudget?: number | undefined;
   /** Where document frequencies of band keys come from (kept by the caller to cache index resolution); default: the engine, uncached. */
   keyStatistics?: KeyStatistics | undefined;
 }
@@ -318,7 +318,7 @@ async function fetchOnce(engine: Engine, source: CandidateSource, lookups: Looku
       }),
     );
   }
-  if (source.keyStatistics) for (const r of out) source.keyStatistics.observe(r.pairedKeys > 0 ? Math.max(source.keyBudget ?? 0, r.candidates.length) : r.candidates.length);
+  if (source.keyStatistics) for (const r of out) source.keyStatistics.observe(r.pairedKeys > 0 ? Math.max(source.lshKeyBudget ?? 0, r.candidates.length) : r.candidates.length);
   await fillTexts(engine, source, lookups, out);
   return out;
 }
@@ -330,7 +330,7 @@ async function fetchOnce(engine: Engine, source: CandidateSource, lookups: Looku
  * telling the observer, when the statistics cannot be read.
  */
 async function keyPlans(engine: Engine, source: CandidateSource, lookups: Lookup[], observer: CandidateObserver): Promise<(KeyPlan | undefined)[]> {
-  const budget = source.keyBudget ?? 0;
+  const budget = source.lshKeyBudget ?? 0;
   const none = lookups.map(() => undefined);
   const stats = source.keyStatistics ?? new KeyStatistics(engine, source.index);
   if (!stats.wanted(budget)) return none;
