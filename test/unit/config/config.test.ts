@@ -19,6 +19,9 @@ describe("buildConfig", () => {
     expect(() => buildConfig({ NEARDUP_PORT: "eighty" })).toThrow(/NEARDUP_PORT="eighty" is invalid/);
     expect(() => buildConfig({ NEARDUP_ENGINE_URL: "not a url" })).toThrow(/NEARDUP_ENGINE_URL/);
     expect(() => buildConfig({ NEARDUP_INDEX: "Upper" })).toThrow(/NEARDUP_INDEX="Upper" is invalid: lowercase/);
+    expect(() => buildConfig({ NEARDUP_LSH_KEY_BUDGET: "-1" })).toThrow(/NEARDUP_LSH_KEY_BUDGET="-1" is invalid/);
+    expect(() => buildConfig({ NEARDUP_LSH_KEY_BUDGET: "many" })).toThrow(/NEARDUP_LSH_KEY_BUDGET="many" is invalid/);
+    expect(buildConfig({ NEARDUP_LSH_KEY_BUDGET: "0" }).dedup.lshKeyBudget).toBe(0);
   });
   it("refuses proxy rules that reach the HTTP API's index (two deciders for one index), naming the rule", () => {
     const proxy = { NEARDUP_PROXY_PORT: "0" };

@@ -48,6 +48,9 @@ describe("resolveDedupOptions", () => {
     expect(errorOf(() => resolveDedupOptions({ maxCandidates: 0 })).field).toBe("maxCandidates");
     expect(errorOf(() => resolveDedupOptions({ textField: "neardup.text" })).field).toBe("textField");
     expect(errorOf(() => resolveDedupOptions({ index: "Bad" })).field).toBe("index");
+    expect(resolveDedupOptions().lshKeyBudget).toBe(200);
+    expect(errorOf(() => resolveDedupOptions({ lshKeyBudget: -1 })).field).toBe("lshKeyBudget");
+    expect(errorOf(() => resolveDedupOptions({ lshKeyBudget: 1.5 })).message).toBe("lshKeyBudget must be a non-negative integer, got 1.5");
   });
 });
 
