@@ -13,6 +13,10 @@
  *   NEARDUP_ENGINE_URL=http://127.0.0.1:19300 NEARDUP_BENCH_PROFILE=.neardup/ingest.cpuprofile npx tsx bench/service-profile.ts
  *   npx tsx bench/profile-summary.ts .neardup/ingest.cpuprofile
  *
+ * With NEARDUP_BENCH_INDEX=<name>, the index is kept between runs (created
+ * when missing), and NEARDUP_BENCH_FIRST=<n> starts at document n: a first run
+ * loads the window, later runs send new documents against it.
+ *
  * With NEARDUP_BENCH_DUMP=<file>, the API's answers (items, in order) and
  * then every stored source (by id) are written to the file, one JSON a line:
  * two versions of the code with one client must write the same file.
@@ -43,8 +47,12 @@ const poems = loadPoems();
 const engine = await connectEngine({ url, requestTimeoutMs: 120_000 });
 await installTemplates(engine);
 const fingerprinter = await createFingerprinter();
-const index = `bench-profile-${process.pid}`; // runs side by side do not share an index
-await engine.deleteIndex(index);
+// NEARDUP_BENCH_INDEX: an index kept across runs (the documents already in the window), else a fresh one per run.
+const kept = process.env.NEARDUP_BENCH_INDEX;
+const index = kept ?? `bench-profile-${process.pid}`; // runs side by side do not share an index
+/** Number of the first document sent (NEARDUP_BENCH_FIRST): runs on a kept index send new documents. */
+const FIRST = Number(process.env.NEARDUP_BENCH_FIRST ?? 0);
+if (!kept) await engine.deleteIndex(index);
 const metrics = createMetrics({ defaultMetrics: false });
 const analyzer = WORKERS > 0 ? await createAnalyzerPool(fingerprinter, { threads: WORKERS }) : undefined;
 const service = new DedupService(engine, fingerprinter, resolveDedupOptions({ index }), createDedupMetrics(metrics.registry), undefined, analyzer);
@@ -52,9 +60,9 @@ await service.ensureIndex();
 await fetch(`${url}/${index}/_settings`, { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify({ "index.number_of_replicas": 0 }) });
 const { url: api, server } = await listenApi(metrics, fingerprinter, service);
 const bodies: string[] = [];
-for (let start = 0; start < DOCS; start += BATCH) {
+for (let start = FIRST; start < FIRST + DOCS; start += BATCH) {
   const docs = [];
-  for (let i = start; i < Math.min(DOCS, start + BATCH); i++) docs.push({ id: `d${i}`, text: makeDoc(poems, i), time: T0 + i });
+  for (let i = start; i < Math.min(FIRST + DOCS, start + BATCH); i++) docs.push({ id: `d${i}`, text: makeDoc(poems, i), time: T0 + i });
   bodies.push(JSON.stringify(docs));
 }
 const profileFile = process.env.NEARDUP_BENCH_PROFILE;
@@ -103,6 +111,6 @@ try {
 } finally {
   server.close();
   await analyzer?.close();
-  await engine.deleteIndex(index);
+  if (!kept) await engine.deleteIndex(index);
   await engine.close();
 }

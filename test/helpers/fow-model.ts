@@ -83,6 +83,33 @@ const submit = (doc: number, policy: Policy, f: Faults): Cmd => ({
   toString: () => `submit(${POOL[doc]!.id}, ${policy}${f.slowLookup ? ", slow lookup" : ""}${f.slowWrite ? ", slow write" : ""}${f.refuseWrite ? ", refused" : ""})`,
 });
 
+/**
+ * One write request for several pool documents (distinct ids, one time, so
+ * they are decided in id order: their arrival order here), its lookups slow or
+ * not: decisions within a request and across requests keep arrival order.
+ */
+const submitMany = (docs: number[], policy: Policy, slowLookup: boolean): Cmd => ({
+  check: () => true,
+  async run(_m, w) {
+    let release: (() => void) | undefined;
+    const gate = slowLookup ? new Promise<void>((r) => (release = r)) : undefined;
+    const picked = [...new Set(docs)].map((d) => POOL[d]!).sort((a, b) => (a.id < b.id ? -1 : 1));
+    const time = new Date().toISOString();
+    w.faults.searchGate = gate ? () => gate : undefined;
+    const all = w.service.index(picked.map(({ id, text }) => parseDocInput({ id, text, time })), policy);
+    w.faults.searchGate = undefined;
+    picked.forEach(({ id }, i) => {
+      const done = all.then(
+        (r) => r[i]!,
+        (e: unknown) => e as NeardupError,
+      );
+      w.ops.push({ arrival: w.ops.length, id, policy, release: i === 0 ? release : undefined, done });
+    });
+    await new Promise((r) => setImmediate(r));
+  },
+  toString: () => `submitMany(${[...new Set(docs)].map((d) => POOL[d]!.id).join(" ")}, ${policy}${slowLookup ? ", slow lookup" : ""})`,
+});
+
 const release = (k: number): Cmd => ({
   check: () => true,
   async run(_m, w) {
@@ -119,6 +146,9 @@ export const commands = (maxCommands: number) =>
     fc
       .tuple(fc.nat(POOL.length - 1), fc.constantFrom<Policy>("mark", "skip", "reject"), fc.record({ slowLookup: fc.boolean(), slowWrite: fc.boolean(), refuseWrite: fc.boolean() }))
       .map(([d, p, f]) => submit(d, p, f)),
+    fc
+      .tuple(fc.array(fc.nat(POOL.length - 1), { minLength: 2, maxLength: 4 }), fc.constantFrom<Policy>("mark", "skip", "reject"), fc.boolean())
+      .map(([ds, p, slow]) => submitMany(ds, p, slow)),
     fc.nat(8).map(release),
     fc.constant(null).map(releaseWrites),
     fc.constant(null).map(refresh),

@@ -89,6 +89,29 @@ describe.each(engineTargets())("candidate retrieval on $kind $version ($source)"
     // Some lookups reach documents only through an LSH key.
     expect(lookups.some((l) => brute(l).some((id) => hamming(stored.find((s) => s.id === id)!.fp, l.analysis.simhash) > l.radius))).toBe(true);
   });
+
+  it("a grouped lookup draws from the engine only what its lookups need: not every document sharing one 16-bit segment", async () => {
+    // 60 far documents, each sharing exactly one segment with a centre (as N / 65,536 stored documents
+    // per segment field do at scale): none is a candidate at radius 3, where two shared segments are needed.
+    const far = Array.from({ length: 60 }, (_, k) => {
+      const centre = segments(centres[k % centres.length]!);
+      const other = segments(randomFp());
+      const segs = other.map((v, i) => (i === k % 4 ? centre[i]! : v)) as [string, string, string, string];
+      return { id: `far${k}`, segs };
+    });
+    const ops = far.flatMap((f) => {
+      const [seg0, seg1, seg2, seg3] = f.segs;
+      return [{ index: { _index: index, _id: f.id } }, { text: `text of ${f.id}`, neardup: { simhash: f.segs.join(""), seg0, seg1, seg2, seg3, lsh: [key()], status: "original", length: 10, version: "nd1", timestamp: new Date(Date.UTC(2026, 0, 5)).toISOString() } }];
+    });
+    expect((await engine.bulk(ops, { refresh: true })).errors).toBe(false);
+    const lookups = lookupsFor(3);
+    let hits = 0;
+    const grouped = await fetchCandidates(engine, { index, textField: "text", windowMs, maxCandidates: 1000 }, lookups, { onHits: (n) => (hits += n) });
+    lookups.forEach((l, i) => expect(grouped[i]!.candidates.map((c) => c.id).sort()).toEqual(brute(l)));
+    const needed = new Set(lookups.flatMap((l) => brute(l)));
+    // The group's hits are the lookups' candidates (and documents within the window they share keys with), not the 60.
+    expect(hits).toBeLessThan(needed.size + 10);
+  });
 });
 
 /**

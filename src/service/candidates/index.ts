@@ -24,7 +24,7 @@ import type { Candidate } from "../candidate.js";
 import { candidateFromHit } from "./hit.js";
 import { KeyStatistics, planKeys, type KeyPlan } from "./keys.js";
 import { probeOf, reaches, type Probe } from "./probe.js";
-import { hamming, segmentValues } from "../../core/fingerprint.js";
+import { hamming, segmentValues, type Fingerprint } from "../../core/fingerprint.js";
 import { neighboursForRadius } from "../../core/neighbours.js";
 import { normalize } from "../../core/normalize.js";
 import { candidateQuery, groupSearchBody, normalizedTextQuery, segmentsNeeded, segmentTerms, sharedSegments, tieQuery, type CandidateQueryInput, type Scheme } from "./query.js";
@@ -92,8 +92,13 @@ export interface CandidateObserver {
 const MAX_GROUP_TERMS = 30_000;
 /** Lookups per grouped query. */
 const MAX_GROUP_LOOKUPS = 250;
-/** Paired keys (one `term` clause each) per grouped query: engines refuse over 1,024 clauses by default. */
-const MAX_GROUP_PAIRED_KEYS = 512;
+/**
+ * Clauses of one grouped query: a paired key is one `term` clause, a lookup
+ * needing two of its four segments four. Engines refuse over 1,024 clauses
+ * by default (OpenSearch `indices.query.bool.max_clause_count`); a few are
+ * left for the filters.
+ */
+const MAX_GROUP_CLAUSES = 1000;
 /** Hits read per grouped query; reaching it means "fall back to single lookups". */
 const GROUP_PAGE = 10_000;
 /** Pages read per single lookup by default. */
@@ -126,19 +131,20 @@ function groupLookups(lookups: Lookup[], plans: readonly (KeyPlan | undefined)[]
   const groups: number[][] = [];
   let current: number[] = [];
   let terms = 0;
-  let pairedKeys = 0;
+  let clauses = 0;
   lookups.forEach((l, i) => {
-    const perField = segmentTerms(l.analysis.simhash, l.radius)["neardup.seg0"]!.length;
-    const paired = plans[i]?.paired.length ?? 0;
-    if (current.length > 0 && (current.length >= MAX_GROUP_LOOKUPS || terms + perField > MAX_GROUP_TERMS || pairedKeys + paired > MAX_GROUP_PAIRED_KEYS)) {
+    const two = segmentsNeeded(l.radius, l.analysis.lsh) === 2;
+    const perField = two ? 0 : segmentTerms(l.analysis.simhash, l.radius)["neardup.seg0"]!.length;
+    const own = (two ? 4 : 0) + (plans[i]?.paired.length ?? 0);
+    if (current.length > 0 && (current.length >= MAX_GROUP_LOOKUPS || terms + perField > MAX_GROUP_TERMS || clauses + own > MAX_GROUP_CLAUSES)) {
       groups.push(current);
       current = [];
       terms = 0;
-      pairedKeys = 0;
+      clauses = 0;
     }
     current.push(i);
     terms += perField;
-    pairedKeys += paired;
+    clauses += own;
   });
   if (current.length > 0) groups.push(current);
   return groups;
@@ -149,12 +155,17 @@ function groupQuery(lookups: Lookup[], plans: readonly (KeyPlan | undefined)[], 
   let since = Infinity;
   const keys = new Set<string>();
   const pairs: string[][] = [];
+  const twoSegments: Fingerprint[] = [];
   for (const i of members) {
     const l = lookups[i]!;
     since = Math.min(since, l.time - windowMs);
     const plan = plans[i];
     for (const k of plan?.alone ?? l.analysis.lsh) keys.add(k);
     if (plan) pairs.push(plan.paired);
+    if (segmentsNeeded(l.radius, l.analysis.lsh) === 2) {
+      twoSegments.push(l.analysis.simhash);
+      continue;
+    }
     for (const [field, values] of Object.entries(segmentTerms(l.analysis.simhash, l.radius))) {
       let set = union.get(field);
       if (!set) union.set(field, (set = new Set()));
@@ -162,7 +173,7 @@ function groupQuery(lookups: Lookup[], plans: readonly (KeyPlan | undefined)[], 
     }
   }
   const terms = Object.fromEntries([...union].map(([field, values]) => [field, [...values]]));
-  return groupSearchBody(terms, [...keys], members.map((i) => schemeOf(lookups[i]!.analysis)), since, page, pairs);
+  return groupSearchBody(terms, [...keys], members.map((i) => schemeOf(lookups[i]!.analysis)), since, page, pairs, twoSegments);
 }
 
 function queryInput(source: CandidateSource, l: Lookup, plan: KeyPlan | undefined): CandidateQueryInput {

@@ -172,13 +172,30 @@ export function tieQuery(input: CandidateQueryInput, timestamp: unknown, simhash
 }
 
 /**
- * The unsorted, unscored body of a grouped bulk lookup: the union of a
- * group's segment terms and LSH keys, in filter context (cheaper than the
- * scored single query), plus one "two of these" clause per lookup with paired
- * keys; the caller falls back to single lookups when a page fills.
+ * A lookup's "two of its four segments" clause (`segmentsNeeded` 2): four
+ * term clauses, at least two of which must match.
  */
-export function groupSearchBody(terms: Record<string, readonly string[]>, lsh: readonly string[], schemes: readonly Scheme[], since: number, size: number, pairs: readonly (readonly string[])[] = []): Record<string, unknown> {
-  const should: Record<string, unknown>[] = Object.entries(terms).map(([field, values]) => termClause(field, values));
+export function twoSegmentsClause(simhash: Fingerprint): Record<string, unknown> {
+  const should = segmentValues(simhash).map((value, i) => ({ term: { [`neardup.seg${i}`]: hex4(value) } }));
+  return { bool: { should, minimum_should_match: 2 } };
+}
+
+/**
+ * The unsorted, unscored body of a grouped bulk lookup, in filter context
+ * (cheaper than the scored single query): one "two of four segments" clause
+ * per lookup that needs two (`twoSegments`), the union of the other lookups'
+ * segment terms (`terms`), the union of the LSH keys taken alone, and one
+ * "two of these" clause per lookup with paired keys. The same documents as
+ * the lookups' single queries, so a group's hits grow with its lookups'
+ * matches, not with the segment values they share with everything stored
+ * (a single 16-bit segment is shared by N / 65,536 documents per field).
+ * The caller falls back to single lookups when a page fills.
+ */
+export function groupSearchBody(terms: Record<string, readonly string[]>, lsh: readonly string[], schemes: readonly Scheme[], since: number, size: number, pairs: readonly (readonly string[])[] = [], twoSegments: readonly Fingerprint[] = []): Record<string, unknown> {
+  const should: Record<string, unknown>[] = Object.entries(terms)
+    .filter(([, values]) => values.length > 0)
+    .map(([field, values]) => termClause(field, values));
+  for (const simhash of twoSegments) should.push(twoSegmentsClause(simhash));
   const lshSchemes = [...new Set(schemes.map((s) => s.lshScheme))];
   const schemeFilter = lshSchemes.length === 1 ? lshSchemeFilter(lshSchemes[0]!) : { bool: { should: lshSchemes.map(lshSchemeFilter), minimum_should_match: 1 } };
   if (lsh.length > 0) should.push({ bool: { filter: [{ terms: { "neardup.lsh": [...lsh] } }, schemeFilter] } });
