@@ -25,10 +25,8 @@
 import { hamming, type Fingerprint } from "./fingerprint.js";
 import { NeardupError } from "./errors.js";
 import { murmur3 } from "./lsh.js";
-import { charCosine } from "./similarity/cosine.js";
-import { editSimilarity } from "./similarity/levenshtein.js";
 import type { SparseVector } from "./tfidf.js";
-import { bucketFor, editRuleApplies, lengthsAllow, vetoedByMiddle, type Verdict, type VerdictOptions } from "./verdict.js";
+import { bucketFor, editRuleApplies, editSimilarityReaching, lengthsAllow, vetoedByMiddle, withCharMeasures, type Verdict, type VerdictOptions } from "./verdict.js";
 import { oneWordSwap, trigramJaccard } from "./similarity/spread.js";
 
 /** Version of the sketch scheme; part of the data contract (`neardup.sketch`). */
@@ -303,8 +301,8 @@ export function compareSketches(a: Sketched, b: Sketched, options: VerdictOption
   const textB = b.sketch.text;
   const texts = textA !== undefined && textB !== undefined;
   let rule: string | null = null;
-  let edit: number | null = null;
-  let charCos: number | null = null;
+  let edit: number | undefined;
+  let editTried = false;
   let jac: number | null = null;
   let wordShare: number | null = null;
   if (bucket.maxDistance !== null && distance <= bucket.maxDistance) rule = `${bucket.name}.simhash`;
@@ -318,9 +316,9 @@ export function compareSketches(a: Sketched, b: Sketched, options: VerdictOption
     if (editCanFire || minJaccard !== null || minWord !== null) {
       if (!texts) return undefined;
       if (editCanFire) {
-        edit = editSimilarity(textA, textB);
-        charCos = charCosine(textA, textB);
-        if (edit >= minEdit!) rule = `${bucket.name}.edit`;
+        editTried = true;
+        edit = editSimilarityReaching(textA, textB, minEdit!);
+        if (edit !== undefined && edit >= minEdit!) rule = `${bucket.name}.edit`;
       }
       if (rule === null && minJaccard !== null) {
         jac = trigramJaccard(textA, textB);
@@ -341,7 +339,7 @@ export function compareSketches(a: Sketched, b: Sketched, options: VerdictOption
       rule = null;
     }
   }
-  return { duplicate: rule !== null, rule, bucket: bucket.name, distance, cosine: cos, editSimilarity: edit, charCosine: charCos, jaccard: jac, wordShare, vetoed };
+  return withCharMeasures({ duplicate: rule !== null, rule, bucket: bucket.name, distance, cosine: cos, jaccard: jac, wordShare, vetoed }, textA ?? "", textB ?? "", editTried, edit);
 }
 
 /** True when `compareSketches` could need `s`'s text against some text (its length is within the edit limit). */

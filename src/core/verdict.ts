@@ -34,6 +34,7 @@ import { NeardupError } from "./errors.js";
 import { hamming } from "./fingerprint.js";
 import type { Fingerprint } from "./fingerprint.js";
 import { cosine, charCosine } from "./similarity/cosine.js";
+import { editSimilarityUpperBound } from "./similarity/edit-bound.js";
 import { editSimilarity } from "./similarity/levenshtein.js";
 import { differingMiddle, oneWordSwap, trigramJaccard } from "./similarity/spread.js";
 import type { SparseVector } from "./tfidf.js";
@@ -232,6 +233,37 @@ export function editRuleApplies(bucket: VerdictBucket, shorter: number, longer: 
   return shorter * longer <= EDIT_MAX_CELLS;
 }
 
+/**
+ * The edit rule's measure of `a` and `b` when it may reach `min`; undefined
+ * when the linear-time q-gram bound (`editSimilarityUpperBound`) already shows
+ * it cannot, so the quadratic distance is not computed for the rule.
+ */
+export function editSimilarityReaching(a: string, b: string, min: number): number | undefined {
+  return editSimilarityUpperBound(a, b) >= min ? editSimilarity(a, b) : undefined;
+}
+
+/**
+ * `fields` with the two character measures of texts `a` and `b`, which the
+ * rules never need beyond `editSimilarityReaching` and the reports may read:
+ * `editSimilarity` (the value the rule computed, else computed on first read)
+ * and `charCosine` (computed on first read). Both null when not `reported`
+ * (the edit rule did not apply). Values are the same whenever they are read.
+ */
+export function withCharMeasures(fields: Omit<Verdict, "editSimilarity" | "charCosine">, a: string, b: string, reported: boolean, edit: number | undefined): Verdict {
+  if (!reported) return { ...fields, editSimilarity: null, charCosine: null };
+  let e = edit;
+  let c: number | undefined;
+  return {
+    ...fields,
+    get editSimilarity(): number {
+      return (e ??= editSimilarity(a, b));
+    },
+    get charCosine(): number {
+      return (c ??= charCosine(a, b));
+    },
+  };
+}
+
 /** Applies the rules of the pair's bucket. */
 export function decide(a: Comparable, b: Comparable, options: VerdictOptions = DEFAULT_VERDICT_OPTIONS): Verdict {
   const shorter = Math.min(a.length, b.length);
@@ -239,15 +271,17 @@ export function decide(a: Comparable, b: Comparable, options: VerdictOptions = D
   const distance = hamming(a.simhash, b.simhash);
   const cos = cosine(a.vector, b.vector);
   const withEdit = editRuleApplies(bucket, shorter, Math.max(a.length, b.length));
-  const edit = withEdit ? editSimilarity(a.normalized, b.normalized) : null;
-  const charCos = withEdit ? charCosine(a.normalized, b.normalized) : null;
   const minJaccard = bucket.minJaccard ?? null;
   const jac = minJaccard === null || !lengthsAllow(a.length, b.length, minJaccard) ? null : trigramJaccard(a.normalized, b.normalized);
   let rule: string | null = null;
   if (bucket.maxDistance !== null && distance <= bucket.maxDistance) rule = `${bucket.name}.simhash`;
   else if (bucket.minCosine !== null && cos >= bucket.minCosine) rule = `${bucket.name}.cosine`;
-  else if (edit !== null && edit >= bucket.minEditSimilarity!) rule = `${bucket.name}.edit`;
-  else if (jac !== null && jac >= minJaccard!) rule = `${bucket.name}.jaccard`;
+  let edit: number | undefined;
+  if (rule === null && withEdit) {
+    edit = editSimilarityReaching(a.normalized, b.normalized, bucket.minEditSimilarity!);
+    if (edit !== undefined && edit >= bucket.minEditSimilarity!) rule = `${bucket.name}.edit`;
+  }
+  if (rule === null && jac !== null && jac >= minJaccard!) rule = `${bucket.name}.jaccard`;
   const minWord = bucket.minWordShare ?? null;
   let wordShare: number | null = null;
   if (rule === null && minWord !== null) {
@@ -259,7 +293,7 @@ export function decide(a: Comparable, b: Comparable, options: VerdictOptions = D
     vetoed = `${bucket.name}.middle`;
     rule = null;
   }
-  return { duplicate: rule !== null, rule, bucket: bucket.name, distance, cosine: cos, editSimilarity: edit, charCosine: charCos, jaccard: jac, wordShare, vetoed };
+  return withCharMeasures({ duplicate: rule !== null, rule, bucket: bucket.name, distance, cosine: cos, jaccard: jac, wordShare, vetoed }, a.normalized, b.normalized, withEdit, edit);
 }
 
 /** Rule 6: a long differing middle on both sides that is not alike. Linear; the 3-grams only when the lengths qualify. */

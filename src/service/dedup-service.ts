@@ -287,7 +287,7 @@ export class DedupService {
       distance: chosen?.match.verdict.distance ?? null,
       similarity: chosen ? round(chosen.match.similarity) : null,
       reason: chosen?.match.verdict.rule ?? null,
-      matches: rankMatches(matches).filter((m) => m.verdict.duplicate).map(report),
+      matches: rankMatches(matches.filter((m) => m.verdict.duplicate)).map(report),
       candidates,
       candidates_cut: fromEngine!.cut,
     };

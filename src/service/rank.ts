@@ -78,9 +78,21 @@ export async function compareCandidates(fingerprinter: Fingerprinter, query: Ana
       }
     }
     if (!verdict) continue;
-    matches.push({ candidate, verdict, similarity: reportedSimilarity(verdict) });
+    matches.push(matchOf(candidate, verdict));
   }
   return matches;
+}
+
+/** A match whose similarity is worked out when first read: a non-duplicate's may need the exact edit distance, which only reports read. */
+function matchOf(candidate: Candidate, verdict: Verdict): Match {
+  let similarity: number | undefined;
+  return {
+    candidate,
+    verdict,
+    get similarity(): number {
+      return (similarity ??= reportedSimilarity(verdict));
+    },
+  };
 }
 
 function safeAnalyze(fingerprinter: Fingerprinter, text: string): Analysis | undefined {

@@ -1,5 +1,9 @@
+import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { bucketFor, DEFAULT_VERDICT_OPTIONS, FINGERPRINT_VERSION, segmentRadius, validateVerdictOptions } from "../../../src/core/index.js";
+import { editSimilarityReaching } from "../../../src/core/verdict.js";
+import { charCosine } from "../../../src/core/similarity/cosine.js";
+import { editSimilarity } from "../../../src/core/similarity/levenshtein.js";
 import type { Fingerprinter, VerdictOptions } from "../../../src/core/index.js";
 import { defaultFingerprinter } from "./helpers.js";
 
@@ -124,5 +128,52 @@ describe("fingerprinter and verdict", () => {
     const a = f128.analyze("美国“51区”雇员称内部有9架飞碟");
     expect(a.hex128).toMatch(/^[0-9a-f]{32}$/);
     expect(a.hex128!.slice(0, 16)).toBe(a.hex);
+  });
+});
+
+/**
+ * Issue 10: the quadratic edit distance is computed for the rule only when the
+ * q-gram bound says it may reach the threshold; the reported measures
+ * (`editSimilarity`, `charCosine`) are computed when read. Nothing observable
+ * may change: the same verdicts, the same values.
+ */
+describe("edit distance only where the cheaper bound cannot decide", () => {
+  let fp: Fingerprinter;
+  beforeAll(async () => {
+    fp = await defaultFingerprinter();
+  });
+
+  it("editSimilarityReaching is the exact similarity, or undefined only when that is below the threshold (property)", () => {
+    fc.assert(
+      fc.property(fc.string({ unit: fc.constantFrom(..."天地玄黄宇宙洪荒日月盈昃 ab"), maxLength: 80 }), fc.string({ unit: fc.constantFrom(..."天地玄黄宇宙洪荒日月盈昃 ab"), maxLength: 80 }), fc.double({ min: 0, max: 1, noNaN: true }), (a, b, min) => {
+        const exact = editSimilarity(a, b);
+        const got = editSimilarityReaching(a, b, min);
+        if (got === undefined) expect(exact).toBeLessThan(min);
+        else expect(got).toBe(exact);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it("verdicts report the exact edit similarity and character cosine, and the edit rule fires exactly when it reaches its threshold (property)", () => {
+    const base = PARAGRAPH.slice(0, 150);
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.nat(149), fc.constantFrom(..."天地玄黄宇宙洪荒。")), { maxLength: 60 }), fc.nat(100), (edits, cut) => {
+        const chars = Array.from(base);
+        for (const [i, c] of edits) chars[i] = c;
+        const other = chars.join("").slice(0, 150 - (cut % 40));
+        const a = fp.analyze(base);
+        const b = fp.analyze(other);
+        const v = fp.compare(a, b);
+        const bucket = bucketFor(DEFAULT_VERDICT_OPTIONS, Math.min(a.length, b.length));
+        if (v.editSimilarity === null) return;
+        expect(v.editSimilarity).toBe(editSimilarity(a.normalized, b.normalized));
+        expect(v.charCosine).toBe(charCosine(a.normalized, b.normalized));
+        const earlier = (bucket.maxDistance !== null && v.distance <= bucket.maxDistance) || (bucket.minCosine !== null && v.cosine >= bucket.minCosine);
+        if (!earlier && v.vetoed === null && v.editSimilarity >= bucket.minEditSimilarity!) expect(v.rule).toBe(`${bucket.name}.edit`);
+        if (v.rule?.endsWith(".edit")) expect(v.editSimilarity).toBeGreaterThanOrEqual(bucket.minEditSimilarity!);
+      }),
+      { numRuns: 300 },
+    );
   });
 });
