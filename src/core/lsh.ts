@@ -26,9 +26,17 @@
  */
 import { NeardupError } from "./errors.js";
 import { createSimdMinhasher } from "./minhash-simd.js";
+import { C1, C2, fmix32, murmur3 } from "./murmur3.js";
+import { wordKeys } from "./word-keys.js";
 
-/** Version of the LSH key scheme (spec §9); keys of different versions are not comparable. */
-export const LSH_VERSION = "lsh1";
+export { fmix32, murmur3 };
+
+/**
+ * Version of the LSH key scheme (spec §9); keys of different versions are not
+ * comparable. `lsh2` (issue 14) = the band keys of `lsh1` plus the word keys
+ * of short texts (word-keys.ts, spec §9.1).
+ */
+export const LSH_VERSION = "lsh2";
 
 /**
  * The LSH scheme a key set was made with: version, bands and rows
@@ -64,47 +72,6 @@ export const DEFAULT_LSH_OPTIONS: Readonly<LshOptions> = Object.freeze({ bands: 
 // 16 x 3: a pair with shingle Jaccard J shares a key with probability
 // 1 - (1 - J^3)^16: 0.0004 at J = 0.03, 0.002 at 0.05, 0.35 at 0.3, 0.65 at 0.4,
 // 0.88 at 0.5, 0.98 at 0.6, 0.999 at 0.7.
-
-const C1 = 0xcc9e2d51;
-const C2 = 0x1b873593;
-
-/** MurmurHash3's 32-bit finalizer (a bijection on uint32). */
-export function fmix32(h: number): number {
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return h >>> 0;
-}
-
-/** MurmurHash3_x86_32 of `bytes[start .. start+length)` with `seed`, as uint32. */
-export function murmur3(bytes: Uint8Array, start: number, length: number, seed: number): number {
-  let h = seed | 0;
-  const end = start + (length & ~3);
-  let p = start;
-  for (; p < end; p += 4) {
-    let k = bytes[p]! | (bytes[p + 1]! << 8) | (bytes[p + 2]! << 16) | (bytes[p + 3]! << 24);
-    k = Math.imul(k, C1);
-    k = (k << 15) | (k >>> 17);
-    k = Math.imul(k, C2);
-    h ^= k;
-    h = (h << 13) | (h >>> 19);
-    h = (Math.imul(h, 5) + 0xe6546b64) | 0;
-  }
-  const tail = length & 3;
-  if (tail !== 0) {
-    let k = 0;
-    if (tail === 3) k ^= bytes[p + 2]! << 16;
-    if (tail >= 2) k ^= bytes[p + 1]! << 8;
-    k ^= bytes[p]!;
-    k = Math.imul(k, C1);
-    k = (k << 15) | (k >>> 17);
-    k = Math.imul(k, C2);
-    h ^= k;
-  }
-  return fmix32(h ^ length);
-}
 
 /** MurmurHash3_x86_32 of `words[start .. start+count)` as little-endian 4-byte blocks (no tail). */
 function murmur3Words(words: Uint32Array, start: number, count: number, seed: number): number {
@@ -225,7 +192,7 @@ export interface LshKeyer {
   readonly options: LshOptions;
   /** `lshSchemeOf(options)`. */
   readonly scheme: string;
-  /** The `bands` keys of a normalized text; [] when it has no shingles. */
+  /** The `bands` band keys of a normalized text, then its word keys (short texts, word-keys.ts); [] when it has no shingles. */
   keys(normalized: string): string[];
 }
 
@@ -241,7 +208,9 @@ export function createLshKeyer(options: LshOptions = DEFAULT_LSH_OPTIONS): LshKe
     keys(normalized) {
       const hashes = shingleHashes(normalized);
       if (hashes.length === 0) return [];
-      return bandKeys(simd === null ? minhashSignature(hashes, seeds, signature) : simd.signature(hashes, signature), bands, rows);
+      const keys = bandKeys(simd === null ? minhashSignature(hashes, seeds, signature) : simd.signature(hashes, signature), bands, rows);
+      for (const k of wordKeys(normalized)) keys.push(k);
+      return keys;
     },
   };
 }
