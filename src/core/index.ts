@@ -35,6 +35,8 @@ export {
   LSH_VERSION,
   LEGACY_LSH_SCHEME,
   lshSchemeOf,
+  comparableLshSchemes,
+  lshSchemesComparable,
   LSH_SHINGLE_LENGTH,
   DEFAULT_LSH_OPTIONS,
   createLshKeyer,

@@ -50,6 +50,28 @@ export function lshSchemeOf(options: LshOptions): string {
 /** The scheme of documents stored before contract v3 (no `neardup.lsh_scheme`): lsh1 at its default banding. */
 export const LEGACY_LSH_SCHEME = "lsh1-16x3";
 
+const BANDED = /^lsh[12]-(\d+x\d+)$/;
+
+/**
+ * The stored LSH schemes whose keys a lookup of `scheme` may match, its own
+ * first. lsh2 is lsh1 plus word keys: the band keys of one banding are defined
+ * alike (spec §9 steps 1-4), and a word key (`w:...`) never equals a band key
+ * (`BB:...`), so lsh1 and lsh2 documents of one banding are compared on their
+ * band keys and a scheme rollout from lsh1 to lsh2 leaves no gap. Any other
+ * scheme matches only itself.
+ */
+export function comparableLshSchemes(scheme: string): string[] {
+  const m = BANDED.exec(scheme);
+  if (!m) return [scheme];
+  const other = scheme.startsWith("lsh2-") ? `lsh1-${m[1]}` : `lsh2-${m[1]}`;
+  return [scheme, other];
+}
+
+/** Whether keys of the two LSH schemes may be compared (`comparableLshSchemes`). */
+export function lshSchemesComparable(a: string, b: string): boolean {
+  return a === b || comparableLshSchemes(a).includes(b);
+}
+
 /** Banding of the MinHash signature: `bands * rows` permutations, `bands` keys per text. */
 export interface LshOptions {
   /** Number of bands = keys per text, 1..256. */
