@@ -80,7 +80,7 @@ describe("word keys", () => {
     expect(wordKey(["a"])).toMatch(/^w:[0-9a-f]{16}$/);
   });
 
-  it("only for texts of at most 70 code points and 32 units; a unit over 20 code units is never left out", () => {
+  it("only for texts of at most 70 code points and 24 units; a unit over 20 code units is never left out", () => {
     expect(wordKeys("x".repeat(WORD_KEYS_MAX_LENGTH))).toHaveLength(1);
     expect(wordKeys("x".repeat(WORD_KEYS_MAX_LENGTH + 1))).toEqual([]);
     expect(wordKeys("😀".repeat(WORD_KEYS_MAX_LENGTH))).toHaveLength(1); // code points, not code units
