@@ -20,7 +20,7 @@ export * from "./similarity/index.js";
 export { charBigramCounts, addBigramFeatures, DEFAULT_SHORT_TEXT_LENGTH, BIGRAM_PREFIX } from "./short-text.js";
 export { byTimeThenId, chooseRoot } from "./original.js";
 export type { Dated } from "./original.js";
-export { decide, bucketFor, reportedSimilarity, validateVerdictOptions, vetoedByMiddle, DEFAULT_VERDICT_OPTIONS } from "./verdict.js";
+export { decide, bucketFor, reportedSimilarity, validateVerdictOptions, vetoedByMiddle, vetoedByEnding, DEFAULT_VERDICT_OPTIONS } from "./verdict.js";
 export type { Verdict, VerdictBucket, VerdictOptions, Comparable, MiddleVeto } from "./verdict.js";
 export {
   createFingerprinter,
