@@ -6,7 +6,12 @@
  * half, so a threshold is chosen on the tuning half (even ids) and checked on
  * the held-out half (odd ids).
  *
- *   npx tsx bench/quality/ending-explore.ts [--seeds 20260601,7,11]
+ *   npx tsx bench/quality/ending-explore.ts [--seeds 20260601,7,11] [--buckets tiny,short] [--list]
+ *
+ * Run against the rules before the veto existed (it measures the veto on the
+ * pairs the verdict calls duplicates, so with the veto on, the vetoed pairs
+ * are no longer among them). "spare one-word ends": endings that are one word
+ * each are not vetoed (the chosen rule, `differentEnding` in the core).
  */
 import { buildPairs } from "./dataset.js";
 import { loadChinese, loadEnglish } from "./sources.js";
@@ -41,7 +46,6 @@ const f1 = (sel: Row[], veto: (r: Row) => boolean) => {
   for (const r of sel) { const d = r.dup && !veto(r); if (d && r.label === 1) tp++; else if (d) fp++; else if (r.label === 1) fn++; }
   return (2 * tp) / (2 * tp + fp + fn);
 };
-const none = () => false;
 for (const bucketName of (arg("buckets", "tiny")).split(",")) {
   console.log(`\n## verdict bucket ${bucketName}: F1 of the pairs' own buckets, tune / held per seed; veto only in this verdict bucket`);
   for (const spare of [false, true]) for (const L of [0, 1, 2, 3, 4, 5, 6, 8]) for (const S of [0.3, 0.5]) for (const minShare of [0, 0.1]) {
@@ -58,4 +62,3 @@ for (const bucketName of (arg("buckets", "tiny")).split(",")) {
   }
 }
 if (process.argv.includes("--list")) for (const r of rows.filter((r) => r.dup && r.vbucket === "tiny" && r.endDiff && r.shorterEnd >= 1 && r.sim < 0.3 && !r.oneWordEnds)) console.log(`${r.label} s${r.seed} ${r.held ? "held" : "tune"} end ${r.shorterEnd} share ${r.share.toFixed(2)} ${r.what}`);
-void none;

@@ -9,7 +9,8 @@
  * end to end, where a pair counts as found only if the verdict says duplicate
  * AND the candidate lookup would have returned a for b (the incoming text):
  * b is within its bucket's searchRadius of a (segment lookup), OR the two share
- * at least one MinHash LSH band key (`Analysis.lsh`, lsh1). Rows for simhash
+ * at least one LSH key (`Analysis.lsh`: MinHash band keys and, for short
+ * texts, word keys; scheme lsh2). Rows for simhash
  * alone (the radii before lsh1) and for other LSH shingles/bandings are beside
  * it; the radius table shows what other radii would find and what they cost,
  * and the LSH table the key count and the candidate rate of each banding.
