@@ -91,6 +91,8 @@ export interface VerdictOptions {
  *
  * - tiny (< 50 code points): edit similarity >= 0.85, 3-gram Jaccard >= 0.45,
  *   or one word replaced inside an opening and an ending that cover >= 0.6;
+ *   then vetoed when the texts share an opening and end differently in more
+ *   than one word (endings' 3-gram Jaccard < 0.3, `tiny.ending`);
  * - short (< 200): cosine >= 0.95, edit similarity >= 0.8 or 3-gram Jaccard >= 0.9;
  * - medium (< 1,000): distance <= 3, edit similarity >= 0.85 or 3-gram Jaccard >= 0.9
  *   (0.9: what the quality benchmark calls one document; it catches moved sentences);
