@@ -8,14 +8,13 @@
  *
  *   npx tsx bench/quality/ending-explore.ts [--seeds 20260601,7,11] [--buckets tiny,short] [--list]
  *
- * Run against the rules before the veto existed (it measures the veto on the
- * pairs the verdict calls duplicates, so with the veto on, the vetoed pairs
- * are no longer among them). "spare one-word ends": endings that are one word
+ * It runs the default rules with the veto off (`minEndingSimilarity: null`)
+ * and measures candidate vetoes on the pairs they call duplicates. "spare one-word ends": endings that are one word
  * each are not vetoed (the chosen rule, `differentEnding` in the core).
  */
 import { buildPairs } from "./dataset.js";
 import { loadChinese, loadEnglish } from "./sources.js";
-import { createFingerprinter, differingMiddle, oneWord } from "../../src/core/index.js";
+import { createFingerprinter, DEFAULT_VERDICT_OPTIONS, differingMiddle, oneWord } from "../../src/core/index.js";
 
 function arg(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
@@ -23,7 +22,8 @@ function arg(name: string, fallback: string): string {
 }
 const LETTER_OR_DIGIT = /[\p{L}\p{N}]/u;
 const seeds = arg("seeds", "20260601,7,11").split(",").map(Number);
-const fp = await createFingerprinter();
+// The default rules without the veto being measured.
+const fp = await createFingerprinter({ verdict: { ...DEFAULT_VERDICT_OPTIONS, buckets: DEFAULT_VERDICT_OPTIONS.buckets.map((b) => ({ ...b, minEndingSimilarity: null })) } });
 const sources = [loadChinese(), loadEnglish()];
 interface Row { oneWordEnds: boolean; seed: number; held: boolean; label: 0 | 1; dup: boolean; bucket: string; vbucket: string; endDiff: boolean; shorterEnd: number; share: number; sim: number; what: string }
 const rows: Row[] = [];
