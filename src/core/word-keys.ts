@@ -77,6 +77,9 @@ export function wordKey(units: readonly string[]): string {
   return "w:" + hex32(murmur3(bytes, 0, bytes.length, 0)) + hex32(murmur3(bytes, 0, bytes.length, 1));
 }
 
+let scratch = new Uint8Array(512);
+const starts: number[] = [];
+
 /** The word keys of a normalized text (rule above), duplicates once; [] for a longer text. */
 export function wordKeys(normalized: string): string[] {
   // Code points: at most the code units, at least half of them.
@@ -84,11 +87,35 @@ export function wordKeys(normalized: string): string[] {
   if (normalized.length > WORD_KEYS_MAX_LENGTH && [...normalized].length > WORD_KEYS_MAX_LENGTH) return [];
   const units = wordUnits(normalized);
   if (units.length === 0 || units.length > WORD_KEYS_MAX_UNITS) return [];
-  const keys = new Set<string>([wordKey(units)]);
+  // The units joined by spaces, UTF-8 encoded once; unit i is bytes [starts[i], starts[i + 1] - 1).
+  const joined = units.join(" ");
+  if (scratch.length < joined.length * 3 * 2) scratch = new Uint8Array(joined.length * 6 + 64);
+  const { written } = encoder.encodeInto(joined, scratch);
+  starts.length = 0;
+  starts.push(0);
+  for (let p = 0; p < written; p++) if (scratch[p] === 0x20) starts.push(p + 1);
+  starts.push(written + 1);
+  const key = (from: number, length: number) => "w:" + hex32(murmur3(scratch, from, length, 0)) + hex32(murmur3(scratch, from, length, 1));
+  const keys = new Set<string>([key(0, written)]);
   if (units.length >= 3) {
+    // The list without unit i, built after the joined text in the same buffer.
+    const out = written;
     for (let i = 0; i < units.length; i++) {
       if (units[i]!.length > WORD_KEYS_MAX_UNIT) continue;
-      keys.add(wordKey([...units.slice(0, i), ...units.slice(i + 1)]));
+      const cut = starts[i]!;
+      const next = starts[i + 1]!;
+      let length: number;
+      if (i === units.length - 1) {
+        // The last unit and the space before it.
+        length = cut - 1;
+        scratch.copyWithin(out, 0, length);
+      } else {
+        // The text before unit i, then from unit i + 1 on.
+        scratch.copyWithin(out, 0, cut);
+        scratch.copyWithin(out + cut, next, written);
+        length = cut + written - next;
+      }
+      keys.add(key(out, length));
     }
   }
   return [...keys];
