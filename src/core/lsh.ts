@@ -1,5 +1,6 @@
 /**
- * MinHash LSH band keys (docs/fingerprint-spec.md §9, scheme `lsh1`): a second
+ * MinHash LSH band keys (docs/fingerprint-spec.md §9, scheme `lsh2` with the word
+ * keys of word-keys.ts; the band keys are those of `lsh1`): a second
  * retrieval key beside the simhash segments. Two texts whose shingle sets have
  * Jaccard similarity J share at least one of `bands` keys with probability
  * 1 - (1 - J^rows)^bands, so an exact `terms` lookup on the keys finds
@@ -40,7 +41,7 @@ export const LSH_VERSION = "lsh2";
 
 /**
  * The LSH scheme a key set was made with: version, bands and rows
- * (`lsh1-16x3`). Stored beside the keys (`neardup.lsh_scheme`, contract v3);
+ * (`lsh2-16x3`). Stored beside the keys (`neardup.lsh_scheme`, contract v3);
  * keys of different schemes are never compared.
  */
 export function lshSchemeOf(options: LshOptions): string {
@@ -81,7 +82,7 @@ export interface LshOptions {
 }
 
 /**
- * Shingle length of lsh1: character 4-grams. Chosen on the quality benchmark
+ * Shingle length of the band keys (lsh1, lsh2): character 4-grams. Chosen on the quality benchmark
  * (docs/quality.md): 3-grams recall a little more but unrelated long English
  * texts share many of them (Jaccard ~0.14 above 1,000 characters, against
  * ~0.05 for 4-grams), which makes band collisions between unrelated texts

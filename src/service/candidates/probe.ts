@@ -14,7 +14,7 @@ export interface Probe {
   radius: number;
   /** LSH band keys (`BB:XXXXXXXX`); empty when the text has none. */
   lsh: readonly string[];
-  /** The scheme that made `lsh`; keys of another scheme never match. Default lsh1-16x3. */
+  /** The scheme that made `lsh`; keys of an incomparable scheme never match (core `lshSchemesComparable`). Default lsh1-16x3. */
   lshScheme?: string | undefined;
   /** Keys that reach a document alone; undefined: every key does. Other keys reach only in twos. */
   alone?: ReadonlySet<string> | undefined;

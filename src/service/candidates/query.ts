@@ -26,7 +26,7 @@ import { neighboursForRadius } from "../../core/neighbours.js";
 export interface Scheme {
   /** Fingerprint version (`neardup.version`), e.g. `nd1`. */
   version: string;
-  /** LSH scheme of the query's keys, e.g. `lsh1-16x3`. */
+  /** LSH scheme of the query's keys, e.g. `lsh2-16x3`. */
   lshScheme: string;
 }
 
