@@ -17,6 +17,11 @@
  *   chance that two random texts share it, sum of p(v)^2 over values v,
  *   estimated without bias by colliding pairs / all pairs; hits at N = N x that;
  * - the estimate at 50M documents (engine hits are linear in N).
+ *
+ * Options with "+ words" also take the word keys of short texts (lsh2,
+ * core word-keys.ts): a document sharing one is reached; their real-text rate
+ * is counted from postings (pairs sharing a word key / all pairs). The
+ * key-budget table plans over the band keys and, with `--words`, the word keys.
  */
 import { buildPairs } from "./dataset.js";
 import { loadChinese, loadEnglish } from "./sources.js";
@@ -40,11 +45,14 @@ interface Option {
   banding: Banding;
   /** Shared LSH keys needed. */
   keys: number;
+  /** A shared word key of a short text reaches too (lsh2). */
+  words?: boolean;
 }
 
 const OPTIONS: Option[] = [
   { name: "today: seg>=1 | lsh 16x3 >=1", segs: 1, banding: { bands: 16, rows: 3 }, keys: 1 },
   { name: "seg>=2 | lsh 16x3 >=1", segs: 2, banding: { bands: 16, rows: 3 }, keys: 1 },
+  { name: "seg>=2 | lsh 16x3 >=1 + words (lsh2)", segs: 2, banding: { bands: 16, rows: 3 }, keys: 1, words: true },
   { name: "seg>=1 | lsh 16x3 >=2", segs: 1, banding: { bands: 16, rows: 3 }, keys: 2 },
   { name: "seg>=2 | lsh 16x3 >=2", segs: 2, banding: { bands: 16, rows: 3 }, keys: 2 },
   { name: "seg>=2 | lsh 20x4 >=1", segs: 2, banding: { bands: 20, rows: 4 }, keys: 1 },
@@ -97,8 +105,14 @@ async function main(): Promise<void> {
   const keyers = new Map(OPTIONS.map((o) => [bandingKey(o.banding), createLshKeyer(o.banding)]));
   const sources = [loadChinese(), loadEnglish()];
   const pairs = buildPairs(sources, 20260601);
-  type Doc = { a: Analysis; segs: [string, string, string, string]; lsh: Map<string, string[]> };
-  const doc = (a: Analysis): Doc => ({ a, segs: a.segments, lsh: new Map([...keyers].map(([k, keyer]) => [k, keyer.keys(a.normalized)])) });
+  type Doc = { a: Analysis; segs: [string, string, string, string]; lsh: Map<string, string[]>; words: string[] };
+  const isWord = (k: string) => k.startsWith("w:");
+  const doc = (a: Analysis): Doc => ({
+    a,
+    segs: a.segments,
+    lsh: new Map([...keyers].map(([k, keyer]) => [k, keyer.keys(a.normalized).filter((x) => !isWord(x))])),
+    words: a.lsh.filter(isWord),
+  });
   const rows: { a: Doc; b: Doc; label: 0 | 1; heavy: boolean; verdict: boolean; id: number }[] = [];
   for (const p of pairs) {
     try {
@@ -109,10 +123,11 @@ async function main(): Promise<void> {
       // refused input (a lone surrogate): the service never stores it either
     }
   }
+  const wordReach = (o: Option, x: Doc, y: Doc) => o.words === true && sharedKeys(x.words, y.words) >= 1;
   const reach = (o: Option, x: Doc, y: Doc) =>
-    (hamming(x.a.simhash, y.a.simhash) <= 3 && sharedSegments(x.segs, y.segs) >= o.segs) || sharedKeys(x.lsh.get(bandingKey(o.banding))!, y.lsh.get(bandingKey(o.banding))!) >= o.keys;
+    (hamming(x.a.simhash, y.a.simhash) <= 3 && sharedSegments(x.segs, y.segs) >= o.segs) || sharedKeys(x.lsh.get(bandingKey(o.banding))!, y.lsh.get(bandingKey(o.banding))!) >= o.keys || wordReach(o, x, y);
   const engineReach = (o: Option, x: Doc, y: Doc) =>
-    sharedSegments(x.segs, y.segs) >= o.segs || sharedKeys(x.lsh.get(bandingKey(o.banding))!, y.lsh.get(bandingKey(o.banding))!) >= o.keys;
+    sharedSegments(x.segs, y.segs) >= o.segs || sharedKeys(x.lsh.get(bandingKey(o.banding))!, y.lsh.get(bandingKey(o.banding))!) >= o.keys || wordReach(o, x, y);
 
   // Real-text key distribution: the sources' texts (all groups), up to --texts.
   const real: Doc[] = [];
@@ -130,11 +145,14 @@ async function main(): Promise<void> {
   const positives = rows.filter((r) => r.label === 1 && !r.heavy);
   const heldOut = positives.filter((r) => r.id % 2 === 1);
   console.log(`${rows.length} pairs (${positives.length} positives, heavy edits apart); ${real.length} real texts for the key distribution\n`);
-  console.log("| option | end-to-end recall (all / held out) | hits/lookup/1M, pair set | hits/lookup/1M, real-text keys (seg + lsh) | est. hits/lookup at 50M |");
+  const wordRate = postingsRate(real.map((d) => d.words));
+  const wordPositives = positives.filter((r) => r.a.words.length > 0 || r.b.words.length > 0).length;
+  console.log(`word keys: ${real.filter((d) => d.words.length > 0).length} of ${real.length} real texts have them, ${(real.reduce((t, d) => t + d.words.length, 0) / Math.max(1, real.filter((d) => d.words.length > 0).length)).toFixed(1)} keys each on average; ${wordPositives} positive pairs have them on a side\n`);
+  console.log("| option | end-to-end recall (all / held out) | hits/lookup/1M, pair set | hits/lookup/1M, real-text keys (seg + lsh + words) | est. hits/lookup at 50M |");
   console.log("|---|---|---|---|---|");
   let base = 0;
-  // --budget-only: the default keys (the first two options) and the key-budget table.
-  for (const o of process.argv.includes("--budget-only") ? OPTIONS.slice(0, 2) : OPTIONS) {
+  // --budget-only: the default keys (the first three options) and the key-budget table.
+  for (const o of process.argv.includes("--budget-only") ? OPTIONS.slice(0, 3) : OPTIONS) {
     const recall = positives.filter((r) => r.verdict && reach(o, r.a, r.b)).length / positives.length;
     const recallHeld = heldOut.filter((r) => r.verdict && reach(o, r.a, r.b)).length / heldOut.length;
     if (o === OPTIONS[0]) base = recall;
@@ -143,12 +161,33 @@ async function main(): Promise<void> {
     const perMillionPairs = (hits / (rows.length * (rows.length - 1))) * 1e6;
     const segRate = collisionRate(real.map((d) => d.segs), o.segs) * (o.segs === 1 ? 1 : 1);
     const lshRate = collisionRate(real.map((d) => d.lsh.get(bandingKey(o.banding))!), o.keys);
-    const perMillionReal = (segRate + lshRate) * 1e6;
+    const wRate = o.words === true ? wordRate : 0;
+    const perMillionReal = (segRate + lshRate + wRate) * 1e6;
     console.log(
-      `| ${o.name} | ${recall.toFixed(4)} (${(recall - base >= 0 ? "+" : "") + (recall - base).toFixed(4)}) / ${recallHeld.toFixed(4)} | ${perMillionPairs.toFixed(1)} | ${(segRate * 1e6).toFixed(2)} + ${(lshRate * 1e6).toFixed(2)} = ${perMillionReal.toFixed(2)} | ${Math.round(perMillionReal * 50)} |`,
+      `| ${o.name} | ${recall.toFixed(4)} (${(recall - base >= 0 ? "+" : "") + (recall - base).toFixed(4)}) / ${recallHeld.toFixed(4)} | ${perMillionPairs.toFixed(1)} | ${(segRate * 1e6).toFixed(2)} + ${(lshRate * 1e6).toFixed(2)} + ${(wRate * 1e6).toFixed(2)} = ${perMillionReal.toFixed(2)} | ${Math.round(perMillionReal * 50)} |`,
     );
   }
   keyBudgetTable(positives, heldOut, real, base);
+}
+
+/** Chance that two random texts share at least one key of their (variable-length) key lists: sharing pairs / all pairs. */
+function postingsRate(keys: string[][]): number {
+  const postings = new Map<string, number[]>();
+  keys.forEach((list, i) => {
+    for (const k of list) {
+      const p = postings.get(k);
+      if (p) p.push(i);
+      else postings.set(k, [i]);
+    }
+  });
+  let pairs = 0;
+  keys.forEach((list, i) => {
+    const found = new Set<number>();
+    for (const k of list) for (const j of postings.get(k)!) if (j > i) found.add(j);
+    pairs += found.size;
+  });
+  const n = keys.length;
+  return pairs / ((n * (n - 1)) / 2);
 }
 
 /**
@@ -161,13 +200,16 @@ async function main(): Promise<void> {
  * frequencies) and engine hits per lookup p50/p99 for 2,000 real texts as
  * lookups (N / real texts x the real texts the plan reaches, self apart).
  */
-function keyBudgetTable(positives: { a: { a: Analysis; segs: [string, string, string, string]; lsh: Map<string, string[]> }; b: { a: Analysis; segs: [string, string, string, string]; lsh: Map<string, string[]> }; verdict: boolean }[], heldOut: typeof positives, real: (typeof positives)[number]["a"][], base: number): void {
+function keyBudgetTable(positives: { a: { a: Analysis; segs: [string, string, string, string]; lsh: Map<string, string[]>; words: string[] }; b: { a: Analysis; segs: [string, string, string, string]; lsh: Map<string, string[]>; words: string[] }; verdict: boolean }[], heldOut: typeof positives, real: (typeof positives)[number]["a"][], base: number): void {
   const banding = "16x3";
+  // --words: the plan and the reach take the word keys of lsh2 beside the band keys.
+  const withWords = process.argv.includes("--words");
+  const keysOf = (d: { lsh: Map<string, string[]>; words: string[] }): string[] => (withWords ? [...d.lsh.get(banding)!, ...d.words] : d.lsh.get(banding)!);
   const budgets = (arg("budgets", "0,200")).split(",").map(Number);
   const counts = new Map<string, number>();
   const postings = new Map<string, number[]>();
   real.forEach((d, i) => {
-    for (const k of d.lsh.get(banding)!) {
+    for (const k of keysOf(d)) {
       counts.set(k, (counts.get(k) ?? 0) + 1);
       const list = postings.get(k);
       if (list) list.push(i);
@@ -188,23 +230,23 @@ function keyBudgetTable(positives: { a: { a: Analysis; segs: [string, string, st
     return { alone: new Set(p.alone), paired: p.paired };
   };
   /** The service's reach rule: two segments within 3 bits, else the LSH rule of a plan (probe.ts `reaches`). */
-  const reachWith = (p: { alone: Set<string> }, x: { a: Analysis; segs: [string, string, string, string]; lsh: Map<string, string[]> }, y: typeof x) =>
+  const reachWith = (p: { alone: Set<string> }, x: { a: Analysis; segs: [string, string, string, string]; lsh: Map<string, string[]>; words: string[] }, y: typeof x) =>
     (hamming(x.a.simhash, y.a.simhash) <= 3 && sharedSegments(x.segs, y.segs) >= 2) ||
-    reaches({ simhash: x.a.simhash, radius: -1, lsh: x.lsh.get(banding)!, alone: p.alone }, { simhash: y.a.simhash, lsh: y.lsh.get(banding)! });
-  console.log(`\n### Key budget at N (seg>=2 | lsh 16x3; frequencies scaled from ${T} real texts)\n`);
+    reaches({ simhash: x.a.simhash, radius: -1, lsh: keysOf(x), alone: p.alone }, { simhash: y.a.simhash, lsh: keysOf(y) });
+  console.log(`\n### Key budget at N (seg>=2 | lsh 16x3${withWords ? " + words (lsh2)" : ""}; frequencies scaled from ${T} real texts)\n`);
   console.log("| N | budget | end-to-end recall (all / held out) | est. engine hits per lookup p50 / p99 (segments + keys) |");
   console.log("|---|---|---|---|");
   const sample = real.filter((_, i) => i % Math.max(1, Math.floor(T / 2000)) === 0).slice(0, 2000);
   for (const n of [1e6, 1e7, 5e7]) {
     for (const budget of budgets) {
-      const recallOf = (rows: typeof positives) => rows.filter((r) => r.verdict && reachWith(plan(r.b.lsh.get(banding)!, n, budget), r.b, r.a)).length / rows.length;
+      const recallOf = (rows: typeof positives) => rows.filter((r) => r.verdict && reachWith(plan(keysOf(r.b), n, budget), r.b, r.a)).length / rows.length;
       const recall = recallOf(positives);
       const hits = sample.map((d) => {
         const self = real.indexOf(d);
-        const p = plan(d.lsh.get(banding)!, n, budget, 1);
+        const p = plan(keysOf(d), n, budget, 1);
         const reached = new Set<number>();
         const shared = new Map<number, number>();
-        for (const k of d.lsh.get(banding)!) for (const j of postings.get(k) ?? []) {
+        for (const k of keysOf(d)) for (const j of postings.get(k) ?? []) {
           if (j === self) continue;
           if (p.alone.has(k)) reached.add(j);
           else shared.set(j, (shared.get(j) ?? 0) + 1);

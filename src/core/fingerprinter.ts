@@ -70,8 +70,9 @@ export interface FingerprinterOptions {
   /** Also compute the 128-bit simhash (`simhash128`). Default false. */
   simhash128?: boolean;
   /**
-   * MinHash LSH band keys (`Analysis.lsh`, spec §9): `bands` keys from
-   * `bands * rows` permutations, or false for none. Default `{ bands: 16, rows: 3 }`.
+   * LSH keys (`Analysis.lsh`, spec §9): `bands` MinHash band keys from
+   * `bands * rows` permutations, then the word keys of short texts (§9.1), or
+   * false for none. Default `{ bands: 16, rows: 3 }`.
    */
   lsh?: LshOptions | false;
   /** Verdict buckets and thresholds. Default `DEFAULT_VERDICT_OPTIONS`. */
@@ -112,9 +113,9 @@ export interface Analysis {
   /** 128-bit simhash (32 hex chars) when the `simhash128` option is on. */
   simhash128?: Fingerprint128;
   hex128?: string;
-  /** MinHash LSH band keys `BB:XXXXXXXX` (spec §9), one per band; [] when the `lsh` option is false. */
+  /** MinHash LSH band keys `BB:XXXXXXXX` (spec §9), one per band, then the word keys `w:...` of a text of at most 70 code points (§9.1); [] when the `lsh` option is false. */
   lsh: string[];
-  /** The LSH scheme of `lsh` (`lsh1-16x3`, core `lshSchemeOf`); absent when the `lsh` option is false. */
+  /** The LSH scheme of `lsh` (`lsh2-16x3`, core `lshSchemeOf`); absent when the `lsh` option is false. */
   lshScheme?: string;
   /** The re-rank sketch's terms, when the thread that analysed the text built them (`sketchTermsOf(vector)`); else built from `vector` when first needed. */
   sketchTerms?: SketchTerms;

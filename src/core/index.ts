@@ -20,7 +20,7 @@ export * from "./similarity/index.js";
 export { charBigramCounts, addBigramFeatures, DEFAULT_SHORT_TEXT_LENGTH, BIGRAM_PREFIX } from "./short-text.js";
 export { byTimeThenId, chooseRoot } from "./original.js";
 export type { Dated } from "./original.js";
-export { decide, bucketFor, reportedSimilarity, validateVerdictOptions, vetoedByMiddle, DEFAULT_VERDICT_OPTIONS } from "./verdict.js";
+export { decide, bucketFor, reportedSimilarity, validateVerdictOptions, vetoedByMiddle, vetoedByEnding, DEFAULT_VERDICT_OPTIONS } from "./verdict.js";
 export type { Verdict, VerdictBucket, VerdictOptions, Comparable, MiddleVeto } from "./verdict.js";
 export {
   createFingerprinter,
@@ -35,6 +35,8 @@ export {
   LSH_VERSION,
   LEGACY_LSH_SCHEME,
   lshSchemeOf,
+  comparableLshSchemes,
+  lshSchemesComparable,
   LSH_SHINGLE_LENGTH,
   DEFAULT_LSH_OPTIONS,
   createLshKeyer,
@@ -48,5 +50,6 @@ export {
   fmix32,
 } from "./lsh.js";
 export type { LshOptions, LshKeyer } from "./lsh.js";
+export { wordKeys, wordUnits, wordKey, WORD_KEYS_MAX_LENGTH, WORD_KEYS_MAX_UNITS, WORD_KEYS_MAX_UNIT } from "./word-keys.js";
 export { SKETCH_VERSION, MAX_SKETCH_TERMS, DEFAULT_INLINE_TEXT_LENGTH, sketchOf, sketchCosine, encodeSketch, decodeSketch, editTextLimit, compareSketches, mayNeedText } from "./sketch.js";
 export type { Sketch, Sketched, Sketchable } from "./sketch.js";

@@ -1,5 +1,6 @@
 /**
- * MinHash LSH band keys (docs/fingerprint-spec.md §9, scheme `lsh1`): a second
+ * MinHash LSH band keys (docs/fingerprint-spec.md §9, scheme `lsh2` with the word
+ * keys of word-keys.ts; the band keys are those of `lsh1`): a second
  * retrieval key beside the simhash segments. Two texts whose shingle sets have
  * Jaccard similarity J share at least one of `bands` keys with probability
  * 1 - (1 - J^rows)^bands, so an exact `terms` lookup on the keys finds
@@ -26,13 +27,21 @@
  */
 import { NeardupError } from "./errors.js";
 import { createSimdMinhasher } from "./minhash-simd.js";
+import { C1, C2, fmix32, murmur3 } from "./murmur3.js";
+import { wordKeys } from "./word-keys.js";
 
-/** Version of the LSH key scheme (spec §9); keys of different versions are not comparable. */
-export const LSH_VERSION = "lsh1";
+export { fmix32, murmur3 };
+
+/**
+ * Version of the LSH key scheme (spec §9); keys of different versions are not
+ * comparable. `lsh2` (issue 14) = the band keys of `lsh1` plus the word keys
+ * of short texts (word-keys.ts, spec §9.1).
+ */
+export const LSH_VERSION = "lsh2";
 
 /**
  * The LSH scheme a key set was made with: version, bands and rows
- * (`lsh1-16x3`). Stored beside the keys (`neardup.lsh_scheme`, contract v3);
+ * (`lsh2-16x3`). Stored beside the keys (`neardup.lsh_scheme`, contract v3);
  * keys of different schemes are never compared.
  */
 export function lshSchemeOf(options: LshOptions): string {
@@ -41,6 +50,28 @@ export function lshSchemeOf(options: LshOptions): string {
 
 /** The scheme of documents stored before contract v3 (no `neardup.lsh_scheme`): lsh1 at its default banding. */
 export const LEGACY_LSH_SCHEME = "lsh1-16x3";
+
+const BANDED = /^lsh[12]-(\d+x\d+)$/;
+
+/**
+ * The stored LSH schemes whose keys a lookup of `scheme` may match, its own
+ * first. lsh2 is lsh1 plus word keys: the band keys of one banding are defined
+ * alike (spec §9 steps 1-4), and a word key (`w:...`) never equals a band key
+ * (`BB:...`), so lsh1 and lsh2 documents of one banding are compared on their
+ * band keys and a scheme rollout from lsh1 to lsh2 leaves no gap. Any other
+ * scheme matches only itself.
+ */
+export function comparableLshSchemes(scheme: string): string[] {
+  const m = BANDED.exec(scheme);
+  if (!m) return [scheme];
+  const other = scheme.startsWith("lsh2-") ? `lsh1-${m[1]}` : `lsh2-${m[1]}`;
+  return [scheme, other];
+}
+
+/** Whether keys of the two LSH schemes may be compared (`comparableLshSchemes`). */
+export function lshSchemesComparable(a: string, b: string): boolean {
+  return a === b || comparableLshSchemes(a).includes(b);
+}
 
 /** Banding of the MinHash signature: `bands * rows` permutations, `bands` keys per text. */
 export interface LshOptions {
@@ -51,7 +82,7 @@ export interface LshOptions {
 }
 
 /**
- * Shingle length of lsh1: character 4-grams. Chosen on the quality benchmark
+ * Shingle length of the band keys (lsh1, lsh2): character 4-grams. Chosen on the quality benchmark
  * (docs/quality.md): 3-grams recall a little more but unrelated long English
  * texts share many of them (Jaccard ~0.14 above 1,000 characters, against
  * ~0.05 for 4-grams), which makes band collisions between unrelated texts
@@ -64,47 +95,6 @@ export const DEFAULT_LSH_OPTIONS: Readonly<LshOptions> = Object.freeze({ bands: 
 // 16 x 3: a pair with shingle Jaccard J shares a key with probability
 // 1 - (1 - J^3)^16: 0.0004 at J = 0.03, 0.002 at 0.05, 0.35 at 0.3, 0.65 at 0.4,
 // 0.88 at 0.5, 0.98 at 0.6, 0.999 at 0.7.
-
-const C1 = 0xcc9e2d51;
-const C2 = 0x1b873593;
-
-/** MurmurHash3's 32-bit finalizer (a bijection on uint32). */
-export function fmix32(h: number): number {
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return h >>> 0;
-}
-
-/** MurmurHash3_x86_32 of `bytes[start .. start+length)` with `seed`, as uint32. */
-export function murmur3(bytes: Uint8Array, start: number, length: number, seed: number): number {
-  let h = seed | 0;
-  const end = start + (length & ~3);
-  let p = start;
-  for (; p < end; p += 4) {
-    let k = bytes[p]! | (bytes[p + 1]! << 8) | (bytes[p + 2]! << 16) | (bytes[p + 3]! << 24);
-    k = Math.imul(k, C1);
-    k = (k << 15) | (k >>> 17);
-    k = Math.imul(k, C2);
-    h ^= k;
-    h = (h << 13) | (h >>> 19);
-    h = (Math.imul(h, 5) + 0xe6546b64) | 0;
-  }
-  const tail = length & 3;
-  if (tail !== 0) {
-    let k = 0;
-    if (tail === 3) k ^= bytes[p + 2]! << 16;
-    if (tail >= 2) k ^= bytes[p + 1]! << 8;
-    k ^= bytes[p]!;
-    k = Math.imul(k, C1);
-    k = (k << 15) | (k >>> 17);
-    k = Math.imul(k, C2);
-    h ^= k;
-  }
-  return fmix32(h ^ length);
-}
 
 /** MurmurHash3_x86_32 of `words[start .. start+count)` as little-endian 4-byte blocks (no tail). */
 function murmur3Words(words: Uint32Array, start: number, count: number, seed: number): number {
@@ -225,7 +215,7 @@ export interface LshKeyer {
   readonly options: LshOptions;
   /** `lshSchemeOf(options)`. */
   readonly scheme: string;
-  /** The `bands` keys of a normalized text; [] when it has no shingles. */
+  /** The `bands` band keys of a normalized text, then its word keys (short texts, word-keys.ts); [] when it has no shingles. */
   keys(normalized: string): string[];
 }
 
@@ -241,7 +231,9 @@ export function createLshKeyer(options: LshOptions = DEFAULT_LSH_OPTIONS): LshKe
     keys(normalized) {
       const hashes = shingleHashes(normalized);
       if (hashes.length === 0) return [];
-      return bandKeys(simd === null ? minhashSignature(hashes, seeds, signature) : simd.signature(hashes, signature), bands, rows);
+      const keys = bandKeys(simd === null ? minhashSignature(hashes, seeds, signature) : simd.signature(hashes, signature), bands, rows);
+      for (const k of wordKeys(normalized)) keys.push(k);
+      return keys;
     },
   };
 }

@@ -16,8 +16,7 @@
  *      at least minWordShare of the longer text ("are you a little" / "are
  *      couples a little": one word replaced is a quarter of a tiny text, too
  *      much for edit similarity and 3-grams, but the texts are one sentence).
- * A rule whose threshold is null is off. Then one veto (issue 14), for every
- * bucket:
+ * A rule whose threshold is null is off. Then two vetoes (issue 14):
  *   6. `<bucket>.middle`: a pair a rule called duplicate is NOT one when the
  *      two texts differ in a middle part present on both sides, at least
  *      `minShare` of the longer text and `minLength` code units long, whose
@@ -26,6 +25,15 @@
  *      around two different bodies. Spread-out edits leave a middle that is
  *      still alike; a truncated copy or one with a notice added leaves an empty
  *      middle on one side; neither is vetoed.
+ *   7. `<bucket>.ending` (buckets with `minEndingSimilarity`; the default tiny
+ *      bucket): a pair a rule called duplicate is NOT one when the texts share
+ *      their opening but end differently, in more than one word on some side,
+ *      and the two endings' 3-gram Jaccard is below `minEndingSimilarity`
+ *      (similarity/spread.ts `differentEnding`): "the only way to insure i'd
+ *      just" / "the only way to insure martin", two tiny texts that go on
+ *      differently after a shared opening, too short for rule 6's 8 code
+ *      units. One word replaced at the end ("...(and guido," / "...(and
+ *      contained") is still a duplicate, as in the `.word` rule.
  * `searchRadius` is the Hamming radius
  * the index layer should search for texts in that bucket (a wider net for
  * short texts, whose simhash is weak; the exact measures then decide).
@@ -36,7 +44,7 @@ import type { Fingerprint } from "./fingerprint.js";
 import { cosine, charCosine } from "./similarity/cosine.js";
 import { editSimilarityUpperBound } from "./similarity/edit-bound.js";
 import { editSimilarity } from "./similarity/levenshtein.js";
-import { differingMiddle, oneWordSwap, trigramJaccard } from "./similarity/spread.js";
+import { differentEnding, differingMiddle, oneWordSwap, trigramJaccard } from "./similarity/spread.js";
 import type { SparseVector } from "./tfidf.js";
 
 export interface VerdictBucket {
@@ -56,6 +64,8 @@ export interface VerdictBucket {
   minJaccard?: number | null;
   /** Duplicate if the texts differ in at most one word and their common opening and ending (both non-empty) cover >= this share of the longer text (null or absent: rule off). */
   minWordShare?: number | null;
+  /** Not a duplicate when the texts share their opening but end differently (not in one word only) and the endings' 3-gram Jaccard is below this (rule 7; null or absent: off). */
+  minEndingSimilarity?: number | null;
 }
 
 /** The shared-part veto (rule 6 above); all three conditions must hold. */
@@ -82,6 +92,8 @@ export interface VerdictOptions {
  *
  * - tiny (< 50 code points): edit similarity >= 0.85, 3-gram Jaccard >= 0.45,
  *   or one word replaced inside an opening and an ending that cover >= 0.6;
+ *   then vetoed when the texts share an opening and end differently in more
+ *   than one word (endings' 3-gram Jaccard < 0.3, `tiny.ending`);
  * - short (< 200): cosine >= 0.95, edit similarity >= 0.8 or 3-gram Jaccard >= 0.9;
  * - medium (< 1,000): distance <= 3, edit similarity >= 0.85 or 3-gram Jaccard >= 0.9
  *   (0.9: what the quality benchmark calls one document; it catches moved sentences);
@@ -102,7 +114,7 @@ export interface VerdictOptions {
 export const DEFAULT_VERDICT_OPTIONS: VerdictOptions = Object.freeze({
   middleVeto: { minShare: 0.1, minLength: 8, maxSimilarity: 0.3 },
   buckets: [
-    { name: "tiny", maxLength: 50, searchRadius: 3, maxDistance: null, minCosine: null, minEditSimilarity: 0.85, minJaccard: 0.45, minWordShare: 0.6 },
+    { name: "tiny", maxLength: 50, searchRadius: 3, maxDistance: null, minCosine: null, minEditSimilarity: 0.85, minJaccard: 0.45, minWordShare: 0.6, minEndingSimilarity: 0.3 },
     { name: "short", maxLength: 200, searchRadius: 3, maxDistance: null, minCosine: 0.95, minEditSimilarity: 0.8, minJaccard: 0.9 },
     { name: "medium", maxLength: 1000, searchRadius: 3, maxDistance: 3, minCosine: null, minEditSimilarity: 0.85, minJaccard: 0.9 },
     { name: "long", maxLength: 5000, searchRadius: 3, maxDistance: 3, minCosine: null, minEditSimilarity: 0.75 },
@@ -146,7 +158,7 @@ function checkThreshold(v: unknown, field: string, max: number): void {
   }
 }
 
-const BUCKET_KEYS = ["name", "maxLength", "searchRadius", "maxDistance", "minCosine", "minEditSimilarity", "minJaccard", "minWordShare"];
+const BUCKET_KEYS = ["name", "maxLength", "searchRadius", "maxDistance", "minCosine", "minEditSimilarity", "minJaccard", "minWordShare", "minEndingSimilarity"];
 
 /** Validates verdict options; @throws NeardupError INVALID_CONFIG naming the field. */
 export function validateVerdictOptions(o: VerdictOptions, path = "verdict"): VerdictOptions {
@@ -175,6 +187,7 @@ export function validateVerdictOptions(o: VerdictOptions, path = "verdict"): Ver
     checkThreshold(b.minEditSimilarity, `${p}.minEditSimilarity`, 1);
     if (b.minJaccard !== undefined) checkThreshold(b.minJaccard, `${p}.minJaccard`, 1);
     if (b.minWordShare !== undefined) checkThreshold(b.minWordShare, `${p}.minWordShare`, 1);
+    if (b.minEndingSimilarity !== undefined) checkThreshold(b.minEndingSimilarity, `${p}.minEndingSimilarity`, 1);
   });
   if (last !== Infinity) throw new NeardupError("INVALID_CONFIG", `${path}.buckets: the last bucket must have maxLength Infinity`, { field: `${path}.buckets` });
   const veto = o.middleVeto;
@@ -293,6 +306,10 @@ export function decide(a: Comparable, b: Comparable, options: VerdictOptions = D
     vetoed = `${bucket.name}.middle`;
     rule = null;
   }
+  if (rule !== null && vetoedByEnding(a.normalized, b.normalized, bucket)) {
+    vetoed = `${bucket.name}.ending`;
+    rule = null;
+  }
   return withCharMeasures({ duplicate: rule !== null, rule, bucket: bucket.name, distance, cosine: cos, jaccard: jac, wordShare, vetoed }, a.normalized, b.normalized, withEdit, edit);
 }
 
@@ -300,6 +317,14 @@ export function decide(a: Comparable, b: Comparable, options: VerdictOptions = D
 export function vetoedByMiddle(a: string, b: string, veto: MiddleVeto): boolean {
   const m = differingMiddle(a, b, veto.minLength, veto.minShare);
   return m !== null && m.similarity < veto.maxSimilarity;
+}
+
+/** Rule 7: a shared opening, then different endings (not one word each) that are not alike. Linear. */
+export function vetoedByEnding(a: string, b: string, bucket: VerdictBucket): boolean {
+  const min = bucket.minEndingSimilarity ?? null;
+  if (min === null) return false;
+  const similarity = differentEnding(a, b);
+  return similarity !== null && similarity < min;
 }
 
 /**

@@ -15,7 +15,7 @@ export interface Candidate {
   duplicateOf: string | undefined;
   /** Its LSH band keys, when known. */
   lsh?: readonly string[] | undefined;
-  /** The scheme of `lsh` (`lsh1-16x3`); absent means lsh1-16x3 (documents from before contract v3). */
+  /** The scheme of `lsh` (`lsh2-16x3`); absent means lsh1-16x3 (documents from before contract v3). */
   lshScheme?: string | undefined;
   /** The concrete index holding it, when it came from the engine (reads of a time-based window go there). */
   index?: string | undefined;
@@ -36,7 +36,7 @@ export interface NeardupSource {
   seg3: string;
   /** MinHash LSH band keys (contract v2). */
   lsh?: string[];
-  /** Scheme of `lsh`, e.g. `lsh1-16x3` (contract v3). */
+  /** Scheme of `lsh`, e.g. `lsh2-16x3` (contract v3). */
   lsh_scheme?: string;
   /** Re-rank sketch, base64 (core sketch.ts, contract v3; binary doc values, not indexed). */
   sketch?: string;

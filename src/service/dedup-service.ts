@@ -418,7 +418,7 @@ export class DedupService {
     if (write) {
       // The window holds what the re-rank needs (a sketch with the text where the edit rule may read it), not the analysis.
       const sketch = sketchOf(analysis, editTextLimit(this.fingerprinter.verdictOptions));
-      out.entry = this.recent.add({ id: doc.id, simhash: analysis.simhash, lsh: analysis.lsh, time: doc.time, status: decision.status, duplicateOf: decision.duplicateOf, sketch }, after);
+      out.entry = this.recent.add({ id: doc.id, simhash: analysis.simhash, lsh: analysis.lsh, lshScheme: analysis.lshScheme, time: doc.time, status: decision.status, duplicateOf: decision.duplicateOf, sketch }, after);
       out.source = documentSource(this.options.textField, doc, analysis, decision);
     }
     return out;

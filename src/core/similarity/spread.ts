@@ -164,6 +164,21 @@ export function oneWordSwap(a: string, b: string): number | null {
 }
 
 /**
+ * Whether two texts share their opening but end differently: a common opening
+ * and no common ending that hold a letter or digit, two non-empty differing
+ * endings that are not both one word ("yay!" / "hehe..." is one word each;
+ * "i vote" / "assuming" is not). Returns the character 3-gram Jaccard of the
+ * two endings, or null when the texts are not so.
+ */
+export function differentEnding(a: string, b: string): number | null {
+  const m = differingMiddle(a, b);
+  if (m.middleA === 0 || m.middleB === 0) return null;
+  if (!LETTER_OR_DIGIT.test(a.slice(0, m.prefix)) || LETTER_OR_DIGIT.test(a.slice(a.length - m.suffix))) return null;
+  if (oneWord(a, m.prefix, a.length - m.suffix) && oneWord(b, m.prefix, b.length - m.suffix)) return null;
+  return m.similarity;
+}
+
+/**
  * Share of `a` (by 3-grams) lying in windows of which at least half the
  * 3-grams occur in `other`. `a` is cut into `windows` windows of equal
  * length (fewer for short texts: at least `minWindow` 3-grams each).

@@ -1,19 +1,20 @@
 /**
  * What one lookup reaches: every stored document within `radius` bits of the
  * simhash (found through the segment fields), or sharing at least one MinHash
- * LSH band key of the same LSH scheme (found through `neardup.lsh`). The
+ * LSH key of a comparable LSH scheme (found through `neardup.lsh`; lsh1 and
+ * lsh2 of one banding, core `comparableLshSchemes`). The
  * engine query, the recent-writes window and the re-rank all use this one rule.
  */
 import type { Analysis } from "../../core/fingerprinter.js";
 import { hamming, type Fingerprint } from "../../core/fingerprint.js";
-import { LEGACY_LSH_SCHEME } from "../../core/lsh.js";
+import { LEGACY_LSH_SCHEME, lshSchemesComparable } from "../../core/lsh.js";
 
 export interface Probe {
   simhash: Fingerprint;
   radius: number;
   /** LSH band keys (`BB:XXXXXXXX`); empty when the text has none. */
   lsh: readonly string[];
-  /** The scheme that made `lsh`; keys of another scheme never match. Default lsh1-16x3. */
+  /** The scheme that made `lsh`; keys of an incomparable scheme never match (core `lshSchemesComparable`). Default lsh1-16x3. */
   lshScheme?: string | undefined;
   /** Keys that reach a document alone; undefined: every key does. Other keys reach only in twos. */
   alone?: ReadonlySet<string> | undefined;
@@ -32,7 +33,7 @@ export function sharesKey(a: readonly string[], b: readonly string[] | undefined
 
 export function reaches(probe: Probe, target: { simhash: Fingerprint; lsh?: readonly string[] | undefined; lshScheme?: string | undefined }): boolean {
   if (hamming(probe.simhash, target.simhash) <= probe.radius) return true;
-  if ((target.lshScheme ?? LEGACY_LSH_SCHEME) !== (probe.lshScheme ?? LEGACY_LSH_SCHEME)) return false;
+  if (!lshSchemesComparable(target.lshScheme ?? LEGACY_LSH_SCHEME, probe.lshScheme ?? LEGACY_LSH_SCHEME)) return false;
   if (!probe.alone) return sharesKey(probe.lsh, target.lsh);
   const stored = target.lsh;
   if (!stored || stored.length === 0) return false;

@@ -5,9 +5,10 @@
  *   neighbours for radius > 3: the pigeonhole bound makes this exact, since any
  *   fingerprint within radius r agrees with the query within floor(r/4) bits on
  *   at least one segment; two of them when the lookup has LSH keys, see
- *   `segmentsNeeded`), or shares an LSH band key of the same LSH scheme
- *   (`neardup.lsh_scheme`; documents from before contract v3 carry none and
- *   count as `lsh1-16x3`), or two of its paired (common) band keys, and
+ *   `segmentsNeeded`), or shares an LSH key of a comparable LSH scheme
+ *   (`neardup.lsh_scheme`; lsh1 and lsh2 of one banding have the same band
+ *   keys, so each matches the other; documents from before contract v3 carry
+ *   none and count as `lsh1-16x3`), or two of its paired (common) keys, and
  * - is in the dedup window (`neardup.timestamp` >= since) and is not the
  *   document itself.
  *
@@ -18,14 +19,14 @@
  * is reached, what is left unread is what shares the fewest keys.
  */
 import { hex4, segmentValues, type Fingerprint } from "../../core/fingerprint.js";
-import { LEGACY_LSH_SCHEME } from "../../core/lsh.js";
+import { comparableLshSchemes, LEGACY_LSH_SCHEME } from "../../core/lsh.js";
 import { neighboursForRadius } from "../../core/neighbours.js";
 
 /** Which stored documents are comparable with the query. */
 export interface Scheme {
   /** Fingerprint version (`neardup.version`), e.g. `nd1`. */
   version: string;
-  /** LSH scheme of the query's keys, e.g. `lsh1-16x3`. */
+  /** LSH scheme of the query's keys, e.g. `lsh2-16x3`. */
   lshScheme: string;
 }
 
@@ -96,10 +97,11 @@ export function sharedSegments(a: Fingerprint, b: Fingerprint): number {
   return Number(x >>> 16 === 0) + Number((x & 0xffff) === 0) + Number(y >>> 16 === 0) + Number((y & 0xffff) === 0);
 }
 
-/** Documents of the LSH scheme `lshScheme` (documents without `lsh_scheme` are lsh1-16x3). */
+/** Documents of an LSH scheme comparable with `lshScheme` (core `comparableLshSchemes`; documents without `lsh_scheme` are lsh1-16x3). */
 function lshSchemeFilter(lshScheme: string): Record<string, unknown> {
-  const same = { term: { "neardup.lsh_scheme": lshScheme } };
-  if (lshScheme !== LEGACY_LSH_SCHEME) return same;
+  const schemes = comparableLshSchemes(lshScheme);
+  const same = termClause("neardup.lsh_scheme", schemes);
+  if (!schemes.includes(LEGACY_LSH_SCHEME)) return same;
   return { bool: { should: [same, { bool: { must_not: [{ exists: { field: "neardup.lsh_scheme" } }] } }], minimum_should_match: 1 } };
 }
 

@@ -1,4 +1,4 @@
-// Pins the LSH key scheme lsh1 (docs/fingerprint-spec.md §9): a change here changes every stored band key.
+// Pins the LSH key scheme lsh2 (docs/fingerprint-spec.md §9): a change here changes every stored band key.
 import { readFileSync } from "node:fs";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -14,6 +14,8 @@ import {
   permutationSeeds,
   shingleHashes,
   validateFingerprinterOptions,
+  wordKeys,
+  wordUnits,
 } from "../../../src/core/index.js";
 import { defaultFingerprinter, thrown } from "./helpers.js";
 
@@ -22,14 +24,14 @@ interface Golden {
   shingleLength: number;
   murmur3: { input: string; seed: number; hash: string }[];
   permutationSeeds: string[];
-  texts: { text: string; normalized: string; shingles: number; firstShingleHashes: string[]; keys: { bands: number; rows: number; keys: string[] }[] }[];
+  texts: { text: string; normalized: string; shingles: number; firstShingleHashes: string[]; units: string[]; wordKeys: string[]; keys: { bands: number; rows: number; keys: string[] }[] }[];
 }
 
 const golden = JSON.parse(readFileSync(new URL("../../fixtures/golden-lsh.json", import.meta.url), "utf8")) as Golden;
 const hex = (h: number): string => h.toString(16).padStart(8, "0");
 const encoder = new TextEncoder();
 
-describe("golden LSH vectors (lsh1)", () => {
+describe("golden LSH vectors (lsh2)", () => {
   it("is the current version and shingle length", () => {
     expect(golden.version).toBe(LSH_VERSION);
     expect(golden.shingleLength).toBe(LSH_SHINGLE_LENGTH);
@@ -59,18 +61,28 @@ describe("golden LSH vectors (lsh1)", () => {
       const hashes = shingleHashes(g.normalized);
       expect(hashes.length).toBe(g.shingles);
       expect(Array.from(hashes.subarray(0, 3), hex)).toEqual(g.firstShingleHashes);
-      for (const { bands, rows, keys } of g.keys) expect(createLshKeyer({ bands, rows }).keys(g.normalized)).toEqual(keys);
+      expect(wordUnits(g.normalized)).toEqual(g.units);
+      expect(wordKeys(g.normalized)).toEqual(g.wordKeys);
+      for (const { bands, rows, keys } of g.keys) {
+        expect(createLshKeyer({ bands, rows }).keys(g.normalized)).toEqual(keys);
+        expect(keys.slice(bands)).toEqual(g.wordKeys);
+      }
       expect(fp.analyze(g.text).lsh).toEqual(g.keys[0]!.keys);
     }
   });
 });
 
 describe("LSH keys", () => {
-  it("are one per band, BB:XXXXXXXX with the band index", async () => {
+  it("are one per band, BB:XXXXXXXX with the band index, then the word keys of a short text", async () => {
     const fp = await defaultFingerprinter();
+    const long = fp.analyze("近似重复文本检测 near-duplicate detection, ".repeat(3)).lsh;
+    expect(long).toHaveLength(DEFAULT_LSH_OPTIONS.bands);
+    long.forEach((k, b) => expect(k).toMatch(new RegExp(`^${b.toString(16).padStart(2, "0")}:[0-9a-f]{8}$`)));
     const keys = fp.analyze("近似重复文本检测 near-duplicate detection").lsh;
-    expect(keys).toHaveLength(DEFAULT_LSH_OPTIONS.bands);
-    keys.forEach((k, b) => expect(k).toMatch(new RegExp(`^${b.toString(16).padStart(2, "0")}:[0-9a-f]{8}$`)));
+    keys.slice(0, DEFAULT_LSH_OPTIONS.bands).forEach((k, b) => expect(k).toMatch(new RegExp(`^${b.toString(16).padStart(2, "0")}:[0-9a-f]{8}$`)));
+    // 8 Han characters and 2 words: the whole and each of the 10 units left out.
+    expect(keys.slice(DEFAULT_LSH_OPTIONS.bands)).toHaveLength(11);
+    keys.slice(DEFAULT_LSH_OPTIONS.bands).forEach((k) => expect(k).toMatch(/^w:[0-9a-f]{16}$/));
     expect(createLshKeyer({ bands: 200, rows: 1 }).keys("abcdefg")[199]).toMatch(/^c7:[0-9a-f]{8}$/);
   });
 
@@ -79,8 +91,9 @@ describe("LSH keys", () => {
     const text = "The quick brown fox jumps over the lazy dog, again and again.";
     expect(fp.analyze(text).lsh).toEqual(fp.analyze(text).lsh);
     expect(fp.analyze(text).lsh).toEqual(createLshKeyer().keys(normalize(text)));
-    // Normalization-equivalent inputs (spaces are removed before shingling) give the same keys.
-    expect(fp.analyze("ＡＢＣ  def\tghi").lsh).toEqual(fp.analyze("abc defghi").lsh);
+    // Normalization-equivalent inputs give the same keys; band keys remove spaces before shingling.
+    expect(fp.analyze("ＡＢＣ  def\tghi").lsh).toEqual(fp.analyze("abc def ghi").lsh);
+    expect(fp.analyze("ＡＢＣ  def\tghi").lsh.slice(0, 16)).toEqual(fp.analyze("abc defghi").lsh.slice(0, 16));
   });
 
   it("do not depend on shingle order or repetition (MinHash is a set function)", () => {
@@ -138,7 +151,8 @@ describe("LSH keys", () => {
     expect(createLshKeyer().keys("")).toEqual([]);
     expect(createLshKeyer().keys(" ")).toEqual([]);
     expect(shingleHashes("ab c")).toHaveLength(1);
-    expect(createLshKeyer().keys("ab")).toHaveLength(DEFAULT_LSH_OPTIONS.bands);
+    // 16 band keys and the word key of the whole text (one unit: none left out).
+    expect(createLshKeyer().keys("ab")).toHaveLength(DEFAULT_LSH_OPTIONS.bands + 1);
   });
 
   it("is off with lsh: false", async () => {
@@ -147,7 +161,8 @@ describe("LSH keys", () => {
     const fp = buildFingerprinter({ lsh: false }, await loadJiebaResources(), await createFeatureHasher());
     expect(fp.analyze("some text here").lsh).toEqual([]);
     const small = buildFingerprinter({ lsh: { bands: 4, rows: 2 } }, await loadJiebaResources(), await createFeatureHasher());
-    expect(small.analyze("some text here").lsh).toEqual(createLshKeyer({ bands: 4, rows: 2 }).keys("sometexthere"));
+    expect(small.analyze("some text here").lsh).toEqual(createLshKeyer({ bands: 4, rows: 2 }).keys("some text here"));
+    expect(small.analyze("some text here").lsh.slice(0, 4)).toEqual(createLshKeyer({ bands: 4, rows: 2 }).keys("sometexthere").slice(0, 4));
   });
 
   it("rejects bad options with INVALID_CONFIG naming the option", () => {
