@@ -93,10 +93,12 @@ const MAX_GROUP_TERMS = 30_000;
 /** Lookups per grouped query. */
 const MAX_GROUP_LOOKUPS = 250;
 /**
- * Clauses of one grouped query: a paired key is one `term` clause, a lookup
- * needing two of its four segments four. Engines refuse over 1,024 clauses
- * by default (OpenSearch `indices.query.bool.max_clause_count`); a few are
- * left for the filters.
+ * Leaf clauses of one grouped query's per-lookup parts: a lookup needing two
+ * of its four segments has four `term` clauses; one with paired keys a `term`
+ * clause per key and two for its scheme filter. Engines refuse a query of
+ * over 1,024 leaf clauses by default (Lucene counts the whole tree;
+ * OpenSearch `indices.query.bool.max_clause_count`); the rest is left for the
+ * shared parts (segment terms, alone keys, version, window: at most 10).
  */
 const MAX_GROUP_CLAUSES = 1000;
 /** Hits read per grouped query; reaching it means "fall back to single lookups". */
@@ -135,7 +137,8 @@ function groupLookups(lookups: Lookup[], plans: readonly (KeyPlan | undefined)[]
   lookups.forEach((l, i) => {
     const two = segmentsNeeded(l.radius, l.analysis.lsh) === 2;
     const perField = two ? 0 : segmentTerms(l.analysis.simhash, l.radius)["neardup.seg0"]!.length;
-    const own = (two ? 4 : 0) + (plans[i]?.paired.length ?? 0);
+    const paired = plans[i]?.paired.length ?? 0;
+    const own = (two ? 4 : 0) + (paired >= 2 ? paired + 2 : 0);
     if (current.length > 0 && (current.length >= MAX_GROUP_LOOKUPS || terms + perField > MAX_GROUP_TERMS || clauses + own > MAX_GROUP_CLAUSES)) {
       groups.push(current);
       current = [];

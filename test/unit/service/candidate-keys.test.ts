@@ -6,7 +6,10 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { fromHex } from "../../../src/core/fingerprint.js";
-import { candidateQuery, KeyStatistics, planKeys, reaches } from "../../../src/service/candidates/index.js";
+import { candidateQuery, fetchCandidates, KeyStatistics, planKeys, reaches } from "../../../src/service/candidates/index.js";
+import type { Analysis } from "../../../src/core/fingerprinter.js";
+import type { Engine } from "../../../src/engine/types.js";
+import { createRng } from "../../../bench/quality/rng.js";
 
 const scheme = { version: "nd1", lshScheme: "lsh1-16x3" };
 
@@ -104,5 +107,46 @@ describe("KeyStatistics.wanted", () => {
     expect(stats.wanted(200)).toBe(false);
     now += 61_000; // a quiet minute: ask again
     expect(stats.wanted(200)).toBe(true);
+  });
+});
+
+/** Leaf queries of a query tree, as Lucene counts them against its clause limit (a `terms` query is one). */
+function leaves(query: unknown): number {
+  const q = query as Record<string, unknown>;
+  if (q.bool) {
+    const b = q.bool as Record<string, unknown[] | undefined>;
+    return ["must", "should", "filter", "must_not"].reduce((n, k) => n + (b[k] ?? []).reduce((m: number, c) => m + leaves(c), 0), 0);
+  }
+  if (q.constant_score) return leaves((q.constant_score as { filter: unknown }).filter);
+  return 1;
+}
+
+describe("grouped lookups", () => {
+  it("keep every grouped query within the engines' default 1,024 clauses, with two-of-four segments and paired keys for every lookup", async () => {
+    const bodies: { query: unknown }[] = [];
+    const engine = {
+      resolveIndices: async (name: string) => [name],
+      termDocFrequencies: async (_indices: readonly string[], _field: string, terms: readonly string[]) => new Map(terms.map((t) => [t, 1000])), // every key common: all paired
+      msearch: async (requests: { body: { query: unknown } }[]) => {
+        bodies.push(...requests.map((r) => r.body));
+        return requests.map(() => ({ hits: { hits: [] }, _shards: { total: 1, successful: 1, failed: 0 } }));
+      },
+      search: async () => ({ hits: { hits: [] }, _shards: { total: 1, successful: 1, failed: 0 } }),
+    } as unknown as Engine;
+    const rng = createRng(11);
+    const hex = (n: number) => Array.from({ length: n }, () => "0123456789abcdef"[rng.int(16)]).join("");
+    const lookups = Array.from({ length: 600 }, (_, i) => ({
+      analysis: { simhash: fromHex(hex(16)), lsh: Array.from({ length: 16 }, (_, b) => `${String(b).padStart(2, "0")}:${hex(8)}`), version: "nd1", lshScheme: "lsh2-16x3" } as unknown as Analysis,
+      time: 1_000_000 + i,
+      radius: 3,
+      excludeId: undefined,
+    }));
+    const results = await fetchCandidates(engine, { index: "groups", textField: "text", windowMs: 1000, maxCandidates: 1000, lshKeyBudget: 200 }, lookups);
+    expect(results).toHaveLength(600);
+    expect(bodies.length).toBeGreaterThan(1);
+    for (const body of bodies) expect(leaves(body.query)).toBeLessThanOrEqual(1024);
+    // Each lookup's two-of-four segments clause is in some group's query.
+    const text = JSON.stringify(bodies);
+    for (const l of lookups.slice(0, 20)) expect(text).toContain(`{"term":{"neardup.seg0":"${l.analysis.simhash.hi.toString(16).padStart(8, "0").slice(0, 4)}"}}`);
   });
 });
