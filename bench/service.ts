@@ -5,6 +5,8 @@
  *   NEARDUP_BENCH_DOCS=1000000 npx tsx bench/service.ts
  *   NEARDUP_BENCH_CLIENTS=4 NEARDUP_BENCH_WORKERS=2 npx tsx bench/service.ts   # 4 concurrent clients, analysis on 2 worker threads
  *   NEARDUP_ENGINE_URL=http://127.0.0.1:9200 npx tsx bench/service.ts   # an engine you run
+ *   NEARDUP_BENCH_DOCS=1010000 NEARDUP_BENCH_INGEST=10000 NEARDUP_BENCH_KEEP=1 NEARDUP_BENCH_BYTES=0 NEARDUP_ENGINE_URL=... npx tsx bench/service.ts
+ *       # 1M documents in the window; again with NEARDUP_BENCH_INGEST_FROM=20000000 (and other clients/workers) to reuse it
  *
  * Documents: real classical Chinese text (npm `chinese-poetry`, 全唐诗),
  * each document 2-8 poems drawn with a seeded generator (about 100-700
@@ -46,6 +48,14 @@ import { loadPoems } from "./poems.js";
 
 const DOCS = Number(process.env.NEARDUP_BENCH_DOCS ?? 100_000);
 const INGEST = Math.min(DOCS, Number(process.env.NEARDUP_BENCH_INGEST ?? 50_000));
+/** Documents in the window before the timed runs: numbers INGEST .. DOCS - 1. */
+const WINDOW = DOCS - INGEST;
+/** Number of the first document the timed runs send (default 0); a later run on a kept window sends fresh ones (e.g. 20,000,000). */
+const FROM = Number(process.env.NEARDUP_BENCH_INGEST_FROM ?? 0);
+/** NEARDUP_BENCH_KEEP=1: reuse the window stored by an earlier run when the dedup index holds it. */
+const KEEP = process.env.NEARDUP_BENCH_KEEP === "1";
+/** NEARDUP_BENCH_BYTES=0: skip the force merge and the bytes per document (minutes at 1M). */
+const BYTES = process.env.NEARDUP_BENCH_BYTES !== "0";
 const CHECKS = Number(process.env.NEARDUP_BENCH_CHECKS ?? 2000);
 const BATCH = 500;
 /** Concurrent API clients during ingest. */
@@ -107,9 +117,13 @@ export async function run(): Promise<void> {
     const fingerprinter = await createFingerprinter();
     const rawIndex = "bench-raw";
     const dedupIndex = "bench-dedup";
-    await engine.deleteIndex(rawIndex);
-    await engine.deleteIndex(dedupIndex);
-    await engine.createIndex(rawIndex, { settings: { "index.number_of_replicas": 0 }, mappings: { properties: { text: { type: "text" } } } });
+    const count = async (index: string) => ((await (await fetch(`${engineUrl}/${index}/_count`)).json()) as { count?: number }).count ?? 0;
+    const reuse = KEEP && (await engine.indexExists(dedupIndex)) && (await count(dedupIndex)) >= WINDOW && (await engine.indexExists(rawIndex));
+    if (!reuse) {
+      await engine.deleteIndex(rawIndex);
+      await engine.deleteIndex(dedupIndex);
+      await engine.createIndex(rawIndex, { settings: { "index.number_of_replicas": 0 }, mappings: { properties: { text: { type: "text" } } } });
+    }
     const metrics = createMetrics({ defaultMetrics: false });
     const analyzer = WORKERS > 0 ? await createAnalyzerPool(fingerprinter, { threads: WORKERS }) : undefined;
     const service = new DedupService(engine, fingerprinter, resolveDedupOptions({ index: dedupIndex, lshKeyBudget: Number(process.env.NEARDUP_LSH_KEY_BUDGET ?? 200) }), createDedupMetrics(metrics.registry), undefined, analyzer);
@@ -120,7 +134,7 @@ export async function run(): Promise<void> {
     // bulks in flight), and as text into the raw index (not timed) so that both indices hold the same documents.
     let t = performance.now();
     let inFlight: Promise<unknown> | undefined;
-    for (let start = INGEST; start < DOCS; start += 2000) {
+    for (let start = INGEST; start < (reuse ? INGEST : DOCS); start += 2000) {
       const ops: Record<string, unknown>[] = [];
       const rawOps: Record<string, unknown>[] = [];
       for (let i = start; i < Math.min(DOCS, start + 2000); i++) {
@@ -143,7 +157,7 @@ export async function run(): Promise<void> {
 
     // CLIENTS concurrent clients, each sending its own batches in turn (batch k goes to client k % CLIENTS).
     const batches: number[] = [];
-    for (let start = 0; start < INGEST; start += BATCH) batches.push(start);
+    for (let start = FROM; start < FROM + INGEST; start += BATCH) batches.push(start);
 
     // 2. Raw _bulk baseline: the first INGEST documents, text only, as many clients as the ingest below.
     let cpu0 = await cpuMark(engineUrl);
@@ -152,7 +166,7 @@ export async function run(): Promise<void> {
       Array.from({ length: CLIENTS }, async (_, c) => {
         for (let k = c; k < batches.length; k += CLIENTS) {
           const ops: Record<string, unknown>[] = [];
-          for (let i = batches[k]!; i < Math.min(INGEST, batches[k]! + BATCH); i++) ops.push({ index: { _index: rawIndex, _id: `d${i}` } }, { text: makeDoc(poems, i) });
+          for (let i = batches[k]!; i < Math.min(FROM + INGEST, batches[k]! + BATCH); i++) ops.push({ index: { _index: rawIndex, _id: `d${i}` } }, { text: makeDoc(poems, i) });
           const r = await engine.bulk(ops);
           if (r.errors) throw new Error("raw bulk had errors");
         }
@@ -172,7 +186,7 @@ export async function run(): Promise<void> {
         for (let k = c; k < batches.length; k += CLIENTS) {
           const start = batches[k]!;
           const docs = [];
-          for (let i = start; i < Math.min(INGEST, start + BATCH); i++) docs.push({ id: `d${i}`, text: makeDoc(poems, i), time: T0 + i });
+          for (let i = start; i < Math.min(FROM + INGEST, start + BATCH); i++) docs.push({ id: `d${i}`, text: makeDoc(poems, i), time: T0 + i });
           const res = await postJson(`${api}/v1/documents/_bulk`, docs);
           if (res.status !== 200 || res.json.errors) throw new Error(`API bulk failed: ${JSON.stringify(res.json).slice(0, 300)}`);
           for (const item of res.json.items as { result: { status: string } }[]) if (item.result.status === "duplicate") duplicatesAtIngest++;
@@ -193,7 +207,8 @@ export async function run(): Promise<void> {
     const rng = createRng(42);
     for (let c = 0; c < CHECKS; c++) {
       const planted = c % 2 === 0;
-      const text = planted ? nearDuplicate(makeDoc(poems, rng.int(DOCS)), c) : makeDoc(poems, DOCS + 1 + c);
+      // Planted: a near-duplicate of a stored document (of the window when there is one); new: a number no run sends.
+      const text = planted ? nearDuplicate(makeDoc(poems, WINDOW > 0 ? INGEST + rng.int(WINDOW) : FROM + rng.int(INGEST)), c) : makeDoc(poems, 90_000_000 + c);
       const t1 = performance.now();
       const res = await postJson(`${api}/v1/check`, { text, time: T0 + DOCS });
       latencies.push(performance.now() - t1);
@@ -211,25 +226,25 @@ export async function run(): Promise<void> {
     const hitsCount = (await metrics.registry.getSingleMetricAsString("neardup_engine_hits_per_lookup")).match(/_count (\d+)/)?.[1];
 
     // 5. Bytes per document.
-    const raw = await storeBytes(engineUrl, rawIndex);
-    const ded = await storeBytes(engineUrl, dedupIndex);
+    const raw = BYTES ? await storeBytes(engineUrl, rawIndex) : undefined;
+    const ded = BYTES ? await storeBytes(engineUrl, dedupIndex) : undefined;
 
     const f = (x: number, d = 0) => x.toLocaleString("en", { maximumFractionDigits: d, minimumFractionDigits: d });
     console.log("| measure | value |");
     console.log("|---|---|");
-    console.log(`| documents already in the window (and in the raw index) before the timed runs | ${f(DOCS - INGEST)} |`);
+    console.log(`| documents already in the window (and in the raw index) before the timed runs | ${f(WINDOW)}${reuse ? " (stored by an earlier run, NEARDUP_BENCH_KEEP)" : ""} |`);
     console.log(`| raw \`_bulk\`, text only (${f(INGEST)} new docs, batches of ${BATCH}, ${CLIENTS} client(s)) | ${f(rawRate)} docs/s |`);
     console.log(`| \`/v1/documents/_bulk\` with dedup (the same ${f(INGEST)} docs, batches of ${BATCH}, over HTTP, ${CLIENTS} client(s), ${WORKERS} analysis worker(s)) | ${f(apiRate)} docs/s |`);
     console.log(`| dedup ingest / raw ingest | ${f(apiRate / rawRate, 2)} |`);
     console.log(`| CPU ms per document, raw \`_bulk\`: bench process / engine | ${f(rawCpu.process, 3)} / ${f(rawCpu.engine, 3)} |`);
     console.log(`| CPU ms per document, dedup ingest: sidecar (with its client) / engine | ${f(apiCpu.process, 3)} / ${f(apiCpu.engine, 3)} |`);
     console.log(`| duplicates found during ingest | ${f(duplicatesAtIngest)} |`);
-    console.log(`| preload of the window's ${f(DOCS - INGEST)} docs (fingerprint + bulk into both indices, not via HTTP) | ${f((DOCS - INGEST) / preloadSeconds)} docs/s |`);
+    if (!reuse) console.log(`| preload of the window's ${f(WINDOW)} docs (fingerprint + bulk into both indices, not via HTTP) | ${f(WINDOW / preloadSeconds)} docs/s |`);
     console.log(`| \`/v1/check\` latency at ${f(DOCS)} docs, p50 / p90 / p99 (${f(CHECKS)} sequential checks) | ${f(percentile(latencies, 50), 2)} / ${f(percentile(latencies, 90), 2)} / ${f(percentile(latencies, 99), 2)} ms |`);
     console.log(`| candidates re-ranked per check, p50 / p99 / max | ${percentile(candidates, 50)} / ${percentile(candidates, 99)} / ${candidates[candidates.length - 1]} |`);
     console.log(`| engine segment hits per lookup, mean (before the Hamming filter) | ${hitsSum && hitsCount ? f(Number(hitsSum) / Number(hitsCount), 1) : "?"} |`);
     console.log(`| planted near-duplicates caught / new texts called duplicate | ${f(caught)} of ${f(Math.ceil(CHECKS / 2))} / ${f(falseAlarms)} of ${f(Math.floor(CHECKS / 2))} |`);
-    console.log(`| index bytes per document, without / with neardup fields | ${f(raw.bytes / raw.docs)} / ${f(ded.bytes / ded.docs)} (+${f((ded.bytes / ded.docs / (raw.bytes / raw.docs) - 1) * 100, 1)}%) |`);
+    if (raw && ded) console.log(`| index bytes per document, without / with neardup fields | ${f(raw.bytes / raw.docs)} / ${f(ded.bytes / ded.docs)} (+${f((ded.bytes / ded.docs / (raw.bytes / raw.docs) - 1) * 100, 1)}%) |`);
     console.log(`\nLoad average at end: ${loadavg().map((x) => x.toFixed(1)).join(" ")}.`);
   } finally {
     await engine.close();
