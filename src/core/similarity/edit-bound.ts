@@ -29,10 +29,19 @@ function bigramCounts(text: string): { counts: Map<number, number>; length: numb
   return { counts, length };
 }
 
+/** The last first-side counts: the re-rank bounds one text (the first argument) against each of its candidates in turn. */
+let lastA: { text: string; counts: ReturnType<typeof bigramCounts> } | undefined;
+const MEMO_MAX = 20_000;
+
 /** A lower bound on `levenshtein(a, b)` in code points, in O(len(a) + len(b)) time. */
 export function editDistanceLowerBound(a: string, b: string): number {
   if (a === b) return 0;
-  const x = bigramCounts(a);
+  let x: ReturnType<typeof bigramCounts>;
+  if (lastA?.text === a) x = lastA.counts;
+  else {
+    x = bigramCounts(a);
+    lastA = a.length <= MEMO_MAX ? { text: a, counts: x } : undefined; // a huge text is not held between calls
+  }
   const y = bigramCounts(b);
   let l1 = 0;
   for (const [key, n] of x.counts) l1 += Math.abs(n - (y.counts.get(key) ?? 0));

@@ -58,13 +58,26 @@ function sortedGrams(s: string, from: number, to: number): Int32Array {
 }
 
 /**
+ * The last first-side grams: the re-rank compares one text (always the first
+ * argument) with each of its candidates in turn, so its grams are sorted once.
+ */
+let lastA: { s: string; from: number; to: number; grams: Int32Array } | undefined;
+/** Longest range kept in `lastA` (code units): a huge text is not held between calls. */
+const MEMO_MAX = 20_000;
+
+/**
  * Jaccard of the 3-gram sets of a[fromA, toA) and b[fromB, toB): the same
  * value as `setJaccard(trigramSet(...), trigramSet(...))`, computed by
  * merging two sorted typed arrays (about 3x faster than building Sets; the
  * verdict runs on every candidate).
  */
 export function trigramJaccardRange(a: string, fromA: number, toA: number, b: string, fromB: number, toB: number): number {
-  const x = sortedGrams(a, fromA, toA);
+  let x: Int32Array;
+  if (lastA !== undefined && lastA.from === fromA && lastA.to === toA && lastA.s === a) x = lastA.grams;
+  else {
+    x = sortedGrams(a, fromA, toA);
+    lastA = toA - fromA <= MEMO_MAX ? { s: a, from: fromA, to: toA, grams: x } : undefined;
+  }
   const y = sortedGrams(b, fromB, toB);
   if (x.length === 0 && y.length === 0) return 1;
   let i = 0;

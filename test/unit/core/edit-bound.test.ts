@@ -2,6 +2,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { editDistanceLowerBound, editSimilarity, editSimilarityUpperBound, levenshtein } from "../../../src/core/similarity/index.js";
+import { setJaccard, trigramJaccardRange, trigramSet } from "../../../src/core/similarity/spread.js";
 
 const text = fc.string({ unit: fc.constantFrom("a", "b", "c", "长", "文", "😀", " "), maxLength: 40 });
 
@@ -32,5 +33,37 @@ describe("editDistanceLowerBound (issue 15)", () => {
     expect(editDistanceLowerBound("abcdef", "abXdef")).toBe(1);
     expect(editDistanceLowerBound("abc", "abcdefgh")).toBe(5);
     expect(editDistanceLowerBound("", "😀😀")).toBe(2);
+  });
+});
+
+describe("the re-rank's memo of its first text (issue 10)", () => {
+  const text = fc.string({ unit: fc.constantFrom(..."天地玄黄宇宙洪荒 ab"), maxLength: 40 });
+
+  it("editDistanceLowerBound gives the same value for one first text against many second texts, in any order (property)", () => {
+    fc.assert(
+      fc.property(text, fc.array(text, { minLength: 1, maxLength: 6 }), (a, others) => {
+        const together = others.map((b) => editDistanceLowerBound(a, b));
+        const apart = others.map((b) => {
+          editDistanceLowerBound(b, a); // another first text in between
+          return editDistanceLowerBound(a.slice() + "", b);
+        });
+        expect(together).toEqual(apart);
+        others.forEach((b, i) => expect(together[i]).toBeLessThanOrEqual(levenshtein(a, b)));
+      }),
+    );
+  });
+
+  it("trigramJaccardRange gives the Set-based Jaccard for one first text against many ranges of others (property)", () => {
+    fc.assert(
+      fc.property(text, fc.array(fc.tuple(text, fc.nat(10), fc.nat(10)), { minLength: 1, maxLength: 6 }), fc.nat(5), (a, others, cut) => {
+        const to = Math.max(0, a.length - cut);
+        for (const [b, x, y] of others) {
+          const from = Math.min(x, b.length);
+          const end = Math.max(from, b.length - y);
+          expect(trigramJaccardRange(a, 0, to, b, from, end)).toBe(setJaccard(trigramSet(a, 0, to), trigramSet(b, from, end)));
+          expect(trigramJaccardRange(a, 0, a.length, b, from, end)).toBe(setJaccard(trigramSet(a), trigramSet(b, from, end)));
+        }
+      }),
+    );
   });
 });
