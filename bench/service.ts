@@ -92,9 +92,9 @@ async function storeBytes(engineUrl: string, index: string): Promise<{ bytes: nu
   return { bytes: body._all.primaries.store.size_in_bytes, docs: body._all.primaries.docs.count };
 }
 
-async function postJson(url: string, body: unknown): Promise<{ status: number; json: Record<string, unknown> }> {
+async function postJson(url: string, body: unknown): Promise<{ status: number; json: Record<string, unknown>; retryAfter: string | null }> {
   const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
-  return { status: res.status, json: (await res.json()) as Record<string, unknown> };
+  return { status: res.status, json: (await res.json()) as Record<string, unknown>, retryAfter: res.headers.get("retry-after") };
 }
 
 export async function run(): Promise<void> {
@@ -179,6 +179,7 @@ export async function run(): Promise<void> {
     // 3. Ingest of the same documents through the API over HTTP, the window already stored.
     const { url: api, server } = await listenApi(metrics, fingerprinter, service);
     let duplicatesAtIngest = 0;
+    let retries = 0;
     cpu0 = await cpuMark(engineUrl);
     t = performance.now();
     await Promise.all(
@@ -187,7 +188,13 @@ export async function run(): Promise<void> {
           const start = batches[k]!;
           const docs = [];
           for (let i = start; i < Math.min(FROM + INGEST, start + BATCH); i++) docs.push({ id: `d${i}`, text: makeDoc(poems, i), time: T0 + i });
-          const res = await postJson(`${api}/v1/documents/_bulk`, docs);
+          let res = await postJson(`${api}/v1/documents/_bulk`, docs);
+          // A saturated sidecar answers 429/503 with Retry-After (backpressure): wait and send again, as shippers do.
+          while (res.status === 429 || res.status === 503) {
+            retries++;
+            await new Promise((r) => setTimeout(r, 1000 * Number(res.retryAfter ?? 1)));
+            res = await postJson(`${api}/v1/documents/_bulk`, docs);
+          }
           if (res.status !== 200 || res.json.errors) throw new Error(`API bulk failed: ${JSON.stringify(res.json).slice(0, 300)}`);
           for (const item of res.json.items as { result: { status: string } }[]) if (item.result.status === "duplicate") duplicatesAtIngest++;
         }
@@ -239,6 +246,7 @@ export async function run(): Promise<void> {
     console.log(`| CPU ms per document, raw \`_bulk\`: bench process / engine | ${f(rawCpu.process, 3)} / ${f(rawCpu.engine, 3)} |`);
     console.log(`| CPU ms per document, dedup ingest: sidecar (with its client) / engine | ${f(apiCpu.process, 3)} / ${f(apiCpu.engine, 3)} |`);
     console.log(`| duplicates found during ingest | ${f(duplicatesAtIngest)} |`);
+    console.log(`| bulk requests answered 429/503 (backpressure) and sent again after Retry-After | ${f(retries)} |`);
     if (!reuse) console.log(`| preload of the window's ${f(WINDOW)} docs (fingerprint + bulk into both indices, not via HTTP) | ${f(WINDOW / preloadSeconds)} docs/s |`);
     console.log(`| \`/v1/check\` latency at ${f(DOCS)} docs, p50 / p90 / p99 (${f(CHECKS)} sequential checks) | ${f(percentile(latencies, 50), 2)} / ${f(percentile(latencies, 90), 2)} / ${f(percentile(latencies, 99), 2)} ms |`);
     console.log(`| candidates re-ranked per check, p50 / p99 / max | ${percentile(candidates, 50)} / ${percentile(candidates, 99)} / ${candidates[candidates.length - 1]} |`);
