@@ -11,41 +11,60 @@
  * With q = 2 (code-point bigrams) both take one pass over each text.
  */
 
-/** Bigram counts keyed by `cp1 * 0x110000 + cp2` (< 2^53, exact in a double). */
-function bigramCounts(text: string): { counts: Map<number, number>; length: number } {
-  const counts = new Map<number, number>();
+/**
+ * A text's code-point bigrams as sorted keys `cp1 * 0x110000 + cp2` (< 2^42,
+ * exact in a double), with its length in code points. Sorted arrays are
+ * merged in `editDistanceLowerBound`: about 3x cheaper than counting in Maps,
+ * and the same L1 distance.
+ */
+function sortedBigrams(text: string): { keys: Float64Array; length: number } {
+  const keys = new Float64Array(text.length);
   let prev = -1;
   let length = 0;
+  let k = 0;
   for (let i = 0; i < text.length; i++) {
     const cp = text.codePointAt(i)!;
     if (cp > 0xffff) i++;
     length++;
-    if (prev >= 0) {
-      const key = prev * 0x110000 + cp;
-      counts.set(key, (counts.get(key) ?? 0) + 1);
-    }
+    if (prev >= 0) keys[k++] = prev * 0x110000 + cp;
     prev = cp;
   }
-  return { counts, length };
+  return { keys: keys.subarray(0, k).sort(), length };
 }
 
-/** The last first-side counts: the re-rank bounds one text (the first argument) against each of its candidates in turn. */
-let lastA: { text: string; counts: ReturnType<typeof bigramCounts> } | undefined;
+/** The last first-side bigrams: the re-rank bounds one text (the first argument) against each of its candidates in turn. */
+let lastA: { text: string; bigrams: ReturnType<typeof sortedBigrams> } | undefined;
 const MEMO_MAX = 20_000;
 
-/** A lower bound on `levenshtein(a, b)` in code points, in O(len(a) + len(b)) time. */
+/** A lower bound on `levenshtein(a, b)` in code points, in O(len(a) + len(b)) time (and a sort). */
 export function editDistanceLowerBound(a: string, b: string): number {
   if (a === b) return 0;
-  let x: ReturnType<typeof bigramCounts>;
-  if (lastA?.text === a) x = lastA.counts;
+  let x: ReturnType<typeof sortedBigrams>;
+  if (lastA?.text === a) x = lastA.bigrams;
   else {
-    x = bigramCounts(a);
-    lastA = a.length <= MEMO_MAX ? { text: a, counts: x } : undefined; // a huge text is not held between calls
+    x = sortedBigrams(a);
+    lastA = a.length <= MEMO_MAX ? { text: a, bigrams: x } : undefined; // a huge text is not held between calls
   }
-  const y = bigramCounts(b);
+  const y = sortedBigrams(b);
+  // L1 distance of the two bigram count vectors: the sizes of the two multiset differences.
+  const p = x.keys;
+  const q = y.keys;
+  let i = 0;
+  let j = 0;
   let l1 = 0;
-  for (const [key, n] of x.counts) l1 += Math.abs(n - (y.counts.get(key) ?? 0));
-  for (const [key, n] of y.counts) if (!x.counts.has(key)) l1 += n;
+  while (i < p.length && j < q.length) {
+    if (p[i]! === q[j]!) {
+      i++;
+      j++;
+    } else if (p[i]! < q[j]!) {
+      i++;
+      l1++;
+    } else {
+      j++;
+      l1++;
+    }
+  }
+  l1 += p.length - i + (q.length - j);
   return Math.max(Math.abs(x.length - y.length), Math.ceil(l1 / 4));
 }
 
