@@ -26,7 +26,7 @@ import { hamming, type Fingerprint } from "./fingerprint.js";
 import { NeardupError } from "./errors.js";
 import { murmur3 } from "./lsh.js";
 import type { SparseVector } from "./tfidf.js";
-import { bucketFor, editRuleApplies, editSimilarityReaching, lengthsAllow, vetoedByEnding, vetoedByMiddle, withCharMeasures, type Verdict, type VerdictOptions } from "./verdict.js";
+import { bucketFor, editRuleApplies, editSimilarityReaching, lengthsAllow, vetoOf, withCharMeasures, type Verdict, type VerdictOptions } from "./verdict.js";
 import { oneWordSwap, trigramJaccard } from "./similarity/spread.js";
 
 /** Version of the sketch scheme; part of the data contract (`neardup.sketch`). */
@@ -334,13 +334,8 @@ export function compareSketches(a: Sketched, b: Sketched, options: VerdictOption
   if (rule !== null && (options.middleVeto || (bucket.minEndingSimilarity ?? null) !== null)) {
     // The vetoes read both texts; texts too long to be stored are not vetoed.
     if (!texts && longer <= editTextLimit(options)) return undefined;
-    if (texts && options.middleVeto && vetoedByMiddle(textA, textB, options.middleVeto)) {
-      vetoed = `${bucket.name}.middle`;
-      rule = null;
-    } else if (texts && vetoedByEnding(textA, textB, bucket)) {
-      vetoed = `${bucket.name}.ending`;
-      rule = null;
-    }
+    if (texts) vetoed = vetoOf(textA, textB, bucket, options);
+    if (vetoed !== null) rule = null;
   }
   return withCharMeasures({ duplicate: rule !== null, rule, bucket: bucket.name, distance, cosine: cos, jaccard: jac, wordShare, vetoed }, textA ?? "", textB ?? "", editTried, edit);
 }

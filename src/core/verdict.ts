@@ -301,16 +301,16 @@ export function decide(a: Comparable, b: Comparable, options: VerdictOptions = D
     wordShare = oneWordSwap(a.normalized, b.normalized);
     if (wordShare !== null && wordShare >= minWord) rule = `${bucket.name}.word`;
   }
-  let vetoed: string | null = null;
-  if (rule !== null && options.middleVeto && vetoedByMiddle(a.normalized, b.normalized, options.middleVeto)) {
-    vetoed = `${bucket.name}.middle`;
-    rule = null;
-  }
-  if (rule !== null && vetoedByEnding(a.normalized, b.normalized, bucket)) {
-    vetoed = `${bucket.name}.ending`;
-    rule = null;
-  }
+  const vetoed = rule === null ? null : vetoOf(a.normalized, b.normalized, bucket, options);
+  if (vetoed !== null) rule = null;
   return withCharMeasures({ duplicate: rule !== null, rule, bucket: bucket.name, distance, cosine: cos, jaccard: jac, wordShare, vetoed }, a.normalized, b.normalized, withEdit, edit);
+}
+
+/** The veto (rules 6 and 7, in that order) that overrules a duplicate rule for these texts, e.g. `short.middle`; null when none does. */
+export function vetoOf(a: string, b: string, bucket: VerdictBucket, options: VerdictOptions): string | null {
+  if (options.middleVeto && vetoedByMiddle(a, b, options.middleVeto)) return `${bucket.name}.middle`;
+  if (vetoedByEnding(a, b, bucket)) return `${bucket.name}.ending`;
+  return null;
 }
 
 /** Rule 6: a long differing middle on both sides that is not alike. Linear; the 3-grams only when the lengths qualify. */
