@@ -24,6 +24,7 @@ import { applyEdit, EDIT_KINDS, sentences } from "./edits.js";
 import type { EditContext } from "./edits.js";
 import type { Group, Lang, Source } from "./sources.js";
 import { editSimilarity, trigramJaccard } from "../../src/core/index.js";
+import type { Analysis, Fingerprinter } from "../../src/core/index.js";
 import { buildOpeningPairs } from "./openings.js";
 import { createRng } from "./rng.js";
 import type { Rng } from "./rng.js";
@@ -251,4 +252,13 @@ function buildVocabulary(src: Source): string[] {
     }
   }
   return [...seen].sort();
+}
+
+/** Both texts of a pair analysed; undefined when one of them is refused (empty after normalization): the scripts skip such pairs. */
+export function analyzePair(fp: Fingerprinter, pair: { a: string; b: string }): [Analysis, Analysis] | undefined {
+  try {
+    return [fp.analyze(pair.a), fp.analyze(pair.b)];
+  } catch {
+    return undefined;
+  }
 }

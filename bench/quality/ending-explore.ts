@@ -12,7 +12,7 @@
  * and measures candidate vetoes on the pairs they call duplicates. "spare one-word ends": endings that are one word
  * each are not vetoed (the chosen rule, `differentEnding` in the core).
  */
-import { buildPairs } from "./dataset.js";
+import { analyzePair, buildPairs } from "./dataset.js";
 import { loadChinese, loadEnglish } from "./sources.js";
 import { createFingerprinter, DEFAULT_VERDICT_OPTIONS, differingMiddle, oneWord } from "../../src/core/index.js";
 
@@ -30,8 +30,9 @@ const rows: Row[] = [];
 for (const seed of seeds) {
   for (const p of buildPairs(sources, seed)) {
     if (p.tier === "heavy") continue;
-    let a, b;
-    try { a = fp.analyze(p.a); b = fp.analyze(p.b); } catch { continue; }
+    const both = analyzePair(fp, p);
+    if (!both) continue;
+    const [a, b] = both;
     const v = fp.compare(a, b);
     const m = differingMiddle(a.normalized, b.normalized);
     const suffix = a.normalized.slice(a.normalized.length - m.suffix);

@@ -12,7 +12,7 @@
  * natural variants; --lsh1 leaves out the word keys of lsh2 (the keys before
  * issue 14's retrieval fix).
  */
-import { buildPairs } from "./dataset.js";
+import { analyzePair, buildPairs } from "./dataset.js";
 import { loadChinese, loadEnglish } from "./sources.js";
 import { createFingerprinter, hamming, shingleHashes } from "../../src/core/index.js";
 import { sharedSegments } from "../../src/service/candidates/index.js";
@@ -35,13 +35,9 @@ for (const p of pairs) {
   if (p.label !== 1) continue;
   const strength = Number(p.edit.split(":")[1] ?? "0");
   if (!all && (p.tier !== "gen" || strength > 2)) continue;
-  let a, b;
-  try {
-    a = fp.analyze(p.a);
-    b = fp.analyze(p.b);
-  } catch {
-    continue;
-  }
+  const both = analyzePair(fp, p);
+  if (!both) continue;
+  const [a, b] = both;
   positives++;
   const v = fp.compare(a, b);
   if (!v.duplicate) continue;

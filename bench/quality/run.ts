@@ -37,9 +37,9 @@ import {
   wordKeys,
   CorpusIdf,
 } from "../../src/core/index.js";
-import type { Analysis, VerdictOptions } from "../../src/core/index.js";
+import type { VerdictOptions } from "../../src/core/index.js";
 import { OUT_DIR, writeDataset } from "./build-dataset.js";
-import { BUCKETS, DEFAULT_SIZES, HARD_NEGATIVE_TIERS, scaledSizes } from "./dataset.js";
+import { analyzePair, BUCKETS, DEFAULT_SIZES, HARD_NEGATIVE_TIERS, scaledSizes } from "./dataset.js";
 import type { Bucket, Pair } from "./dataset.js";
 import { applies, bestRules } from "./calibrate.js";
 import type { Measured, Rules } from "./calibrate.js";
@@ -158,18 +158,15 @@ async function main(): Promise<void> {
   let compareMs = 0;
   let skipped = 0;
   for (const pair of pairs) {
-    let a: Analysis;
-    let b: Analysis;
-    try {
-      const t0 = performance.now();
-      a = fp.analyze(pair.a);
-      b = fp.analyze(pair.b);
-      analyzeMs += performance.now() - t0;
-      analyzed += 2;
-    } catch {
+    const t0 = performance.now();
+    const both = analyzePair(fp, pair);
+    if (!both) {
       skipped++; // empty after normalization
       continue;
     }
+    analyzeMs += performance.now() - t0;
+    analyzed += 2;
+    const [a, b] = both;
     const t1 = performance.now();
     const v = fp.compare(a, b);
     const pairMs = performance.now() - t1;

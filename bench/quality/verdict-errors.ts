@@ -8,7 +8,7 @@
  * `--half tune` lists even pair ids (the half rules may be tuned on), `held`
  * odd ids. Prints F1 of the selection at the end.
  */
-import { buildPairs } from "./dataset.js";
+import { analyzePair, buildPairs } from "./dataset.js";
 import { score } from "./metrics.js";
 import { loadChinese, loadEnglish } from "./sources.js";
 import { createFingerprinter, differingMiddle } from "../../src/core/index.js";
@@ -27,13 +27,9 @@ const labels: (0 | 1)[] = [];
 for (const p of buildPairs([loadChinese(), loadEnglish()], seed)) {
   if (p.tier === "heavy" || (bucket !== "" && p.bucket !== bucket)) continue;
   if ((half === "tune" && p.id % 2 !== 0) || (half === "held" && p.id % 2 !== 1)) continue;
-  let a, b;
-  try {
-    a = fp.analyze(p.a);
-    b = fp.analyze(p.b);
-  } catch {
-    continue;
-  }
+  const both = analyzePair(fp, p);
+  if (!both) continue;
+  const [a, b] = both;
   const v = fp.compare(a, b);
   predicted.push(v.duplicate);
   labels.push(p.label);
