@@ -2,7 +2,8 @@ import fc from "fast-check";
 import { flip } from "../../helpers/bits.js";
 import { describe, expect, it } from "vitest";
 import { fromHex, hamming, segments } from "../../../src/core/fingerprint.js";
-import { candidateQuery, segmentTerms, sharedSegments } from "../../../src/service/candidates/index.js";
+import { candidateQuery, reachableHits, segmentTerms, sharedSegments } from "../../../src/service/candidates/index.js";
+import type { Analysis } from "../../../src/core/fingerprinter.js";
 
 const fpArb = fc.record({ hi: fc.integer({ min: 0, max: 0xffffffff }), lo: fc.integer({ min: 0, max: 0xffffffff }) });
 
@@ -119,5 +120,28 @@ describe("candidateQuery", () => {
     const should = body.query.bool.should;
     expect(should.every((c) => c.constant_score.filter.terms && Object.values(c.constant_score.filter.terms)[0]!.length === 17)).toBe(true);
     expect(body.query.bool.must_not).toBeUndefined();
+  });
+});
+
+describe("reachableHits (grouped query: which hits each lookup may reach)", () => {
+  it("lists, in hit order and once each, every hit that shares an LSH key or has a segment within the lookup's neighbours; property against a scan", () => {
+    const key = fc.constantFrom("00:aa", "01:bb", "02:cc", "03:dd", "04:ee");
+    const hitArb = fc.record({ simhash: fpArb, lsh: fc.option(fc.array(key, { maxLength: 4 }), { nil: undefined }) });
+    fc.assert(
+      fc.property(fc.array(fc.record({ simhash: fpArb, lsh: fc.array(key, { maxLength: 4 }), radius: fc.constantFrom(0, 3, 5) }), { minLength: 1, maxLength: 6 }), fc.array(hitArb, { maxLength: 30 }), fc.array(fc.nat(63), { maxLength: 3 }), (ls, rawHits, bits) => {
+        const lookups = ls.map((l) => ({ analysis: { simhash: l.simhash, lsh: l.lsh } as unknown as Analysis, time: 0, excludeId: undefined, radius: l.radius }));
+        // Some hits near a lookup's simhash, so that the segment path is exercised.
+        const hits = rawHits.map((h, k) => (k % 3 === 0 ? { ...h, simhash: flip(ls[k % ls.length]!.simhash, bits) } : h));
+        const members = lookups.map((_, i) => i).filter((i) => i % 2 === 0 || lookups.length < 3);
+        const got = reachableHits(lookups, members, hits);
+        expect([...got.keys()].sort()).toEqual([...members].sort());
+        for (const i of members) {
+          const l = lookups[i]!;
+          const terms = segmentTerms(l.analysis.simhash, l.radius);
+          const expected = hits.flatMap((h, k) => ((h.lsh ?? []).some((x) => l.analysis.lsh.includes(x)) || segments(h.simhash).some((s, j) => terms[`neardup.seg${j}`]!.includes(s)) ? [k] : []));
+          expect(got.get(i)).toEqual(expected);
+        }
+      }),
+    );
   });
 });
