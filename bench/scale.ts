@@ -136,7 +136,7 @@ async function main(): Promise<void> {
     for (let i = 0; i < REAL; i++) {
       const text = realText(poems, i);
       const analysis = fingerprinter.analyze(text);
-      real.push({ text, analysis, source: neardupSource(analysis, { status: "original" }, T0 + i) as unknown as Record<string, unknown> });
+      real.push({ text, analysis, source: neardupSource(analysis, { status: "original" }, T0 + i, `r${i}`) as unknown as Record<string, unknown> });
       const ids = byText.get(analysis.normalized) ?? [];
       ids.push(`r${i}`);
       byText.set(analysis.normalized, ids);
@@ -163,7 +163,7 @@ async function main(): Promise<void> {
       const segs = [0, 1, 2, 3].map((k) => (rng.next() < segUnseen[k]! ? Math.floor(rng.next() * 65536).toString(16).padStart(4, "0") : pick().segments[k]!));
       const lsh = Array.from({ length: 16 }, (_, b) => (rng.next() < lshUnseen[b]! ? `${b.toString(16).padStart(2, "0")}:${fresh32()}` : pick().lsh[b]!));
       const base = real[rng.int(REAL)]!.source;
-      return { neardup: { ...base, simhash: segs.join(""), seg0: segs[0], seg1: segs[1], seg2: segs[2], seg3: segs[3], lsh, timestamp: new Date(T0 + i).toISOString() } };
+      return { neardup: { ...base, simhash: segs.join(""), seg0: segs[0], seg1: segs[1], seg2: segs[2], seg3: segs[3], lsh, id: `s${i}`, timestamp: new Date(T0 + i).toISOString() } };
     };
 
     const rows: string[] = [];

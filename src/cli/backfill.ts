@@ -189,7 +189,7 @@ export async function runBackfill(engine: Engine, fingerprinter: Fingerprinter, 
           if (record.status === "duplicate" && result.sample.length < 10) result.sample.push(record);
           continue;
         }
-        operations.push(updateAction(hit), { doc: { neardup: neardupSource(last!, decisionOf(record), time) } });
+        operations.push(updateAction(hit), { doc: { neardup: neardupSource(last!, decisionOf(record), time, hit._id) } });
       }
       await writing;
       const done = seen;

@@ -29,6 +29,8 @@ export interface Candidate {
 
 /** The `neardup` object as stored on a document (data contract v3, mappings/README.md). */
 export interface NeardupSource {
+  /** The document's own id, in doc values only (contract v4): candidate reads take it from there instead of the stored `_id`. */
+  id?: string;
   simhash: string;
   seg0: string;
   seg1: string;

@@ -12,10 +12,11 @@ export interface Decision {
   reason?: string | undefined;
 }
 
-/** The `neardup` object written on a document (data contract v3, mappings/README.md). */
-export function neardupSource(analysis: Analysis, decision: Decision, time: number): NeardupSource {
+/** The `neardup` object written on document `id` (data contract v4, mappings/README.md). */
+export function neardupSource(analysis: Analysis, decision: Decision, time: number, id: string): NeardupSource {
   const [seg0, seg1, seg2, seg3] = analysis.segments;
   const source: NeardupSource = {
+    id,
     simhash: analysis.hex,
     seg0,
     seg1,
@@ -63,8 +64,8 @@ export function storedSketch(analysis: Analysis): StoredSketch {
 
 /** The whole source written for one document. */
 export function documentSource(textField: string, doc: DocInput, analysis: Analysis, decision: Decision): Record<string, unknown> {
-  if (doc.source) return { ...doc.source, neardup: neardupSource(analysis, decision, doc.time) };
-  const source: Record<string, unknown> = { [textField]: doc.text, neardup: neardupSource(analysis, decision, doc.time) };
+  if (doc.source) return { ...doc.source, neardup: neardupSource(analysis, decision, doc.time, doc.id) };
+  const source: Record<string, unknown> = { [textField]: doc.text, neardup: neardupSource(analysis, decision, doc.time, doc.id) };
   if (doc.fields) source.fields = doc.fields;
   return source;
 }

@@ -3,7 +3,7 @@
  * get/mget, search that sees only what the last refresh made searchable (as a
  * real engine does), the query DSL subset neardup sends (bool, term, terms,
  * range, ids, exists, match_all; sort, search_after, size; terms aggregation;
- * docvalue_fields, _source filtering) and optimistic concurrency. Faults
+ * docvalue_fields, _source filtering, `stored_fields: _none_`) and optimistic concurrency. Faults
  * come from test/helpers/faulty-engine.ts wrapped around it.
  */
 import { NeardupError } from "../../src/core/errors.js";
@@ -153,7 +153,7 @@ export class MemoryEngine implements Engine {
   }
 
   async search<T>(request: SearchRequest): Promise<SearchResponse<T>> {
-    const body = request.body as { query?: Record<string, unknown>; size?: number; sort?: unknown[]; search_after?: unknown[]; docvalue_fields?: (string | { field: string })[]; _source?: boolean | string[]; aggs?: Record<string, { terms: { field: string; size?: number } }> };
+    const body = request.body as { query?: Record<string, unknown>; size?: number; sort?: unknown[]; search_after?: unknown[]; docvalue_fields?: (string | { field: string })[]; _source?: boolean | string[]; stored_fields?: string; aggs?: Record<string, { terms: { field: string; size?: number } }> };
     const index = this.idx(request.index);
     const scored = [...index.searchable].flatMap(([id, source]) => {
       const sc = score(body.query ?? { match_all: {} }, id, source);
@@ -184,6 +184,7 @@ export class MemoryEngine implements Engine {
     const out: SearchHit<T>[] = hits.slice(0, size).map(({ id, source, score: sc }) => {
       const hit: SearchHit<T> = { _id: id, _index: request.index, _score: sc };
       if (body._source !== false) hit._source = (Array.isArray(body._source) ? pick(source, body._source) : source) as T;
+      if (body.stored_fields === "_none_") delete (hit as { _id?: string })._id; // as the engines do: `_id` is a stored field
       if (body.docvalue_fields) {
         hit.fields = {};
         for (const f of body.docvalue_fields) {

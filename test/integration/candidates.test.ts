@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Analysis } from "../../src/core/fingerprinter.js";
 import { hamming, toHex, segments, type Fingerprint } from "../../src/core/fingerprint.js";
 import type { Engine } from "../../src/engine/index.js";
-import { fetchCandidates, segmentsNeeded, sharedSegments, type Lookup } from "../../src/service/candidates/index.js";
+import { fetchCandidates, IdReads, KeyStatistics, segmentsNeeded, sharedSegments, type Lookup } from "../../src/service/candidates/index.js";
 import { DedupService } from "../../src/service/dedup-service.js";
 import { resolveDedupOptions } from "../../src/service/options.js";
 import { createRng } from "../../bench/quality/rng.js";
@@ -40,7 +40,7 @@ describe.each(engineTargets())("candidate retrieval on $kind $version ($source)"
     }
     const ops = stored.flatMap((s) => {
       const [seg0, seg1, seg2, seg3] = segments(s.fp);
-      return [{ index: { _index: index, _id: s.id } }, { text: `text of ${s.id}`, neardup: { simhash: toHex(s.fp), seg0, seg1, seg2, seg3, lsh: s.lsh, status: "original", length: 10, version: "nd1", timestamp: new Date(s.time).toISOString() } }];
+      return [{ index: { _index: index, _id: s.id } }, { text: `text of ${s.id}`, neardup: { id: s.id, simhash: toHex(s.fp), seg0, seg1, seg2, seg3, lsh: s.lsh, status: "original", length: 10, version: "nd1", timestamp: new Date(s.time).toISOString() } }];
     });
     expect((await engine.bulk(ops, { refresh: true })).errors).toBe(false);
   });
@@ -76,6 +76,15 @@ describe.each(engineTargets())("candidate retrieval on $kind $version ($source)"
     const fallback = (await fetchCandidates(engine, { ...source, groupPage: 3 }, lookups)).map((r) => r.candidates);
     // Pages of 2 hits: every candidate is still read (search_after, ties read apart), nothing is cut.
     const paged = await Promise.all(lookups.map((l) => fetchCandidates(engine, { ...source, maxCandidates: 2, maxPages: 1000 }, [l]).then((r) => r[0]!)));
+    // Every stored document has neardup.id (contract v4): reads skip stored fields (`_id`) and take ids from doc values.
+    const idReads = new IdReads(engine, index, 1000 * windowMs); // the probe counts every stored document (times in January 2026)
+    await idReads.probe();
+    expect(idReads.fromDocValues()).toBe(true);
+    const noStored = { ...source, idReads };
+    const singleDv = await Promise.all(lookups.map((l) => fetchCandidates(engine, noStored, [l]).then((r) => r[0]!.candidates)));
+    const groupedDv = (await fetchCandidates(engine, noStored, lookups)).map((r) => r.candidates);
+    const pagedDv = await Promise.all(lookups.map((l) => fetchCandidates(engine, { ...noStored, maxCandidates: 2, maxPages: 1000 }, [l]).then((r) => r[0]!)));
+    expect(idReads.fromDocValues()).toBe(true); // no hit lacked neardup.id
     lookups.forEach((l, i) => {
       const expected = brute(l);
       expect(single[i]!.map((c) => c.id).sort()).toEqual(expected);
@@ -83,6 +92,9 @@ describe.each(engineTargets())("candidate retrieval on $kind $version ($source)"
       expect(fallback[i]!.map((c) => c.id).sort()).toEqual(expected);
       expect(paged[i]!.candidates.map((c) => c.id).sort()).toEqual(expected);
       expect(paged[i]!.cut).toBe(false);
+      expect(singleDv[i]!.map((c) => c.id).sort()).toEqual(expected);
+      expect(groupedDv[i]!.map((c) => c.id).sort()).toEqual(expected);
+      expect(pagedDv[i]!.candidates.map((c) => c.id).sort()).toEqual(expected);
       for (const c of grouped[i]!) expect(c.text).toBe(`text of ${c.id}`);
     });
     expect(lookups.some((l) => brute(l).length > 0)).toBe(true);
@@ -173,19 +185,29 @@ describe.each(engineTargets())("selective LSH keys on $kind $version ($source)",
       [10, ["both", "rare"], []],
       [100, all, aDocs],
     ] as const) {
+      // A source without KeyStatistics of its own gets a fresh one per call, which asks its first query beside the
+      // statistics (every key alone) and lets the plan filter; a kept one that has seen a plan pair keys asks after.
       const s = { ...source, lshKeyBudget: budget };
+      const kept = { ...s, keyStatistics: new KeyStatistics(engine, index) };
       const single = await fetchCandidates(engine, s, [lookup(keys)], observer);
       const grouped = await fetchCandidates(engine, s, [lookup(keys), lookup(onlyA)], observer);
       const fallback = await fetchCandidates(engine, { ...s, groupPage: 2 }, [lookup(keys), lookup(onlyA)], observer);
       const paged = await fetchCandidates(engine, { ...s, maxCandidates: 3, maxPages: 1000 }, [lookup(keys)], observer);
+      await fetchCandidates(engine, kept, [lookup(keys)], observer);
+      const planned = await fetchCandidates(engine, kept, [lookup(keys)], observer);
+      const plannedGrouped = await fetchCandidates(engine, kept, [lookup(keys), lookup(onlyA)], observer);
+      expect(ids(planned[0]!)).toEqual([...expected]);
+      expect(ids(plannedGrouped[0]!)).toEqual([...expected]);
+      expect(ids(plannedGrouped[1]!)).toEqual([...expectedA]);
       expect(ids(single[0]!)).toEqual([...expected]);
       expect(ids(grouped[0]!)).toEqual([...expected]);
       expect(ids(grouped[1]!)).toEqual([...expectedA]);
       expect(ids(fallback[0]!)).toEqual([...expected]);
       expect(ids(fallback[1]!)).toEqual([...expectedA]);
       expect(ids(paged[0]!)).toEqual([...expected]);
-      // Engine hits follow the plan: with budget 10 the common keys' 80 documents are not read.
-      if (budget === 10) expect(single[0]!.hits).toBe(2);
+      // Engine hits follow the plan once a plan has paired keys: with budget 10 the common keys' 80 documents are not read.
+      if (budget === 10) expect(planned[0]!.hits).toBe(2);
+      if (budget === 10) expect(single[0]!.hits).toBe(82); // asked before the plan: read, then left out by it
       expect(single[0]!.pairedKeys).toBe(budget === 10 ? 2 : 0);
     }
     expect(paired.length).toBeGreaterThan(0);

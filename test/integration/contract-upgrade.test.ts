@@ -8,12 +8,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import v2 from "../fixtures/component-template.v2.json" with { type: "json" };
 import type { Engine } from "../../src/engine/index.js";
 import { DedupService } from "../../src/service/dedup-service.js";
+import { IdReads } from "../../src/service/candidates/index.js";
 import { neardupSource } from "../../src/service/documents.js";
 import { resolveDedupOptions } from "../../src/service/options.js";
 import { sharedFingerprinter } from "../helpers/api.js";
 import { connectTarget, engineTargets, uniqueIndex } from "../helpers/engines.js";
 
-describe.each(engineTargets())("contract v2 -> v3 in place on $kind $version", (target) => {
+describe.each(engineTargets())("contract v2 -> v4 in place on $kind $version", (target) => {
   let engine: Engine;
   const index = uniqueIndex("neardup-it-upgrade");
   const text = "An index written under contract two keeps working after the upgrade: its documents have no sketch, only their text and keys.";
@@ -24,7 +25,8 @@ describe.each(engineTargets())("contract v2 -> v3 in place on $kind $version", (
     mappings.properties.text = { type: "text" };
     await engine.createIndex(index, { mappings });
     const fingerprinter = await sharedFingerprinter();
-    const source = neardupSource(fingerprinter.analyze(text), { status: "original" }, Date.now() - 60_000) as unknown as Record<string, unknown>;
+    const source = neardupSource(fingerprinter.analyze(text), { status: "original" }, Date.now() - 60_000, "old") as unknown as Record<string, unknown>;
+    delete source.id;
     delete source.sketch;
     delete source.normalized;
     delete source.lsh_scheme;
@@ -50,5 +52,14 @@ describe.each(engineTargets())("contract v2 -> v3 in place on $kind $version", (
     // The new document is found from its sketch.
     const again = await svc.search({ id: "old", limit: 5 });
     expect(again.matches.map((m) => m.id)).toContain("new");
+    // v4: the new document carries its id in doc values; the old one does not, so candidate reads keep reading `_id`.
+    const dv = await engine.search({ index, body: { query: { ids: { values: ["new"] } }, _source: false, stored_fields: "_none_", docvalue_fields: ["neardup.id"] } });
+    expect(dv.hits.hits[0]!.fields?.["neardup.id"]).toEqual(["new"]);
+    const reads = new IdReads(engine, index, 24 * 3600 * 1000);
+    await reads.probe();
+    expect(reads.fromDocValues()).toBe(false);
+    await engine.bulk([{ delete: { _index: index, _id: "old" } }], { refresh: true });
+    await reads.probe();
+    expect(reads.fromDocValues()).toBe(true);
   }, 120_000);
 });

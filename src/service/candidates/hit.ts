@@ -18,6 +18,16 @@ function sketchOfHit(fields: Record<string, unknown[]> | undefined): Sketch | un
   }
 }
 
+/**
+ * The document id of a hit: `neardup.id` doc values (contract v4), else `_id`
+ * (absent when the query skipped stored fields: then `undefined`).
+ */
+export function hitId(hit: SearchHit<unknown>): string | undefined {
+  const id = first(hit.fields, "neardup.id");
+  if (typeof id === "string") return id;
+  return typeof hit._id === "string" ? hit._id : undefined;
+}
+
 /** The candidate of a hit; hits without a valid simhash are skipped (`undefined`). */
 export function candidateFromHit(hit: SearchHit<unknown>): Candidate | undefined {
   const hex = first(hit.fields, "neardup.simhash");
@@ -33,7 +43,7 @@ export function candidateFromHit(hit: SearchHit<unknown>): Candidate | undefined
   const lshScheme = first(hit.fields, "neardup.lsh_scheme");
   const lsh = hit.fields?.["neardup.lsh"];
   return {
-    id: hit._id,
+    id: hitId(hit)!,
     index: hit._index,
     simhash,
     time: Number.isFinite(time) ? time : 0,

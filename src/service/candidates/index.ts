@@ -21,7 +21,8 @@ import { compareSketches, sketchOf } from "../../core/sketch.js";
 import type { VerdictOptions } from "../../core/verdict.js";
 import type { Engine, SearchHit, SearchResponse } from "../../engine/types.js";
 import type { Candidate } from "../candidate.js";
-import { candidateFromHit } from "./hit.js";
+import { candidateFromHit, hitId } from "./hit.js";
+import type { IdReads } from "./ids.js";
 import { KeyStatistics, planKeys, type KeyPlan } from "./keys.js";
 import { probeOf, reaches, type Probe } from "./probe.js";
 import { hamming, segmentValues, type Fingerprint } from "../../core/fingerprint.js";
@@ -31,6 +32,7 @@ import { candidateQuery, groupSearchBody, normalizedTextQuery, segmentsNeeded, s
 
 export { probeOf, reaches, sharesKey, type Probe } from "./probe.js";
 export { KeyStatistics, planKeys, type KeyPlan } from "./keys.js";
+export { IdReads } from "./ids.js";
 export { candidateQuery, segmentTerms, segmentsNeeded, sharedSegments, CANDIDATE_FIELDS, type Scheme } from "./query.js";
 
 /** One candidate lookup: the text's analysis, its time, the radius, and the id to leave out. */
@@ -63,6 +65,8 @@ export interface CandidateSource {
   lshKeyBudget?: number | undefined;
   /** Where document frequencies of band keys come from (kept by the caller to cache index resolution); default: the engine, uncached. */
   keyStatistics?: KeyStatistics | undefined;
+  /** Whether hits' ids may be read from `neardup.id` doc values alone (ids.ts); default: read `_id`. */
+  idReads?: IdReads | undefined;
 }
 
 /** What one lookup found. */
@@ -153,7 +157,7 @@ function groupLookups(lookups: Lookup[], plans: readonly (KeyPlan | undefined)[]
   return groups;
 }
 
-function groupQuery(lookups: Lookup[], plans: readonly (KeyPlan | undefined)[], members: number[], windowMs: number, page: number): Record<string, unknown> {
+function groupQuery(lookups: Lookup[], plans: readonly (KeyPlan | undefined)[], members: number[], windowMs: number, page: number, idsFromDocValues: boolean): Record<string, unknown> {
   const union = new Map<string, Set<string>>();
   let since = Infinity;
   const keys = new Set<string>();
@@ -176,10 +180,10 @@ function groupQuery(lookups: Lookup[], plans: readonly (KeyPlan | undefined)[], 
     }
   }
   const terms = Object.fromEntries([...union].map(([field, values]) => [field, [...values]]));
-  return groupSearchBody(terms, [...keys], members.map((i) => schemeOf(lookups[i]!.analysis)), since, page, pairs, twoSegments);
+  return groupSearchBody(terms, [...keys], members.map((i) => schemeOf(lookups[i]!.analysis)), since, page, pairs, twoSegments, idsFromDocValues);
 }
 
-function queryInput(source: CandidateSource, l: Lookup, plan: KeyPlan | undefined): CandidateQueryInput {
+function queryInput(source: CandidateSource, l: Lookup, plan: KeyPlan | undefined, idsFromDocValues: boolean): CandidateQueryInput {
   return {
     simhash: l.analysis.simhash,
     radius: l.radius,
@@ -189,6 +193,7 @@ function queryInput(source: CandidateSource, l: Lookup, plan: KeyPlan | undefine
     since: l.time - source.windowMs,
     excludeId: l.excludeId,
     size: source.maxCandidates,
+    idsFromDocValues,
   };
 }
 
@@ -262,16 +267,25 @@ async function pageOn(engine: Engine, source: CandidateSource, input: CandidateQ
   let page = first;
   let pages = 1;
   for (;;) {
-    for (const h of page) byId.set(h._id, h);
+    for (const h of page) byId.set(idOf(h), h);
     if (page.length < input.size) return { hits: [...byId.values()], cut: false };
     const sort = page[page.length - 1]!.sort;
     if (!sort || sort.length < 3) return { hits: [...byId.values()], cut: true };
     const ties = hitsOf(await engine.search({ index: source.index, ignoreUnavailable: true, body: tieQuery(input, sort[1], sort[2]) }).catch((e: Error) => e));
-    for (const h of ties) byId.set(h._id, h);
+    for (const h of ties) byId.set(idOf(h), h);
     if (ties.length >= input.size || pages >= maxPages) return { hits: [...byId.values()], cut: true };
     page = hitsOf(await engine.search({ index: source.index, ignoreUnavailable: true, body: candidateQuery({ ...input, searchAfter: sort }) }).catch((e: Error) => e));
     pages += 1;
   }
+}
+
+/** A hit read without stored fields carried no `neardup.id` (a document written before contract v4): read again with `_id`. */
+class MissingId extends Error {}
+
+function idOf(hit: SearchHit<unknown>): string {
+  const id = hitId(hit);
+  if (id === undefined) throw new MissingId("a candidate hit without neardup.id");
+  return id;
 }
 
 /**
@@ -292,7 +306,7 @@ const ATTEMPTS = 3;
 export async function fetchCandidates(engine: Engine, source: CandidateSource, lookups: Lookup[], observer: CandidateObserver = {}): Promise<LookupResult[]> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await fetchOnce(engine, source, lookups, observer);
+      return await fetchReadingIds(engine, source, lookups, observer);
     } catch (err) {
       const failure = err instanceof NeardupError ? (err.details as { shardFailure?: string } | undefined)?.shardFailure : undefined;
       if (attempt >= ATTEMPTS || failure === undefined || !VANISHED.has(failure)) throw err;
@@ -301,16 +315,48 @@ export async function fetchCandidates(engine: Engine, source: CandidateSource, l
   }
 }
 
-async function fetchOnce(engine: Engine, source: CandidateSource, lookups: Lookup[], observer: CandidateObserver): Promise<LookupResult[]> {
+/** One fetch, ids from doc values when `source.idReads` allows; again from `_id` when a hit lacks `neardup.id`. */
+async function fetchReadingIds(engine: Engine, source: CandidateSource, lookups: Lookup[], observer: CandidateObserver): Promise<LookupResult[]> {
+  const fromDocValues = source.idReads?.fromDocValues() ?? false;
+  if (!fromDocValues) return fetchOnce(engine, source, lookups, observer, false);
+  try {
+    return await fetchOnce(engine, source, lookups, observer, true);
+  } catch (err) {
+    if (!(err instanceof MissingId)) throw err;
+    source.idReads!.missingSeen();
+    return fetchOnce(engine, source, lookups, observer, false);
+  }
+}
+
+async function fetchOnce(engine: Engine, source: CandidateSource, lookups: Lookup[], observer: CandidateObserver, idsFromDocValues: boolean): Promise<LookupResult[]> {
   const out: LookupResult[] = lookups.map(() => ({ candidates: [], hits: 0, cut: false, pairedKeys: 0 }));
   if (lookups.length === 0) return out;
-  const plans = await keyPlans(engine, source, lookups, observer);
+  const stats = source.keyStatistics ?? new KeyStatistics(engine, source.index);
+  // While no plan has paired a key lately, the first query goes out with every key alone, beside the statistics
+  // request instead of after it: its hits hold the planned ones, and the plans' reach rule keeps exactly those.
+  const speculative = stats.speculative(source.lshKeyBudget ?? 0);
+  const planned = keyPlans(engine, { ...source, keyStatistics: stats }, lookups, observer);
+  const unplanned = lookups.map(() => undefined);
+  let plans: (KeyPlan | undefined)[] = speculative ? unplanned : await planned;
   const singles: number[] = [];
-  if (lookups.length === 1) singles.push(0);
-  else {
+  /** The single lookup's first page when it was asked before its plan was known and that page holds every hit. */
+  let early: { input: CandidateQueryInput; hits: SearchHit<unknown>[] } | undefined;
+  if (lookups.length === 1) {
+    singles.push(0);
+    if (speculative) {
+      const input = queryInput(source, lookups[0]!, undefined, idsFromDocValues);
+      const [p, r] = await Promise.all([planned, engine.search({ index: source.index, ignoreUnavailable: true, body: candidateQuery(input) }).catch((e: Error) => e)]);
+      plans = p;
+      const hits = hitsOf(r);
+      // Without pairs the plan asks the same query; with pairs, an unfilled page already holds all that the plan reaches.
+      if (plans[0] === undefined || hits.length < input.size) early = { input, hits };
+    }
+  } else {
     const page = source.groupPage ?? GROUP_PAGE;
     const groups = groupLookups(lookups, plans);
-    const responses = await engine.msearch(groups.map((g) => ({ index: source.index, ignoreUnavailable: true, body: groupQuery(lookups, plans, g, source.windowMs, page) })));
+    const asked = engine.msearch(groups.map((g) => ({ index: source.index, ignoreUnavailable: true, body: groupQuery(lookups, plans, g, source.windowMs, page, idsFromDocValues) })));
+    const [responses, p] = await Promise.all([asked, planned]);
+    plans = p; // the same plans when not speculative; else a group's hits hold what its plans reach, and `acceptor` keeps that
     responses.forEach((r, gi) => {
       const hits = hitsOf(r);
       observer.onHits?.(hits.length);
@@ -319,6 +365,7 @@ async function fetchOnce(engine: Engine, source: CandidateSource, lookups: Looku
         singles.push(...members); // too many to be sure we saw them all: ask per lookup, paged
         return;
       }
+      if (idsFromDocValues) for (const h of hits) idOf(h);
       const candidates = hits.flatMap((h) => candidateFromHit(h) ?? []);
       const reachable = reachableHits(lookups, members, candidates);
       for (const i of members) {
@@ -330,21 +377,21 @@ async function fetchOnce(engine: Engine, source: CandidateSource, lookups: Looku
     });
   }
   if (singles.length > 0) {
-    const inputs = singles.map((i) => queryInput(source, lookups[i]!, plans[i]));
+    const inputs = singles.map((i) => (early ? early.input : queryInput(source, lookups[i]!, plans[i], idsFromDocValues)));
     const requests = inputs.map((input) => ({ index: source.index, ignoreUnavailable: true, body: candidateQuery(input) }));
-    const firsts = singles.length === 1 ? [await engine.search(requests[0]!)] : await engine.msearch(requests);
+    const firsts = early ? [early.hits] : singles.length === 1 ? [await engine.search(requests[0]!)] : await engine.msearch(requests);
     await Promise.all(
       firsts.map(async (r, k) => {
         const i = singles[k]!;
         const l = lookups[i]!;
-        const { hits, cut } = await pageOn(engine, source, inputs[k]!, hitsOf(r));
+        const { hits, cut } = await pageOn(engine, source, inputs[k]!, Array.isArray(r) ? r : hitsOf(r));
         observer.onHits?.(hits.length);
         if (cut) observer.onCut?.(l, hits.length);
         out[i] = { candidates: hits.flatMap((h) => candidateFromHit(h) ?? []).filter(acceptor(l, source.windowMs, plans[i])), hits: hits.length, cut, pairedKeys: plans[i]?.paired.length ?? 0 };
       }),
     );
   }
-  if (source.keyStatistics) for (const r of out) source.keyStatistics.observe(r.pairedKeys > 0 ? Math.max(source.lshKeyBudget ?? 0, r.candidates.length) : r.candidates.length);
+  for (const r of out) stats.observe(r.pairedKeys > 0 ? Math.max(source.lshKeyBudget ?? 0, r.candidates.length) : r.candidates.length, r.pairedKeys > 0);
   await fillTexts(engine, source, lookups, out);
   return out;
 }

@@ -65,6 +65,8 @@ const HOLD_MS = 60_000;
 export class KeyStatistics {
   private resolved: { indices: string[]; at: number } | undefined;
   private largest = { count: Infinity, at: 0 };
+  /** When a plan last paired a key. */
+  private pairedAt = -Infinity;
 
   constructor(
     private readonly engine: Engine,
@@ -79,10 +81,23 @@ export class KeyStatistics {
     return this.now() - this.largest.at > HOLD_MS || this.largest.count * 2 >= budget;
   }
 
-  /** What one lookup drew (its candidates; with paired keys, at least the budget). */
-  observe(count: number): void {
+  /**
+   * Whether a lookup may be asked before its statistics arrive, with every key
+   * alone (`fetchCandidates` then filters with the plan): statistics are
+   * wanted, and no plan of the last minute paired a key, so the plan most
+   * likely asks the very same query. One plan with pairs stops it for a
+   * minute, so a window whose keys are common pays the extra hits once a
+   * minute at most.
+   */
+  speculative(budget: number): boolean {
+    return this.wanted(budget) && this.now() - this.pairedAt > HOLD_MS;
+  }
+
+  /** What one lookup drew (its candidates; with paired keys, at least the budget), and whether its plan paired keys. */
+  observe(count: number, paired = false): void {
     const now = this.now();
     if (now - this.largest.at > HOLD_MS || count >= this.largest.count) this.largest = { count, at: now };
+    if (paired) this.pairedAt = now;
   }
 
   async frequencies(keys: readonly string[]): Promise<Map<string, number>> {

@@ -47,6 +47,8 @@ export interface CandidateQueryInput {
   size: number;
   /** The sort values of the previous page's last hit. */
   searchAfter?: unknown[] | undefined;
+  /** Read the id from `neardup.id` doc values, not `_id` (a stored field): see ids.ts. */
+  idsFromDocValues?: boolean | undefined;
 }
 
 /**
@@ -55,6 +57,7 @@ export interface CandidateQueryInput {
  * wins", and the sketch (contract v3) for the verdict rules.
  */
 export const CANDIDATE_FIELDS = [
+  "neardup.id",
   "neardup.simhash",
   "neardup.lsh",
   "neardup.lsh_scheme",
@@ -156,6 +159,7 @@ export function candidateQuery(input: CandidateQueryInput): Record<string, unkno
     query: { bool },
     sort: CANDIDATE_SORT,
   };
+  if (input.idsFromDocValues) body.stored_fields = "_none_";
   if (input.searchAfter) body.search_after = input.searchAfter;
   return body;
 }
@@ -193,7 +197,16 @@ export function twoSegmentsClause(simhash: Fingerprint): Record<string, unknown>
  * (a single 16-bit segment is shared by N / 65,536 documents per field).
  * The caller falls back to single lookups when a page fills.
  */
-export function groupSearchBody(terms: Record<string, readonly string[]>, lsh: readonly string[], schemes: readonly Scheme[], since: number, size: number, pairs: readonly (readonly string[])[] = [], twoSegments: readonly Fingerprint[] = []): Record<string, unknown> {
+export function groupSearchBody(
+  terms: Record<string, readonly string[]>,
+  lsh: readonly string[],
+  schemes: readonly Scheme[],
+  since: number,
+  size: number,
+  pairs: readonly (readonly string[])[] = [],
+  twoSegments: readonly Fingerprint[] = [],
+  idsFromDocValues = false,
+): Record<string, unknown> {
   const should: Record<string, unknown>[] = Object.entries(terms)
     .filter(([, values]) => values.length > 0)
     .map(([field, values]) => termClause(field, values));
@@ -207,6 +220,7 @@ export function groupSearchBody(terms: Record<string, readonly string[]>, lsh: r
     size,
     track_total_hits: false,
     _source: false,
+    ...(idsFromDocValues ? { stored_fields: "_none_" } : {}),
     docvalue_fields: CANDIDATE_FIELDS,
     query: { bool: { filter: [{ bool: { should, minimum_should_match: 1 } }, versionFilter(versions), windowFilter(since)] } },
   };

@@ -10,6 +10,7 @@ import { candidateQuery, fetchCandidates, KeyStatistics, planKeys, reaches } fro
 import type { Analysis } from "../../../src/core/fingerprinter.js";
 import type { Engine } from "../../../src/engine/types.js";
 import { createRng } from "../../../bench/quality/rng.js";
+import { MemoryEngine } from "../../helpers/memory-engine.js";
 
 const scheme = { version: "nd1", lshScheme: "lsh1-16x3" };
 
@@ -107,6 +108,78 @@ describe("KeyStatistics.wanted", () => {
     expect(stats.wanted(200)).toBe(false);
     now += 61_000; // a quiet minute: ask again
     expect(stats.wanted(200)).toBe(true);
+  });
+});
+
+describe("KeyStatistics.speculative", () => {
+  it("asks before the statistics while no plan of the last minute paired a key, and only when statistics are wanted", () => {
+    let now = 1_000_000;
+    const stats = new KeyStatistics({} as never, "i", 5000, () => now);
+    expect(stats.speculative(200)).toBe(true); // fresh
+    expect(stats.speculative(0)).toBe(false); // the rule off: no statistics, nothing to overlap
+    stats.observe(250, true);
+    expect(stats.speculative(200)).toBe(false);
+    now += 59_000;
+    stats.observe(150);
+    expect(stats.speculative(200)).toBe(false);
+    now += 2_000;
+    expect(stats.speculative(200)).toBe(true);
+  });
+});
+
+describe("speculative lookups", () => {
+  const keys = ["00:00000001", "01:00000002", "02:00000003", "03:00000004"];
+  // A common key (01) held by 300 documents that share nothing else; a near-duplicate shares 00, 02 and 03; "pair" shares 01 and 03.
+  async function engineWithCommonKey(): Promise<MemoryEngine> {
+    const engine = new MemoryEngine();
+    await engine.createIndex("spec");
+    const src = (id: string, lsh: string[]) => ({ text: id, neardup: { id, simhash: "ffffffffffffffff", seg0: "ffff", seg1: "ffff", seg2: "ffff", seg3: "ffff", lsh, lsh_scheme: "lsh2-16x3", status: "original", length: 10, version: "nd1", timestamp: new Date(1_000_000).toISOString() } });
+    const ops: Record<string, unknown>[] = [];
+    for (let i = 0; i < 300; i++) ops.push({ index: { _index: "spec", _id: `crowd${i}` } }, src(`crowd${i}`, ["01:00000002"]));
+    ops.push({ index: { _index: "spec", _id: "near" } }, src("near", ["00:00000001", "02:00000003", "03:00000004"]));
+    ops.push({ index: { _index: "spec", _id: "pair" } }, src("pair", ["01:00000002", "03:00000004"]));
+    await engine.bulk(ops);
+    await engine.refresh("spec");
+    return engine;
+  }
+  const lookup = (lsh: string[]) => ({ analysis: { simhash: fromHex("0000000000000000"), lsh, version: "nd1", lshScheme: "lsh2-16x3" } as unknown as Analysis, time: 1_000_500, radius: 3, excludeId: undefined });
+  const ids = (r: { candidates: { id: string }[] }) => r.candidates.map((c) => c.id).sort();
+
+  it("send the first query beside the statistics request, not after it", async () => {
+    const memory = await engineWithCommonKey();
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const events: string[] = [];
+    const engine = Object.create(memory) as Engine;
+    engine.termDocFrequencies = async (...a) => (events.push("stats"), await gate, events.push("stats done"), memory.termDocFrequencies(...a));
+    engine.search = async (r) => (events.push("search"), memory.search(r));
+    const stats = new KeyStatistics(engine, "spec");
+    const pending = fetchCandidates(engine, { index: "spec", textField: "text", windowMs: 10_000, maxCandidates: 1000, lshKeyBudget: 200, keyStatistics: stats }, [lookup(["00:00000001"])]);
+    await new Promise((r) => setTimeout(r, 20));
+    expect([...events].sort()).toEqual(["search", "stats"]); // both asked, the statistics not answered yet
+    release();
+    expect(ids((await pending)[0]!)).toEqual(["near"]);
+  });
+
+  it("give the planned candidates, single and grouped, when the plan pairs a key: the same as asking the statistics first", async () => {
+    const engine = await engineWithCommonKey();
+    const source = { index: "spec", textField: "text", windowMs: 10_000, maxCandidates: 1000, lshKeyBudget: 200 };
+    const lookups = [lookup(keys), lookup(["00:00000001", "05:00000000"])];
+    for (const maxCandidates of [1000, 50]) {
+      // A fresh KeyStatistics speculates; once a plan paired a key, it asks the statistics first.
+      const stats = new KeyStatistics(engine, "spec");
+      expect(stats.speculative(200)).toBe(true);
+      const single = await fetchCandidates(engine, { ...source, maxCandidates, keyStatistics: stats }, [lookups[0]!]);
+      expect(stats.speculative(200)).toBe(false);
+      const after = await fetchCandidates(engine, { ...source, maxCandidates, keyStatistics: stats }, [lookups[0]!]);
+      const grouped = await fetchCandidates(engine, { ...source, maxCandidates, keyStatistics: new KeyStatistics(engine, "spec") }, lookups);
+      const groupedAfter = await fetchCandidates(engine, { ...source, maxCandidates, keyStatistics: stats }, lookups);
+      expect(ids(single[0]!)).toEqual(["near", "pair"]); // the crowd shares only the common key
+      expect(single[0]!.pairedKeys).toBe(1);
+      expect(ids(after[0]!)).toEqual(ids(single[0]!));
+      expect(grouped.map(ids)).toEqual([["near", "pair"], ["near"]]);
+      expect(groupedAfter.map(ids)).toEqual(grouped.map(ids));
+    }
   });
 });
 

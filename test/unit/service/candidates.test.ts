@@ -58,6 +58,7 @@ describe("candidateQuery", () => {
       track_total_hits: false,
       _source: false,
       docvalue_fields: [
+        "neardup.id",
         "neardup.simhash",
         "neardup.lsh",
         "neardup.lsh_scheme",
@@ -81,6 +82,8 @@ describe("candidateQuery", () => {
       },
       sort: [{ _score: "desc" }, { "neardup.timestamp": "asc" }, { "neardup.simhash": "asc" }],
     });
+    // Ids from doc values: no stored field is read at all.
+    expect(candidateQuery({ simhash: fromHex("0123456789abcdef"), radius: 3, lsh: [], scheme, since: 1000, size: 50, idsFromDocValues: true })).toMatchObject({ _source: false, stored_fields: "_none_" });
   });
 
   it("adds one clause per LSH key, limited to the comparable schemes (lsh1 and lsh2 of the banding; no lsh_scheme = lsh1-16x3)", () => {

@@ -1,0 +1,75 @@
+/**
+ * Where candidate reads take a hit's id from. `_id` is a stored field: reading
+ * it decompresses a block of stored documents per hit (their `_source` with
+ * it), about 30 µs a hit, which was half of a grouped lookup's engine time
+ * with 1M documents stored (docs/benchmarks.md). Documents of contract v4
+ * carry their id in `neardup.id` doc values as well, so a query can skip
+ * stored fields altogether (`stored_fields: _none_`).
+ *
+ * That is safe only when every document a lookup can reach has `neardup.id`.
+ * A probe asks the engine whether any document in the window lacks it (one
+ * `size: 0`, `terminate_after: 1` search), at most every `ttlMs`, in the
+ * background; until a probe has found none, reads take `_id`. A hit without
+ * `neardup.id` (an older sidecar still writing, a lookup with an old time)
+ * switches reads back to `_id` at once: the caller reads that lookup again.
+ */
+import type { Engine } from "../../engine/types.js";
+
+export const ID_PROBE_TTL_MS = 5 * 60_000;
+
+export class IdReads {
+  private fromDocValuesNow = false;
+  private probedAt = -Infinity;
+  private running: Promise<void> | undefined;
+  /** Counts hits seen without `neardup.id`: a probe that started before one does not switch reads to doc values. */
+  private misses = 0;
+
+  constructor(
+    private readonly engine: Engine,
+    private readonly index: string,
+    private readonly windowMs: number,
+    private readonly ttlMs = ID_PROBE_TTL_MS,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** True when reads may take ids from `neardup.id` alone; starts a probe when the last one is stale (never waits for it). */
+  fromDocValues(): boolean {
+    if (this.running === undefined && this.now() - this.probedAt >= this.ttlMs) {
+      this.running = this.probe().finally(() => (this.running = undefined));
+    }
+    return this.fromDocValuesNow;
+  }
+
+  /** A hit carried no `neardup.id`: read `_id` until a later probe finds every document of the window with one. */
+  missingSeen(): void {
+    this.fromDocValuesNow = false;
+    this.misses++;
+    this.probedAt = this.now();
+  }
+
+  /** Asks the engine now; a failure leaves reads on `_id` until the next probe. */
+  async probe(): Promise<void> {
+    const startedAt = this.now();
+    const misses = this.misses;
+    try {
+      const r = await this.engine.search({
+        index: this.index,
+        ignoreUnavailable: true,
+        body: {
+          size: 0,
+          terminate_after: 1,
+          track_total_hits: true,
+          query: { bool: { filter: [{ range: { "neardup.timestamp": { gte: startedAt - this.windowMs, format: "epoch_millis" } } }], must_not: [{ exists: { field: "neardup.id" } }] } },
+        },
+      });
+      const total = r.hits.total;
+      const found = typeof total === "number" ? total : (total?.value ?? 1);
+      const failed = (r._shards?.failed ?? 0) > 0;
+      // A hit seen without the field while the probe ran wins over the probe.
+      if (misses === this.misses) this.fromDocValuesNow = found === 0 && !failed;
+    } catch {
+      this.fromDocValuesNow = false;
+    }
+    this.probedAt = Math.max(this.probedAt, startedAt);
+  }
+}
