@@ -27,7 +27,7 @@ export interface Candidate {
   analysis?: Analysis | undefined;
 }
 
-/** The `neardup` object as stored on a document (data contract v3, mappings/README.md). */
+/** The `neardup` object as stored on a document (data contract v4, mappings/README.md). */
 export interface NeardupSource {
   /** The document's own id, in doc values only (contract v4): candidate reads take it from there instead of the stored `_id`. */
   id?: string;
