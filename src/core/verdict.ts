@@ -42,7 +42,7 @@ import { NeardupError } from "./errors.js";
 import { hamming } from "./fingerprint.js";
 import type { Fingerprint } from "./fingerprint.js";
 import { cosine, charCosine } from "./similarity/cosine.js";
-import { editSimilarityUpperBound } from "./similarity/edit-bound.js";
+import { editSimilarityMayReach } from "./similarity/edit-bound.js";
 import { editSimilarity } from "./similarity/levenshtein.js";
 import { differentEnding, differingMiddle, oneWordSwap, trigramJaccard } from "./similarity/spread.js";
 import type { SparseVector } from "./tfidf.js";
@@ -248,11 +248,11 @@ export function editRuleApplies(bucket: VerdictBucket, shorter: number, longer: 
 
 /**
  * The edit rule's measure of `a` and `b` when it may reach `min`; undefined
- * when the linear-time q-gram bound (`editSimilarityUpperBound`) already shows
- * it cannot, so the quadratic distance is not computed for the rule.
+ * when a linear-time bound (code points, then bigrams: `editSimilarityMayReach`)
+ * already shows it cannot, so the quadratic distance is not computed for the rule.
  */
 export function editSimilarityReaching(a: string, b: string, min: number): number | undefined {
-  return editSimilarityUpperBound(a, b) >= min ? editSimilarity(a, b) : undefined;
+  return editSimilarityMayReach(a, b, min) ? editSimilarity(a, b) : undefined;
 }
 
 /**

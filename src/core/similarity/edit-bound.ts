@@ -9,6 +9,12 @@
  *   vectors: one substitution removes at most q q-grams and adds at most q,
  *   an insertion or deletion touches at most 2q - 1, so D moves by <= 2q per edit.
  * With q = 2 (code-point bigrams) both take one pass over each text.
+ *
+ * A third, from single code points (q = 1), is often the tighter on texts that
+ * differ in whole passages, where the passages share few characters: with L1
+ * distance C between the two code-point count vectors, a substitution moves C
+ * by at most 2 and an insertion or deletion by 1, so C <= 2s + i + e, and
+ * d = s + i + e >= (C + i + e) / 2 >= (C + |len(a) - len(b)|) / 2.
  */
 
 /**
@@ -66,6 +72,53 @@ export function editDistanceLowerBound(a: string, b: string): number {
   }
   l1 += p.length - i + (q.length - j);
   return Math.max(Math.abs(x.length - y.length), Math.ceil(l1 / 4));
+}
+
+/** Code-point counts, up for one text and down for the other; every entry is back to 0 between calls. */
+let counts: Int32Array | undefined;
+
+/** The q = 1 bound: ceil((C + |len(a) - len(b)|) / 2) <= `levenshtein(a, b)`, in one pass over each text and no allocation. */
+export function characterDistanceLowerBound(a: string, b: string): number {
+  if (a === b) return 0;
+  const c = (counts ??= new Int32Array(0x110000)); // 4.4 MB once: every code point has its counter
+  let la = 0;
+  let lb = 0;
+  for (let i = 0; i < a.length; i++) {
+    const cp = a.codePointAt(i)!;
+    if (cp > 0xffff) i++;
+    c[cp]!++;
+    la++;
+  }
+  for (let i = 0; i < b.length; i++) {
+    const cp = b.codePointAt(i)!;
+    if (cp > 0xffff) i++;
+    c[cp]!--;
+    lb++;
+  }
+  // Each distinct code point's difference is taken once (its counter is zeroed on the first visit).
+  let l1 = 0;
+  for (const text of [a, b]) {
+    for (let i = 0; i < text.length; i++) {
+      const cp = text.codePointAt(i)!;
+      if (cp > 0xffff) i++;
+      l1 += Math.abs(c[cp]!);
+      c[cp] = 0;
+    }
+  }
+  return Math.ceil((l1 + Math.abs(la - lb)) / 2);
+}
+
+/**
+ * Whether `editSimilarity(a, b)` may reach `min`: false when the q = 1 bound
+ * or (only then computed) the bigram bound already puts it below. Never
+ * false when it does reach `min` (both are lower bounds on the distance).
+ */
+export function editSimilarityMayReach(a: string, b: string, min: number): boolean {
+  if (a === b) return true;
+  const m = Math.max(codePoints(a), codePoints(b));
+  if (m === 0) return true;
+  if (1 - characterDistanceLowerBound(a, b) / m < min) return false;
+  return 1 - editDistanceLowerBound(a, b) / m >= min;
 }
 
 function codePoints(text: string): number {

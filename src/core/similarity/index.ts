@@ -3,4 +3,4 @@ export { levenshtein, editSimilarity } from "./levenshtein.js";
 export { charShingles, jaccard, shingleJaccard } from "./jaccard.js";
 export { trigramSet, setJaccard, trigramJaccard, differingMiddle, differentEnding, windowCoverage, oneWord, oneWordSwap, MAX_WORD_UNITS, MAX_WORD_HAN } from "./spread.js";
 export type { DifferingMiddle } from "./spread.js";
-export { editDistanceLowerBound, editSimilarityUpperBound } from "./edit-bound.js";
+export { characterDistanceLowerBound, editDistanceLowerBound, editSimilarityMayReach, editSimilarityUpperBound } from "./edit-bound.js";

@@ -1,7 +1,7 @@
 /** Issue 15: the linear edit-distance bound /v1/compare uses beyond its budget never exceeds the exact distance. */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { editDistanceLowerBound, editSimilarity, editSimilarityUpperBound, levenshtein } from "../../../src/core/similarity/index.js";
+import { characterDistanceLowerBound, editDistanceLowerBound, editSimilarity, editSimilarityMayReach, editSimilarityUpperBound, levenshtein } from "../../../src/core/similarity/index.js";
 import { setJaccard, trigramJaccardRange, trigramSet } from "../../../src/core/similarity/spread.js";
 import { mapCountingBound } from "../../../bench/edit-bound.js";
 
@@ -78,5 +78,53 @@ describe("the re-rank's memo of its first text (issue 10)", () => {
         }
       }),
     );
+  });
+});
+
+describe("characterDistanceLowerBound: the bound from single code points", () => {
+  const unit = fc.constantFrom("a", "b", "长", "文", "😀", "\ud800", "\udc00", " ");
+  const anyText = fc.string({ unit, maxLength: 60 });
+  /** The same bound counted in a Map, from scratch. */
+  const oracle = (a: string, b: string) => {
+    const counts = new Map<number, number>();
+    const ca = Array.from(a);
+    const cb = Array.from(b);
+    for (const ch of ca) counts.set(ch.codePointAt(0)!, (counts.get(ch.codePointAt(0)!) ?? 0) + 1);
+    for (const ch of cb) counts.set(ch.codePointAt(0)!, (counts.get(ch.codePointAt(0)!) ?? 0) - 1);
+    let l1 = 0;
+    for (const v of counts.values()) l1 += Math.abs(v);
+    return Math.ceil((l1 + Math.abs(ca.length - cb.length)) / 2);
+  };
+
+  it("is at most the exact Levenshtein distance, equals a Map-counting oracle, and 0 for equal texts (property)", () => {
+    fc.assert(
+      fc.property(anyText, anyText, (a, b) => {
+        const bound = characterDistanceLowerBound(a, b);
+        expect(bound).toBe(oracle(a, b)); // also: the shared counters are back to 0 after every call
+        expect(bound).toBeLessThanOrEqual(levenshtein(a, b));
+        if (a === b) expect(bound).toBe(0);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it("is tight where the bigram bound is loose: passages that share no characters", () => {
+    const a = "天地玄黄宇宙洪荒日月盈昃辰宿列张";
+    const b = "寒来暑往秋收冬藏闰余成岁律吕调阳";
+    expect(levenshtein(a, b)).toBe(16);
+    expect(characterDistanceLowerBound(a, b)).toBe(16);
+    expect(editDistanceLowerBound(a, b)).toBe(8);
+    expect(characterDistanceLowerBound("abc", "abcdefgh")).toBe(5);
+    expect(characterDistanceLowerBound("abcdef", "abXdef")).toBe(1);
+  });
+
+  it("editSimilarityMayReach is true whenever the exact similarity reaches the threshold (property)", () => {
+    fc.assert(
+      fc.property(anyText, anyText, fc.double({ min: 0, max: 1, noNaN: true }), (a, b, min) => {
+        if (editSimilarity(a, b) >= min) expect(editSimilarityMayReach(a, b, min)).toBe(true);
+      }),
+      { numRuns: 3000 },
+    );
+    expect(editSimilarityMayReach("天地玄黄宇宙洪荒日月盈昃辰宿列张", "寒来暑往秋收冬藏闰余成岁律吕调阳", 0.1)).toBe(false);
   });
 });
