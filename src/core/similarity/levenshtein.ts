@@ -124,6 +124,14 @@ export function levenshtein(a: string, b: string): number {
     ea--;
     eb--;
   }
+  // A cut inside a surrogate pair of one text can take a whole pair of the other (a = "\ud800a\udc00",
+  // b = "\ud800\udc00": prefix and suffix would leave "a" and "", distance 1, where the code points give 3).
+  // Keep such halves in the middles, where myers32 declines them.
+  if (start > 0 && (a.charCodeAt(start - 1) & 0xfc00) === 0xd800) start--;
+  if (ea < a.length && (a.charCodeAt(ea) & 0xfc00) === 0xdc00) {
+    ea++;
+    eb++;
+  }
   if (Math.min(ea, eb) - start <= 32) {
     const d = ea <= eb ? myers32(a, start, ea, b, start, eb) : myers32(b, start, eb, a, start, ea);
     if (d >= 0) return d;

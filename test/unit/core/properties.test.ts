@@ -227,3 +227,17 @@ describe("simhash properties", () => {
     );
   });
 });
+
+describe("levenshtein with lone surrogates (outside the API, which refuses them)", () => {
+  it("keeps a pair split by the affix trim in the middles: code points, not code units", () => {
+    // Trimming "\ud800" and "\udc00" would take the whole pair of the second text and leave "a" against "".
+    expect(levenshtein("\ud800a\udc00", "𐀀")).toBe(3);
+    expect(levenshtein("\ud800a\udc00", "𐀀")).toBe(textbookLevenshtein("\ud800a\udc00", "𐀀"));
+  });
+
+  it("equals the textbook DP on code points whatever the surrogates (property)", () => {
+    const unit = fc.constantFrom("a", "中", "😀", "\ud800", "\udc00", "\uD83D", "\uDE00");
+    const any = fc.string({ unit, maxLength: 30 });
+    fc.assert(fc.property(any, any, (a, b) => levenshtein(a, b) === textbookLevenshtein(a, b)), { numRuns: 3000 });
+  });
+});
