@@ -163,7 +163,7 @@ async function main(): Promise<void> {
       const segs = [0, 1, 2, 3].map((k) => (rng.next() < segUnseen[k]! ? Math.floor(rng.next() * 65536).toString(16).padStart(4, "0") : pick().segments[k]!));
       const lsh = Array.from({ length: 16 }, (_, b) => (rng.next() < lshUnseen[b]! ? `${b.toString(16).padStart(2, "0")}:${fresh32()}` : pick().lsh[b]!));
       const base = real[rng.int(REAL)]!.source;
-      return { neardup: { ...base, simhash: segs.join(""), seg0: segs[0], seg1: segs[1], seg2: segs[2], seg3: segs[3], lsh, id: `s${i}`, timestamp: new Date(T0 + i).toISOString() } };
+      return { neardup: { ...base, simhash: segs.join(""), seg0: segs[0], seg1: segs[1], seg2: segs[2], seg3: segs[3], lsh, lsh_list: Buffer.from(lsh.join(" ")).toString("base64"), id: `s${i}`, timestamp: new Date(T0 + i).toISOString() } };
     };
 
     const rows: string[] = [];

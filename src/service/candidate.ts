@@ -38,6 +38,8 @@ export interface NeardupSource {
   seg3: string;
   /** MinHash LSH band keys (contract v2). */
   lsh?: string[];
+  /** The same keys joined by spaces, base64, in binary doc values (contract v4, empty when there are none): what candidate reads fetch. */
+  lsh_list?: string;
   /** Scheme of `lsh`, e.g. `lsh2-16x3` (contract v3). */
   lsh_scheme?: string;
   /** Re-rank sketch, base64 (core sketch.ts, contract v3; binary doc values, not indexed). */

@@ -29,6 +29,7 @@ export function neardupSource(analysis: Analysis, decision: Decision, time: numb
   };
   const lsh = analysis.lsh;
   if (lsh.length > 0) source.lsh = [...lsh];
+  source.lsh_list = Buffer.from(lsh.join(" "), "utf8").toString("base64"); // written even when empty: it marks a v4 document
   if (analysis.lshScheme !== undefined) source.lsh_scheme = analysis.lshScheme;
   source.sketch = storedSketch(analysis).sketch;
   if (decision.status === "duplicate") {

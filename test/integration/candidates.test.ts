@@ -40,7 +40,7 @@ describe.each(engineTargets())("candidate retrieval on $kind $version ($source)"
     }
     const ops = stored.flatMap((s) => {
       const [seg0, seg1, seg2, seg3] = segments(s.fp);
-      return [{ index: { _index: index, _id: s.id } }, { text: `text of ${s.id}`, neardup: { id: s.id, simhash: toHex(s.fp), seg0, seg1, seg2, seg3, lsh: s.lsh, status: "original", length: 10, version: "nd1", timestamp: new Date(s.time).toISOString() } }];
+      return [{ index: { _index: index, _id: s.id } }, { text: `text of ${s.id}`, neardup: { id: s.id, lsh_list: Buffer.from(s.lsh.join(" ")).toString("base64"), simhash: toHex(s.fp), seg0, seg1, seg2, seg3, lsh: s.lsh, status: "original", length: 10, version: "nd1", timestamp: new Date(s.time).toISOString() } }];
     });
     expect((await engine.bulk(ops, { refresh: true })).errors).toBe(false);
   });

@@ -28,6 +28,13 @@ export function hitId(hit: SearchHit<unknown>): string | undefined {
   return typeof hit._id === "string" ? hit._id : undefined;
 }
 
+/** The band keys of `neardup.lsh_list` (contract v4): base64 of the keys joined by spaces. */
+function keysOfList(raw: unknown): string[] | undefined {
+  if (typeof raw !== "string") return undefined;
+  const joined = Buffer.from(raw, "base64").toString("utf8");
+  return joined.length > 0 ? joined.split(" ") : [];
+}
+
 /** The candidate of a hit; hits without a valid simhash are skipped (`undefined`). */
 export function candidateFromHit(hit: SearchHit<unknown>): Candidate | undefined {
   const hex = first(hit.fields, "neardup.simhash");
@@ -41,7 +48,7 @@ export function candidateFromHit(hit: SearchHit<unknown>): Candidate | undefined
   const time = Number(first(hit.fields, "neardup.timestamp"));
   const duplicateOf = first(hit.fields, "neardup.duplicate_of");
   const lshScheme = first(hit.fields, "neardup.lsh_scheme");
-  const lsh = hit.fields?.["neardup.lsh"];
+  const lsh = hit.fields?.["neardup.lsh"] ?? keysOfList(first(hit.fields, "neardup.lsh_list"));
   return {
     id: hitId(hit)!,
     index: hit._index,

@@ -1,17 +1,20 @@
 /**
- * Where candidate reads take a hit's id from. `_id` is a stored field: reading
- * it decompresses a block of stored documents per hit (their `_source` with
- * it), about 30 µs a hit, which was half of a grouped lookup's engine time
- * with 1M documents stored (docs/benchmarks.md). Documents of contract v4
- * carry their id in `neardup.id` doc values as well, so a query can skip
- * stored fields altogether (`stored_fields: _none_`).
+ * Whether candidate reads may take doc values only. `_id` is a stored field:
+ * reading it decompresses a block of stored documents per hit (their
+ * `_source` with it), about 30 µs a hit, which was half of a grouped lookup's
+ * engine time with 1M documents stored (docs/benchmarks.md); the band keys'
+ * sorted-set doc values cost a dictionary lookup per key, about 14 µs a hit.
+ * Documents of contract v4 carry their id in `neardup.id` and their keys in
+ * `neardup.lsh_list` (one binary doc value), so a query can skip stored
+ * fields altogether (`stored_fields: _none_`) and the keyword's doc values.
  *
- * That is safe only when every document a lookup can reach has `neardup.id`.
- * A probe asks the engine whether any document in the window lacks it (one
- * `size: 0`, `terminate_after: 1` search), at most every `ttlMs`, in the
- * background; until a probe has found none, reads take `_id`. A hit without
- * `neardup.id` (an older sidecar still writing, a lookup with an old time)
- * switches reads back to `_id` at once: the caller reads that lookup again.
+ * That is safe only when every document a lookup can reach is v4. A probe
+ * asks the engine whether any document in the window lacks either field
+ * (one `size: 0`, `terminate_after: 1` search), at most every `ttlMs`, in the
+ * background; until a probe has found none, reads take `_id` and
+ * `neardup.lsh`. A hit without them (an older sidecar still writing, a lookup
+ * with an old time) switches reads back at once: the caller reads that
+ * lookup again.
  */
 import type { Engine } from "../../engine/types.js";
 
@@ -59,7 +62,13 @@ export class IdReads {
           size: 0,
           terminate_after: 1,
           track_total_hits: true,
-          query: { bool: { filter: [{ range: { "neardup.timestamp": { gte: startedAt - this.windowMs, format: "epoch_millis" } } }], must_not: [{ exists: { field: "neardup.id" } }] } },
+          query: {
+            bool: {
+              filter: [{ range: { "neardup.timestamp": { gte: startedAt - this.windowMs, format: "epoch_millis" } } }],
+              should: [{ bool: { must_not: [{ exists: { field: "neardup.id" } }] } }, { bool: { must_not: [{ exists: { field: "neardup.lsh_list" } }] } }],
+              minimum_should_match: 1,
+            },
+          },
         },
       });
       const total = r.hits.total;

@@ -157,7 +157,7 @@ function groupLookups(lookups: Lookup[], plans: readonly (KeyPlan | undefined)[]
   return groups;
 }
 
-function groupQuery(lookups: Lookup[], plans: readonly (KeyPlan | undefined)[], members: number[], windowMs: number, page: number, idsFromDocValues: boolean): Record<string, unknown> {
+function groupQuery(lookups: Lookup[], plans: readonly (KeyPlan | undefined)[], members: number[], windowMs: number, page: number, docValuesOnly: boolean): Record<string, unknown> {
   const union = new Map<string, Set<string>>();
   let since = Infinity;
   const keys = new Set<string>();
@@ -180,10 +180,10 @@ function groupQuery(lookups: Lookup[], plans: readonly (KeyPlan | undefined)[], 
     }
   }
   const terms = Object.fromEntries([...union].map(([field, values]) => [field, [...values]]));
-  return groupSearchBody(terms, [...keys], members.map((i) => schemeOf(lookups[i]!.analysis)), since, page, pairs, twoSegments, idsFromDocValues);
+  return groupSearchBody(terms, [...keys], members.map((i) => schemeOf(lookups[i]!.analysis)), since, page, pairs, twoSegments, docValuesOnly);
 }
 
-function queryInput(source: CandidateSource, l: Lookup, plan: KeyPlan | undefined, idsFromDocValues: boolean): CandidateQueryInput {
+function queryInput(source: CandidateSource, l: Lookup, plan: KeyPlan | undefined, docValuesOnly: boolean): CandidateQueryInput {
   return {
     simhash: l.analysis.simhash,
     radius: l.radius,
@@ -193,7 +193,7 @@ function queryInput(source: CandidateSource, l: Lookup, plan: KeyPlan | undefine
     since: l.time - source.windowMs,
     excludeId: l.excludeId,
     size: source.maxCandidates,
-    idsFromDocValues,
+    docValuesOnly,
   };
 }
 
@@ -267,24 +267,24 @@ async function pageOn(engine: Engine, source: CandidateSource, input: CandidateQ
   let page = first;
   let pages = 1;
   for (;;) {
-    for (const h of page) byId.set(idOf(h), h);
+    for (const h of page) byId.set(idOf(h, input.docValuesOnly), h);
     if (page.length < input.size) return { hits: [...byId.values()], cut: false };
     const sort = page[page.length - 1]!.sort;
     if (!sort || sort.length < 3) return { hits: [...byId.values()], cut: true };
     const ties = hitsOf(await engine.search({ index: source.index, ignoreUnavailable: true, body: tieQuery(input, sort[1], sort[2]) }).catch((e: Error) => e));
-    for (const h of ties) byId.set(idOf(h), h);
+    for (const h of ties) byId.set(idOf(h, input.docValuesOnly), h);
     if (ties.length >= input.size || pages >= maxPages) return { hits: [...byId.values()], cut: true };
     page = hitsOf(await engine.search({ index: source.index, ignoreUnavailable: true, body: candidateQuery({ ...input, searchAfter: sort }) }).catch((e: Error) => e));
     pages += 1;
   }
 }
 
-/** A hit read without stored fields carried no `neardup.id` (a document written before contract v4): read again with `_id`. */
+/** A hit read from doc values only lacked `neardup.id` or `neardup.lsh_list` (a document written before contract v4): read again with `_id` and `neardup.lsh`. */
 class MissingId extends Error {}
 
-function idOf(hit: SearchHit<unknown>): string {
+function idOf(hit: SearchHit<unknown>, docValuesOnly: boolean | undefined): string {
   const id = hitId(hit);
-  if (id === undefined) throw new MissingId("a candidate hit without neardup.id");
+  if (id === undefined || (docValuesOnly && hit.fields?.["neardup.lsh_list"] === undefined)) throw new MissingId("a candidate hit of a document before contract v4");
   return id;
 }
 
@@ -328,7 +328,7 @@ async function fetchReadingIds(engine: Engine, source: CandidateSource, lookups:
   }
 }
 
-async function fetchOnce(engine: Engine, source: CandidateSource, lookups: Lookup[], observer: CandidateObserver, idsFromDocValues: boolean): Promise<LookupResult[]> {
+async function fetchOnce(engine: Engine, source: CandidateSource, lookups: Lookup[], observer: CandidateObserver, docValuesOnly: boolean): Promise<LookupResult[]> {
   const out: LookupResult[] = lookups.map(() => ({ candidates: [], hits: 0, cut: false, pairedKeys: 0 }));
   if (lookups.length === 0) return out;
   const stats = source.keyStatistics ?? new KeyStatistics(engine, source.index);
@@ -344,7 +344,7 @@ async function fetchOnce(engine: Engine, source: CandidateSource, lookups: Looku
   if (lookups.length === 1) {
     singles.push(0);
     if (speculative) {
-      const input = queryInput(source, lookups[0]!, undefined, idsFromDocValues);
+      const input = queryInput(source, lookups[0]!, undefined, docValuesOnly);
       const [p, r] = await Promise.all([planned, engine.search({ index: source.index, ignoreUnavailable: true, body: candidateQuery(input) }).catch((e: Error) => e)]);
       plans = p;
       const hits = hitsOf(r);
@@ -354,7 +354,7 @@ async function fetchOnce(engine: Engine, source: CandidateSource, lookups: Looku
   } else {
     const page = source.groupPage ?? GROUP_PAGE;
     const groups = groupLookups(lookups, plans);
-    const asked = engine.msearch(groups.map((g) => ({ index: source.index, ignoreUnavailable: true, body: groupQuery(lookups, plans, g, source.windowMs, page, idsFromDocValues) })));
+    const asked = engine.msearch(groups.map((g) => ({ index: source.index, ignoreUnavailable: true, body: groupQuery(lookups, plans, g, source.windowMs, page, docValuesOnly) })));
     const [responses, p] = await Promise.all([asked, planned]);
     plans = p; // the same plans when not speculative; else a group's hits hold what its plans reach, and `acceptor` keeps that
     responses.forEach((r, gi) => {
@@ -365,7 +365,7 @@ async function fetchOnce(engine: Engine, source: CandidateSource, lookups: Looku
         singles.push(...members); // too many to be sure we saw them all: ask per lookup, paged
         return;
       }
-      if (idsFromDocValues) for (const h of hits) idOf(h);
+      if (docValuesOnly) for (const h of hits) idOf(h, true);
       const candidates = hits.flatMap((h) => candidateFromHit(h) ?? []);
       const reachable = reachableHits(lookups, members, candidates);
       for (const i of members) {
@@ -377,7 +377,7 @@ async function fetchOnce(engine: Engine, source: CandidateSource, lookups: Looku
     });
   }
   if (singles.length > 0) {
-    const inputs = singles.map((i) => (early ? early.input : queryInput(source, lookups[i]!, plans[i], idsFromDocValues)));
+    const inputs = singles.map((i) => (early ? early.input : queryInput(source, lookups[i]!, plans[i], docValuesOnly)));
     const requests = inputs.map((input) => ({ index: source.index, ignoreUnavailable: true, body: candidateQuery(input) }));
     const firsts = early ? [early.hits] : singles.length === 1 ? [await engine.search(requests[0]!)] : await engine.msearch(requests);
     await Promise.all(

@@ -47,8 +47,8 @@ export interface CandidateQueryInput {
   size: number;
   /** The sort values of the previous page's last hit. */
   searchAfter?: unknown[] | undefined;
-  /** Read the id from `neardup.id` doc values, not `_id` (a stored field): see ids.ts. */
-  idsFromDocValues?: boolean | undefined;
+  /** Read doc values only (contract v4, ids.ts): the id from `neardup.id`, not `_id` (a stored field), and the band keys from `neardup.lsh_list`. */
+  docValuesOnly?: boolean | undefined;
 }
 
 /**
@@ -66,6 +66,17 @@ export const CANDIDATE_FIELDS = [
   "neardup.sketch",
   { field: "neardup.timestamp", format: "epoch_millis" },
 ] as const;
+
+/**
+ * The same for a window of contract v4 documents only: the band keys from one
+ * binary doc value (`neardup.lsh_list`) instead of the keyword's sorted-set
+ * doc values, which cost a dictionary lookup per key and hit.
+ */
+export const CANDIDATE_FIELDS_V4 = CANDIDATE_FIELDS.map((f) => (f === "neardup.lsh" ? "neardup.lsh_list" : f));
+
+function fieldsOf(docValuesOnly: boolean | undefined): readonly unknown[] {
+  return docValuesOnly ? CANDIDATE_FIELDS_V4 : CANDIDATE_FIELDS;
+}
 
 /** The sort that pages a single lookup: most shared keys, oldest, then simhash. */
 export const CANDIDATE_SORT = [{ _score: "desc" }, { "neardup.timestamp": "asc" }, { "neardup.simhash": "asc" }] as const;
@@ -155,11 +166,11 @@ export function candidateQuery(input: CandidateQueryInput): Record<string, unkno
     size: input.size,
     track_total_hits: false,
     _source: false,
-    docvalue_fields: CANDIDATE_FIELDS,
+    docvalue_fields: fieldsOf(input.docValuesOnly),
     query: { bool },
     sort: CANDIDATE_SORT,
   };
-  if (input.idsFromDocValues) body.stored_fields = "_none_";
+  if (input.docValuesOnly) body.stored_fields = "_none_";
   if (input.searchAfter) body.search_after = input.searchAfter;
   return body;
 }
@@ -205,7 +216,7 @@ export function groupSearchBody(
   size: number,
   pairs: readonly (readonly string[])[] = [],
   twoSegments: readonly Fingerprint[] = [],
-  idsFromDocValues = false,
+  docValuesOnly = false,
 ): Record<string, unknown> {
   const should: Record<string, unknown>[] = Object.entries(terms)
     .filter(([, values]) => values.length > 0)
@@ -220,8 +231,8 @@ export function groupSearchBody(
     size,
     track_total_hits: false,
     _source: false,
-    ...(idsFromDocValues ? { stored_fields: "_none_" } : {}),
-    docvalue_fields: CANDIDATE_FIELDS,
+    ...(docValuesOnly ? { stored_fields: "_none_" } : {}),
+    docvalue_fields: fieldsOf(docValuesOnly),
     query: { bool: { filter: [{ bool: { should, minimum_should_match: 1 } }, versionFilter(versions), windowFilter(since)] } },
   };
 }

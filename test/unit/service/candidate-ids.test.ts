@@ -17,7 +17,7 @@ const fp: Fingerprint = { hi: 0x01234567, lo: 0x89abcdef };
 function doc(id: string | undefined, time: number, lsh: string[]): Record<string, unknown> {
   const [seg0, seg1, seg2, seg3] = segments(fp);
   const neardup: Record<string, unknown> = { simhash: toHex(fp), seg0, seg1, seg2, seg3, lsh, status: "original", length: 10, version: "nd1", timestamp: new Date(time).toISOString() };
-  if (id !== undefined) neardup.id = id;
+  if (id !== undefined) Object.assign(neardup, { id, lsh_list: Buffer.from(lsh.join(" ")).toString("base64") }); // a v4 document
   return { text: "t", neardup };
 }
 
@@ -108,6 +108,41 @@ describe("IdReads", () => {
     expect(reads.fromDocValues()).toBe(false);
     const grouped = await fetchCandidates(engine, source(reads), [lookup(["00:aa"]), lookup(["00:aa", "01:bb"])]);
     for (const r of grouped) expect(r.candidates.map((c) => c.id).sort()).toEqual(["a", "legacy"]);
+  });
+
+  it("counts a document with neardup.id but no neardup.lsh_list as written before v4: the probe keeps `_id`, a hit of it reads again", async () => {
+    const partial = doc("half", NOW - 1000, ["00:aa"]);
+    delete (partial.neardup as Record<string, unknown>).lsh_list;
+    const engine = await engineWith([["half", partial]]);
+    const reads = new IdReads(engine, "ids", WINDOW, 60_000, () => NOW);
+    await reads.probe();
+    expect(reads.fromDocValues()).toBe(false);
+    const v4 = await engineWith([["a", doc("a", NOW - 1000, ["00:aa"])]]);
+    const readsV4 = new IdReads(v4, "ids", WINDOW, 60_000, () => NOW);
+    await readsV4.probe();
+    await v4.bulk([{ index: { _index: "ids", _id: "half" } }, partial]);
+    await v4.refresh("ids");
+    const [r] = await fetchCandidates(v4, source(readsV4), [lookup(["00:aa"])]);
+    expect(r!.candidates.map((c) => [c.id, c.lsh])).toEqual([
+      ["a", ["00:aa"]],
+      ["half", ["00:aa"]],
+    ]);
+    expect(readsV4.fromDocValues()).toBe(false);
+  });
+
+  it("reads the band keys of a v4 document from neardup.lsh_list, empty lists included", async () => {
+    const memory = await engineWith([
+      ["a", doc("a", NOW - 1000, ["00:aa", "01:bb"])],
+      ["none", { ...doc("none", NOW - 1000, []), neardup: { ...(doc("none", NOW - 1000, []).neardup as object), lsh: undefined } }],
+    ]);
+    const { engine, bodies } = recording(memory);
+    const reads = new IdReads(memory, "ids", WINDOW, 60_000, () => NOW);
+    await reads.probe();
+    expect(reads.fromDocValues()).toBe(true);
+    const [r] = await fetchCandidates(engine, source(reads), [lookup(["01:bb"])]);
+    expect(r!.candidates.map((c) => [c.id, c.lsh])).toEqual([["a", ["00:aa", "01:bb"]]]);
+    expect((bodies.at(-1)!.docvalue_fields as unknown[]).includes("neardup.lsh")).toBe(false);
+    expect((bodies.at(-1)!.docvalue_fields as unknown[]).includes("neardup.lsh_list")).toBe(true);
   });
 
   it("falls back from a grouped read without stored fields when a hit lacks neardup.id", async () => {

@@ -83,7 +83,10 @@ describe("candidateQuery", () => {
       sort: [{ _score: "desc" }, { "neardup.timestamp": "asc" }, { "neardup.simhash": "asc" }],
     });
     // Ids from doc values: no stored field is read at all.
-    expect(candidateQuery({ simhash: fromHex("0123456789abcdef"), radius: 3, lsh: [], scheme, since: 1000, size: 50, idsFromDocValues: true })).toMatchObject({ _source: false, stored_fields: "_none_" });
+    const v4 = candidateQuery({ simhash: fromHex("0123456789abcdef"), radius: 3, lsh: [], scheme, since: 1000, size: 50, docValuesOnly: true });
+    expect(v4).toMatchObject({ _source: false, stored_fields: "_none_" });
+    expect(v4.docvalue_fields).toContain("neardup.lsh_list"); // one binary doc value, not the keyword's sorted set
+    expect(v4.docvalue_fields).not.toContain("neardup.lsh");
   });
 
   it("adds one clause per LSH key, limited to the comparable schemes (lsh1 and lsh2 of the banding; no lsh_scheme = lsh1-16x3)", () => {
