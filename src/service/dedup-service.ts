@@ -26,7 +26,7 @@ import type { Engine } from "../engine/types.js";
 import componentTemplate from "../../mappings/component-template.neardup.json" with { type: "json" };
 import type { Candidate } from "./candidate.js";
 import { documentSource, storedSketch, getDocument, writeDocuments, type Decision } from "./documents.js";
-import { fetchCandidates, IdReads, KeyStatistics, probeOf, type Lookup, type LookupResult } from "./candidates/index.js";
+import { fetchCandidates, DocValueReads, KeyStatistics, probeOf, type Lookup, type LookupResult } from "./candidates/index.js";
 import type { DocInput } from "./input.js";
 import type { DedupMetrics } from "./metrics.js";
 import type { DedupOptions, Policy } from "./options.js";
@@ -134,8 +134,8 @@ function round(x: number): number {
 export class DedupService {
   private readonly recent: RecentWrites;
   private readonly keyStatistics: KeyStatistics;
-  /** Whether candidate reads may take ids from `neardup.id` doc values alone (candidates/ids.ts). */
-  private readonly idReads: IdReads;
+  /** Whether candidate reads may take doc values only (contract v4: candidates/reads.ts). */
+  private readonly docValueReads: DocValueReads;
   private readonly sequencer = new Sequencer();
   /** The last write of each id in flight (writes of one id are ordered). */
   private readonly inflight = new Map<string, Promise<unknown>>();
@@ -153,7 +153,7 @@ export class DedupService {
   ) {
     this.recent = new RecentWrites({ holdMs: options.recentWindowMs });
     this.keyStatistics = new KeyStatistics(engine, options.index);
-    this.idReads = new IdReads(engine, options.index, options.windowMs);
+    this.docValueReads = new DocValueReads(engine, options.index, options.windowMs);
   }
 
   /**
@@ -222,7 +222,7 @@ export class DedupService {
   }
 
   private engineCandidates(lookups: Lookup[]): Promise<LookupResult[]> {
-    const source = { ...this.options, maxPages: this.options.maxCandidatePages, verdict: this.fingerprinter.verdictOptions, keyStatistics: this.keyStatistics, idReads: this.idReads };
+    const source = { ...this.options, maxPages: this.options.maxCandidatePages, verdict: this.fingerprinter.verdictOptions, keyStatistics: this.keyStatistics, docValueReads: this.docValueReads };
     return fetchCandidates(this.engine, source, lookups, {
       onHits: (hits) => this.metrics?.engineHits.observe(hits),
       onPaired: (_lookup, plan) => this.metrics?.pairedKeys.inc(plan.paired.length),

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Analysis } from "../../src/core/fingerprinter.js";
 import { hamming, toHex, segments, type Fingerprint } from "../../src/core/fingerprint.js";
 import type { Engine } from "../../src/engine/index.js";
-import { fetchCandidates, IdReads, KeyStatistics, segmentsNeeded, sharedSegments, type Lookup } from "../../src/service/candidates/index.js";
+import { fetchCandidates, DocValueReads, KeyStatistics, segmentsNeeded, sharedSegments, type Lookup } from "../../src/service/candidates/index.js";
 import { DedupService } from "../../src/service/dedup-service.js";
 import { resolveDedupOptions } from "../../src/service/options.js";
 import { createRng } from "../../bench/quality/rng.js";
@@ -77,14 +77,14 @@ describe.each(engineTargets())("candidate retrieval on $kind $version ($source)"
     // Pages of 2 hits: every candidate is still read (search_after, ties read apart), nothing is cut.
     const paged = await Promise.all(lookups.map((l) => fetchCandidates(engine, { ...source, maxCandidates: 2, maxPages: 1000 }, [l]).then((r) => r[0]!)));
     // Every stored document has neardup.id (contract v4): reads skip stored fields (`_id`) and take ids from doc values.
-    const idReads = new IdReads(engine, index, 1000 * windowMs); // the probe counts every stored document (times in January 2026)
-    await idReads.probe();
-    expect(idReads.fromDocValues()).toBe(true);
-    const noStored = { ...source, idReads };
+    const docValueReads = new DocValueReads(engine, index, 1000 * windowMs); // the probe counts every stored document (times in January 2026)
+    await docValueReads.probe();
+    expect(docValueReads.fromDocValues()).toBe(true);
+    const noStored = { ...source, docValueReads };
     const singleDv = await Promise.all(lookups.map((l) => fetchCandidates(engine, noStored, [l]).then((r) => r[0]!.candidates)));
     const groupedDv = (await fetchCandidates(engine, noStored, lookups)).map((r) => r.candidates);
     const pagedDv = await Promise.all(lookups.map((l) => fetchCandidates(engine, { ...noStored, maxCandidates: 2, maxPages: 1000 }, [l]).then((r) => r[0]!)));
-    expect(idReads.fromDocValues()).toBe(true); // no hit lacked neardup.id
+    expect(docValueReads.fromDocValues()).toBe(true); // no hit lacked neardup.id
     lookups.forEach((l, i) => {
       const expected = brute(l);
       expect(single[i]!.map((c) => c.id).sort()).toEqual(expected);

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import v2 from "../fixtures/component-template.v2.json" with { type: "json" };
 import type { Engine } from "../../src/engine/index.js";
 import { DedupService } from "../../src/service/dedup-service.js";
-import { IdReads } from "../../src/service/candidates/index.js";
+import { DocValueReads } from "../../src/service/candidates/index.js";
 import { neardupSource } from "../../src/service/documents.js";
 import { resolveDedupOptions } from "../../src/service/options.js";
 import { sharedFingerprinter } from "../helpers/api.js";
@@ -56,7 +56,7 @@ describe.each(engineTargets())("contract v2 -> v4 in place on $kind $version", (
     // v4: the new document carries its id in doc values; the old one does not, so candidate reads keep reading `_id`.
     const dv = await engine.search({ index, body: { query: { ids: { values: ["new"] } }, _source: false, stored_fields: "_none_", docvalue_fields: ["neardup.id"] } });
     expect(dv.hits.hits[0]!.fields?.["neardup.id"]).toEqual(["new"]);
-    const reads = new IdReads(engine, index, 24 * 3600 * 1000);
+    const reads = new DocValueReads(engine, index, 24 * 3600 * 1000);
     await reads.probe();
     expect(reads.fromDocValues()).toBe(false);
     await engine.bulk([{ delete: { _index: index, _id: "old" } }], { refresh: true });

@@ -79,7 +79,11 @@ let counts: Int32Array | undefined;
 
 /** The q = 1 bound: ceil((C + |len(a) - len(b)|) / 2) <= `levenshtein(a, b)`, in one pass over each text and no allocation. */
 export function characterDistanceLowerBound(a: string, b: string): number {
-  if (a === b) return 0;
+  return a === b ? 0 : characterBound(a, b).distance;
+}
+
+/** The q = 1 bound, with the longer length in code points (counted on the way). */
+function characterBound(a: string, b: string): { distance: number; longer: number } {
   const c = (counts ??= new Int32Array(0x110000)); // 4.4 MB once: every code point has its counter
   let la = 0;
   let lb = 0;
@@ -105,7 +109,7 @@ export function characterDistanceLowerBound(a: string, b: string): number {
       c[cp] = 0;
     }
   }
-  return Math.ceil((l1 + Math.abs(la - lb)) / 2);
+  return { distance: Math.ceil((l1 + Math.abs(la - lb)) / 2), longer: Math.max(la, lb) };
 }
 
 /**
@@ -115,10 +119,10 @@ export function characterDistanceLowerBound(a: string, b: string): number {
  */
 export function editSimilarityMayReach(a: string, b: string, min: number): boolean {
   if (a === b) return true;
-  const m = Math.max(codePoints(a), codePoints(b));
-  if (m === 0) return true;
-  if (1 - characterDistanceLowerBound(a, b) / m < min) return false;
-  return 1 - editDistanceLowerBound(a, b) / m >= min;
+  const { distance, longer } = characterBound(a, b);
+  if (longer === 0) return true;
+  if (1 - distance / longer < min) return false;
+  return 1 - editDistanceLowerBound(a, b) / longer >= min;
 }
 
 function codePoints(text: string): number {

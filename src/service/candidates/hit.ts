@@ -28,6 +28,11 @@ export function hitId(hit: SearchHit<unknown>): string | undefined {
   return typeof hit._id === "string" ? hit._id : undefined;
 }
 
+/** Whether a hit read from doc values carries both fields of contract v4 (`neardup.id`, `neardup.lsh_list`). */
+export function hasV4Fields(hit: SearchHit<unknown>): boolean {
+  return typeof first(hit.fields, "neardup.id") === "string" && typeof first(hit.fields, "neardup.lsh_list") === "string";
+}
+
 /** The band keys of `neardup.lsh_list` (contract v4): base64 of the keys joined by spaces. */
 function keysOfList(raw: unknown): string[] | undefined {
   if (typeof raw !== "string") return undefined;

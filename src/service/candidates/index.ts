@@ -21,8 +21,8 @@ import { compareSketches, sketchOf } from "../../core/sketch.js";
 import type { VerdictOptions } from "../../core/verdict.js";
 import type { Engine, SearchHit, SearchResponse } from "../../engine/types.js";
 import type { Candidate } from "../candidate.js";
-import { candidateFromHit, hitId } from "./hit.js";
-import type { IdReads } from "./ids.js";
+import { candidateFromHit, hasV4Fields, hitId } from "./hit.js";
+import type { DocValueReads } from "./reads.js";
 import { KeyStatistics, planKeys, type KeyPlan } from "./keys.js";
 import { probeOf, reaches, type Probe } from "./probe.js";
 import { hamming, segmentValues, type Fingerprint } from "../../core/fingerprint.js";
@@ -32,7 +32,7 @@ import { candidateQuery, groupSearchBody, normalizedTextQuery, segmentsNeeded, s
 
 export { probeOf, reaches, sharesKey, type Probe } from "./probe.js";
 export { KeyStatistics, planKeys, type KeyPlan } from "./keys.js";
-export { IdReads } from "./ids.js";
+export { DocValueReads } from "./reads.js";
 export { candidateQuery, segmentTerms, segmentsNeeded, sharedSegments, CANDIDATE_FIELDS, type Scheme } from "./query.js";
 
 /** One candidate lookup: the text's analysis, its time, the radius, and the id to leave out. */
@@ -65,8 +65,8 @@ export interface CandidateSource {
   lshKeyBudget?: number | undefined;
   /** Where document frequencies of band keys come from (kept by the caller to cache index resolution); default: the engine, uncached. */
   keyStatistics?: KeyStatistics | undefined;
-  /** Whether hits' ids may be read from `neardup.id` doc values alone (ids.ts); default: read `_id`. */
-  idReads?: IdReads | undefined;
+  /** Whether hits may be read from doc values only, `neardup.id` and `neardup.lsh_list` (reads.ts); default: read `_id` and `neardup.lsh`. */
+  docValueReads?: DocValueReads | undefined;
 }
 
 /** What one lookup found. */
@@ -279,12 +279,13 @@ async function pageOn(engine: Engine, source: CandidateSource, input: CandidateQ
   }
 }
 
-/** A hit read from doc values only lacked `neardup.id` or `neardup.lsh_list` (a document written before contract v4): read again with `_id` and `neardup.lsh`. */
-class MissingId extends Error {}
+/** A hit read from doc values only is of a document written before contract v4: read again with `_id` and `neardup.lsh`. */
+class BeforeV4 extends Error {}
 
+/** The hit's id; throws `BeforeV4` when the read was doc values only and the hit lacks a v4 field. */
 function idOf(hit: SearchHit<unknown>, docValuesOnly: boolean | undefined): string {
   const id = hitId(hit);
-  if (id === undefined || (docValuesOnly && hit.fields?.["neardup.lsh_list"] === undefined)) throw new MissingId("a candidate hit of a document before contract v4");
+  if (id === undefined || (docValuesOnly && !hasV4Fields(hit))) throw new BeforeV4("a candidate hit of a document before contract v4");
   return id;
 }
 
@@ -306,7 +307,7 @@ const ATTEMPTS = 3;
 export async function fetchCandidates(engine: Engine, source: CandidateSource, lookups: Lookup[], observer: CandidateObserver = {}): Promise<LookupResult[]> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await fetchReadingIds(engine, source, lookups, observer);
+      return await fetchReadingDocValues(engine, source, lookups, observer);
     } catch (err) {
       const failure = err instanceof NeardupError ? (err.details as { shardFailure?: string } | undefined)?.shardFailure : undefined;
       if (attempt >= ATTEMPTS || failure === undefined || !VANISHED.has(failure)) throw err;
@@ -315,15 +316,15 @@ export async function fetchCandidates(engine: Engine, source: CandidateSource, l
   }
 }
 
-/** One fetch, ids from doc values when `source.idReads` allows; again from `_id` when a hit lacks `neardup.id`. */
-async function fetchReadingIds(engine: Engine, source: CandidateSource, lookups: Lookup[], observer: CandidateObserver): Promise<LookupResult[]> {
-  const fromDocValues = source.idReads?.fromDocValues() ?? false;
+/** One fetch from doc values only when `source.docValueReads` allows; again with `_id` and `neardup.lsh` when a hit is of a document before v4. */
+async function fetchReadingDocValues(engine: Engine, source: CandidateSource, lookups: Lookup[], observer: CandidateObserver): Promise<LookupResult[]> {
+  const fromDocValues = source.docValueReads?.fromDocValues() ?? false;
   if (!fromDocValues) return fetchOnce(engine, source, lookups, observer, false);
   try {
     return await fetchOnce(engine, source, lookups, observer, true);
   } catch (err) {
-    if (!(err instanceof MissingId)) throw err;
-    source.idReads!.missingSeen();
+    if (!(err instanceof BeforeV4)) throw err;
+    source.docValueReads!.olderSeen();
     return fetchOnce(engine, source, lookups, observer, false);
   }
 }
@@ -379,12 +380,12 @@ async function fetchOnce(engine: Engine, source: CandidateSource, lookups: Looku
   if (singles.length > 0) {
     const inputs = singles.map((i) => (early ? early.input : queryInput(source, lookups[i]!, plans[i], docValuesOnly)));
     const requests = inputs.map((input) => ({ index: source.index, ignoreUnavailable: true, body: candidateQuery(input) }));
-    const firsts = early ? [early.hits] : singles.length === 1 ? [await engine.search(requests[0]!)] : await engine.msearch(requests);
+    const firsts = early ? [early.hits] : (singles.length === 1 ? [await engine.search(requests[0]!)] : await engine.msearch(requests)).map(hitsOf);
     await Promise.all(
-      firsts.map(async (r, k) => {
+      firsts.map(async (first, k) => {
         const i = singles[k]!;
         const l = lookups[i]!;
-        const { hits, cut } = await pageOn(engine, source, inputs[k]!, Array.isArray(r) ? r : hitsOf(r));
+        const { hits, cut } = await pageOn(engine, source, inputs[k]!, first);
         observer.onHits?.(hits.length);
         if (cut) observer.onCut?.(l, hits.length);
         out[i] = { candidates: hits.flatMap((h) => candidateFromHit(h) ?? []).filter(acceptor(l, source.windowMs, plans[i])), hits: hits.length, cut, pairedKeys: plans[i]?.paired.length ?? 0 };

@@ -47,7 +47,7 @@ export interface CandidateQueryInput {
   size: number;
   /** The sort values of the previous page's last hit. */
   searchAfter?: unknown[] | undefined;
-  /** Read doc values only (contract v4, ids.ts): the id from `neardup.id`, not `_id` (a stored field), and the band keys from `neardup.lsh_list`. */
+  /** Read doc values only (contract v4, reads.ts): the id from `neardup.id`, not `_id` (a stored field), and the band keys from `neardup.lsh_list`. */
   docValuesOnly?: boolean | undefined;
 }
 

@@ -18,24 +18,24 @@
  */
 import type { Engine } from "../../engine/types.js";
 
-export const ID_PROBE_TTL_MS = 5 * 60_000;
+export const PROBE_TTL_MS = 5 * 60_000;
 
-export class IdReads {
+export class DocValueReads {
   private fromDocValuesNow = false;
   private probedAt = -Infinity;
   private running: Promise<void> | undefined;
-  /** Counts hits seen without `neardup.id`: a probe that started before one does not switch reads to doc values. */
+  /** Counts hits seen of documents before v4: a probe that started before one does not switch reads to doc values. */
   private misses = 0;
 
   constructor(
     private readonly engine: Engine,
     private readonly index: string,
     private readonly windowMs: number,
-    private readonly ttlMs = ID_PROBE_TTL_MS,
+    private readonly ttlMs = PROBE_TTL_MS,
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** True when reads may take ids from `neardup.id` alone; starts a probe when the last one is stale (never waits for it). */
+  /** True when reads may take doc values only (`neardup.id`, `neardup.lsh_list`); starts a probe when the last one is stale (never waits for it). */
   fromDocValues(): boolean {
     if (this.running === undefined && this.now() - this.probedAt >= this.ttlMs) {
       this.running = this.probe().finally(() => (this.running = undefined));
@@ -43,14 +43,14 @@ export class IdReads {
     return this.fromDocValuesNow;
   }
 
-  /** A hit carried no `neardup.id`: read `_id` until a later probe finds every document of the window with one. */
-  missingSeen(): void {
+  /** A hit lacked a v4 field: read `_id` and `neardup.lsh` until a later probe finds every document of the window of v4. */
+  olderSeen(): void {
     this.fromDocValuesNow = false;
     this.misses++;
     this.probedAt = this.now();
   }
 
-  /** Asks the engine now; a failure leaves reads on `_id` until the next probe. */
+  /** Asks the engine now; a failure leaves reads on `_id` and `neardup.lsh` until the next probe. */
   async probe(): Promise<void> {
     const startedAt = this.now();
     const misses = this.misses;

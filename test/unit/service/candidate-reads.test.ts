@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import type { Analysis } from "../../../src/core/fingerprinter.js";
 import { segments, toHex, type Fingerprint } from "../../../src/core/fingerprint.js";
 import type { Engine, SearchRequest } from "../../../src/engine/types.js";
-import { fetchCandidates, IdReads, type Lookup } from "../../../src/service/candidates/index.js";
+import { fetchCandidates, DocValueReads, type Lookup } from "../../../src/service/candidates/index.js";
 import { MemoryEngine } from "../../helpers/memory-engine.js";
 
 const WINDOW = 24 * 3600 * 1000;
@@ -39,15 +39,15 @@ function recording(engine: Engine): { engine: Engine; bodies: Record<string, unk
 }
 
 const lookup = (lsh: string[]): Lookup => ({ analysis: { simhash: { hi: ~fp.hi >>> 0, lo: ~fp.lo >>> 0 }, lsh, version: "nd1" } as unknown as Analysis, time: NOW, excludeId: undefined, radius: 3 });
-const source = (idReads: IdReads) => ({ index: "ids", textField: "text", windowMs: WINDOW, maxCandidates: 100, idReads });
+const source = (docValueReads: DocValueReads) => ({ index: "ids", textField: "text", windowMs: WINDOW, maxCandidates: 100, docValueReads });
 
-describe("IdReads", () => {
+describe("DocValueReads", () => {
   it("reads `_id` until a probe finds every document of the window with neardup.id; documents older than the window do not count", async () => {
     const engine = await engineWith([
       ["a", doc("a", NOW - 1000, ["00:aa"])],
       ["old", doc(undefined, NOW - 2 * WINDOW, ["00:aa"])],
     ]);
-    const reads = new IdReads(engine, "ids", WINDOW, 60_000, () => NOW);
+    const reads = new DocValueReads(engine, "ids", WINDOW, 60_000, () => NOW);
     expect(reads.fromDocValues()).toBe(false); // not probed yet: starts a probe, does not wait for it
     await reads.probe();
     expect(reads.fromDocValues()).toBe(true);
@@ -59,14 +59,14 @@ describe("IdReads", () => {
       ["legacy", doc(undefined, NOW - 1000, ["00:aa"])],
     ]);
     let now = NOW;
-    const reads = new IdReads(engine, "ids", WINDOW, 60_000, () => now);
+    const reads = new DocValueReads(engine, "ids", WINDOW, 60_000, () => now);
     await reads.probe();
     expect(reads.fromDocValues()).toBe(false);
     await engine.bulk([{ delete: { _index: "ids", _id: "legacy" } }]);
     await engine.refresh("ids");
     await reads.probe();
     expect(reads.fromDocValues()).toBe(true);
-    reads.missingSeen();
+    reads.olderSeen();
     expect(reads.fromDocValues()).toBe(false); // no probe within the TTL
     now += 60_000;
     reads.fromDocValues(); // stale: a probe starts
@@ -80,9 +80,9 @@ describe("IdReads", () => {
     const gate = new Promise<void>((r) => (release = r));
     const slow = Object.create(engine) as Engine;
     slow.search = async (r: SearchRequest) => (await gate, engine.search(r));
-    const reads = new IdReads(slow, "ids", WINDOW, 60_000, () => NOW);
+    const reads = new DocValueReads(slow, "ids", WINDOW, 60_000, () => NOW);
     const probing = reads.probe();
-    reads.missingSeen();
+    reads.olderSeen();
     release();
     await probing;
     expect(reads.fromDocValues()).toBe(false);
@@ -91,7 +91,7 @@ describe("IdReads", () => {
   it("reads no stored field once the probe allows it, and finds a document written without neardup.id afterwards under its `_id`", async () => {
     const memory = await engineWith([["a", doc("a", NOW - 1000, ["00:aa"])]]);
     const { engine, bodies } = recording(memory);
-    const reads = new IdReads(memory, "ids", WINDOW, 60_000, () => NOW);
+    const reads = new DocValueReads(memory, "ids", WINDOW, 60_000, () => NOW);
     await reads.probe();
     expect(reads.fromDocValues()).toBe(true);
     const [first] = await fetchCandidates(engine, source(reads), [lookup(["00:aa"])]);
@@ -114,11 +114,11 @@ describe("IdReads", () => {
     const partial = doc("half", NOW - 1000, ["00:aa"]);
     delete (partial.neardup as Record<string, unknown>).lsh_list;
     const engine = await engineWith([["half", partial]]);
-    const reads = new IdReads(engine, "ids", WINDOW, 60_000, () => NOW);
+    const reads = new DocValueReads(engine, "ids", WINDOW, 60_000, () => NOW);
     await reads.probe();
     expect(reads.fromDocValues()).toBe(false);
     const v4 = await engineWith([["a", doc("a", NOW - 1000, ["00:aa"])]]);
-    const readsV4 = new IdReads(v4, "ids", WINDOW, 60_000, () => NOW);
+    const readsV4 = new DocValueReads(v4, "ids", WINDOW, 60_000, () => NOW);
     await readsV4.probe();
     await v4.bulk([{ index: { _index: "ids", _id: "half" } }, partial]);
     await v4.refresh("ids");
@@ -136,7 +136,7 @@ describe("IdReads", () => {
       ["none", { ...doc("none", NOW - 1000, []), neardup: { ...(doc("none", NOW - 1000, []).neardup as object), lsh: undefined } }],
     ]);
     const { engine, bodies } = recording(memory);
-    const reads = new IdReads(memory, "ids", WINDOW, 60_000, () => NOW);
+    const reads = new DocValueReads(memory, "ids", WINDOW, 60_000, () => NOW);
     await reads.probe();
     expect(reads.fromDocValues()).toBe(true);
     const [r] = await fetchCandidates(engine, source(reads), [lookup(["01:bb"])]);
@@ -148,7 +148,7 @@ describe("IdReads", () => {
   it("falls back from a grouped read without stored fields when a hit lacks neardup.id", async () => {
     const memory = await engineWith([["a", doc("a", NOW - 1000, ["00:aa"])]]);
     const { engine, bodies } = recording(memory);
-    const reads = new IdReads(memory, "ids", WINDOW, 60_000, () => NOW);
+    const reads = new DocValueReads(memory, "ids", WINDOW, 60_000, () => NOW);
     await reads.probe();
     await memory.bulk([{ index: { _index: "ids", _id: "legacy" } }, doc(undefined, NOW - 500, ["01:bb"])]);
     await memory.refresh("ids");
