@@ -365,10 +365,15 @@ export class DedupService {
     return results;
   }
 
-  /** Given ids that are the original of at least one stored or recent duplicate (engine aggregation + window). */
+  /**
+   * Given ids that are the original of at least one stored duplicate (engine
+   * aggregation). Duplicates still in the recent-writes window are asked in
+   * the decision's turn instead (`decide`): a pending one can fail after the
+   * request started, and then its original is no longer a root.
+   */
   private async rootsAmong(items: Item[]): Promise<Set<string>> {
     const ids = [...new Set(items.filter((it) => it.doc.idGiven).map((it) => it.doc.id))];
-    const roots = new Set<string>(ids.filter((id) => this.recent.hasDuplicates(id)));
+    const roots = new Set<string>();
     if (ids.length === 0) return roots;
     const response = await this.engine.search<unknown>({
       index: this.options.index,
@@ -391,7 +396,8 @@ export class DedupService {
     const self = doc.idGiven ? doc.id : undefined;
     const { matches, pending } = await this.matchesFor(analysis, radius, doc.time, self, fromEngine, startedAt, slicer);
     // An update of an original that has duplicates keeps the cluster: it stays their original.
-    const chosen = self !== undefined && roots.has(self) ? undefined : chooseOriginal(matches);
+    const root = self !== undefined && (roots.has(self) || this.recent.hasDuplicates(self));
+    const chosen = root ? undefined : chooseOriginal(matches);
     const decision: Decision = chosen
       ? { status: "duplicate", duplicateOf: chosen.originalId, distance: chosen.match.verdict.distance, similarity: round(chosen.match.similarity), reason: chosen.match.verdict.rule ?? undefined }
       : { status: "original" };

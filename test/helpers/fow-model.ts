@@ -63,7 +63,7 @@ interface Faults {
 }
 
 /** A write request for one pool document, with the faults its lookup and write meet. */
-const submit = (doc: number, policy: Policy, f: Faults): Cmd => ({
+export const submit = (doc: number, policy: Policy, f: Faults): Cmd => ({
   check: () => true,
   async run(_m, w) {
     let release: (() => void) | undefined;
@@ -88,7 +88,7 @@ const submit = (doc: number, policy: Policy, f: Faults): Cmd => ({
  * they are decided in id order: their arrival order here), its lookups slow or
  * not: decisions within a request and across requests keep arrival order.
  */
-const submitMany = (docs: number[], policy: Policy, slowLookup: boolean): Cmd => ({
+export const submitMany = (docs: number[], policy: Policy, slowLookup: boolean): Cmd => ({
   check: () => true,
   async run(_m, w) {
     let release: (() => void) | undefined;

@@ -3,7 +3,7 @@ import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createFingerprinter, type Fingerprinter } from "../../../src/core/fingerprinter.js";
 import { MemoryEngine } from "../../helpers/memory-engine.js";
-import { POOL, World, checkModel, commands } from "../../helpers/fow-model.js";
+import { POOL, World, checkModel, commands, submit, submitMany } from "../../helpers/fow-model.js";
 
 describe("first one wins, model-based (DedupService on an engine double)", () => {
   let fp: Fingerprinter;
@@ -24,4 +24,17 @@ describe("first one wins, model-based (DedupService on an engine double)", () =>
       { numRuns: 1500 },
     );
   }, 120_000);
+
+  it("a request whose lookups wait while an original's write is refused does not keep a stale root: one original (found by the property above)", async () => {
+    const at = (id: string) => POOL.findIndex((p) => p.id === id);
+    for (let k = 0; k < 3; k++) {
+      const world = new World(fp, new MemoryEngine(), "model");
+      await world.init();
+      // c0v1's write is held, then refused; c0v0 waits on it as its duplicate; a request with both starts meanwhile, its lookups held.
+      await submit(at("c0v1"), "mark", { slowLookup: false, slowWrite: true, refuseWrite: true }).run({}, world);
+      await submitMany([at("c0v0")], "mark", false).run({}, world);
+      await submitMany([at("c0v1"), at("c0v0")], "mark", true).run({}, world);
+      await checkModel(world);
+    }
+  });
 });
