@@ -12,11 +12,18 @@
  * `editSimilarityMayReach` (the code-point bound first, then the bigram
  * bound). Prints ns per pair and how many pairs reach the exact distance.
  *
+ * Last, the exact step alone, on the pairs that pass both bounds at the
+ * medium and long buckets' thresholds (0.85, 0.75) together with lightly
+ * edited copies (the duplicates, whose similarity a report shows): the whole
+ * matrix (`editSimilarity`, fastest-levenshtein's blocks), against the
+ * distance inside Ukkonen's band of the threshold (`editSimilarityAtLeast`).
+ *
  *   npx tsx bench/edit-bound.ts
  */
 import { pathToFileURL } from "node:url";
 import { editDistanceLowerBound, editSimilarityMayReach, editSimilarityUpperBound } from "../src/core/similarity/edit-bound.js";
 import { editSimilarity } from "../src/core/similarity/levenshtein.js";
+import { editSimilarityAtLeast } from "../src/core/similarity/banded.js";
 import { createRng } from "./quality/rng.js";
 import { normalize } from "../src/core/normalize.js";
 import { loadPoems } from "./poems.js";
@@ -104,6 +111,38 @@ function run(): void {
   if (first![0].fired !== first![1].fired) throw new Error("the gates let different verdicts through");
   console.log(`edit rule at ${MIN}, ${pairs.length} pairs sharing passages, 5 interleaved rounds:`);
   console.log(`  bigram bound, then exact (baseline): ${b0.toFixed(0)} ns/pair, ${first![0].exact} exact; code-point bound first: ${b1.toFixed(0)} ns/pair, ${first![1].exact} exact; ${(b0 / b1).toFixed(2)}x (${first![0].fired} pairs reach ${MIN} with either)`);
+
+  for (const min of [0.85, 0.75]) {
+    const exactPairs: [string, string][] = [];
+    for (const [a, b] of pairs) if (editSimilarityMayReach(a, b, min)) exactPairs.push([a, b]);
+    // Lightly edited copies: a few characters changed, one passage added.
+    for (let i = 0; exactPairs.length < 2 * pairs.length / 3 && i < 2000; i++) {
+      const a = Array.from(normalize(makeDoc(poems, 5000 + i)));
+      for (let e = 0; e < 1 + rng.int(8); e++) a[rng.int(a.length)] = "之";
+      const b = a.join("") + (rng.next() < 0.5 ? normalize(poems[rng.int(poems.length)]!).slice(0, 20) : "");
+      if (editSimilarityMayReach(b, normalize(makeDoc(poems, 5000 + i)), min)) exactPairs.push([b, normalize(makeDoc(poems, 5000 + i))]);
+    }
+    const step = (f: (a: string, b: string) => number | undefined) => {
+      let sum = 0;
+      const t = performance.now();
+      for (const [a, b] of exactPairs) sum += f(a, b) ?? -1;
+      return { ns: ((performance.now() - t) * 1e6) / exactPairs.length, sum };
+    };
+    const whole = (a: string, b: string) => editSimilarity(a, b);
+    const band = (a: string, b: string) => editSimilarityAtLeast(a, b, min);
+    for (const [a, b] of exactPairs) {
+      const e = editSimilarity(a, b);
+      const s = editSimilarityAtLeast(a, b, min);
+      if ((e >= min && s !== e) || (s !== undefined && s !== e)) throw new Error("the band changed a value");
+    }
+    const stepRows: [number, number][] = [];
+    for (let round = 0; round < 5; round++) stepRows.push([step(whole).ns, step(band).ns]);
+    const [w, k] = [median(stepRows.map((r) => r[0])), median(stepRows.map((r) => r[1]))];
+    const mean = Math.round(exactPairs.reduce((s2, [a]) => s2 + a.length, 0) / exactPairs.length);
+    const fired = exactPairs.filter(([a, b]) => editSimilarity(a, b) >= min).length;
+    console.log(`exact step at ${min}, ${exactPairs.length} pairs (mean ${mean} chars, ${fired} reach ${min}), 5 interleaved rounds:`);
+    console.log(`  whole matrix (baseline): ${w.toFixed(0)} ns/pair; Ukkonen's band: ${k.toFixed(0)} ns/pair; ${(w / k).toFixed(2)}x`);
+  }
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) run();

@@ -42,6 +42,7 @@ import { NeardupError } from "./errors.js";
 import { hamming } from "./fingerprint.js";
 import type { Fingerprint } from "./fingerprint.js";
 import { cosine, charCosine } from "./similarity/cosine.js";
+import { editSimilarityAtLeast } from "./similarity/banded.js";
 import { editSimilarityMayReach } from "./similarity/edit-bound.js";
 import { editSimilarity } from "./similarity/levenshtein.js";
 import { differentEnding, differingMiddle, oneWordSwap, trigramJaccard } from "./similarity/spread.js";
@@ -248,11 +249,13 @@ export function editRuleApplies(bucket: VerdictBucket, shorter: number, longer: 
 
 /**
  * The edit rule's measure of `a` and `b` when it may reach `min`; undefined
- * when a linear-time bound (code points, then bigrams: `editSimilarityMayReach`)
- * already shows it cannot, so the quadratic distance is not computed for the rule.
+ * when it cannot: a linear-time bound (code points, then bigrams:
+ * `editSimilarityMayReach`) shows it first, else the distance computed only
+ * inside Ukkonen's band of the threshold (similarity/banded.ts). When it is
+ * a number, it is `editSimilarity(a, b)` exactly.
  */
 export function editSimilarityReaching(a: string, b: string, min: number): number | undefined {
-  return editSimilarityMayReach(a, b, min) ? editSimilarity(a, b) : undefined;
+  return editSimilarityMayReach(a, b, min) ? editSimilarityAtLeast(a, b, min) : undefined;
 }
 
 /**

@@ -1,0 +1,148 @@
+/**
+ * The Levenshtein distance when it is at most `k`, in O(ceil(m / 32) (k + 32))
+ * word operations instead of O(ceil(m / 32) n): the edit rule only asks
+ * whether a pair's distance is within (1 - threshold) x length, and needs the
+ * exact value only when it is (the similarity a report shows).
+ *
+ * Ukkonen's band (1985) on Myers' bit-parallel columns (Myers 1999, in
+ * Hyyrö's block formulation), pattern `a` (m rows, the shorter text) against
+ * text `b` (n columns), Δ = m - n. A path from (0, 0) to (m, n) through cell
+ * (i, j) costs at least D[i][j] + |(m - i) - (n - j)| >= |i - j| +
+ * |Δ - (i - j)|, so a path of cost <= k only visits cells whose diagonal
+ * δ = i - j lies in [ceil((Δ - k) / 2), floor((Δ + k) / 2)]: a band k + 1
+ * rows high, not 2k + 1.
+ *
+ * The pattern is cut in blocks of 32 rows, each run over the columns where
+ * some of its rows are in the band (block by block, as fastest-levenshtein
+ * runs its blocks). Outside the band the block starts from, or reads from the
+ * block above, values of real paths (straight down from the row above,
+ * straight along a row), which are never below the true distances: every
+ * value computed is >= the true one, and equal to it on any path of cost
+ * <= k, since such a path stays in the band. So the result is exact when it
+ * is <= k, and > k otherwise.
+ *
+ * After each block, the best value in its bottom row plus what the rest must
+ * still cost (the difference of the remaining lengths) bounds the distance
+ * from below; once it passes k the pair is out (a pair that differs early
+ * stops early).
+ */
+import { HAS_SURROGATE, levenshtein, recode } from "./levenshtein.js";
+
+/** Pattern bit masks per code unit for one block, all zero between blocks. */
+const peq = new Int32Array(0x10000);
+/** Values of the row above the current block (D[top - 1][j]) and of its bottom row, by column. */
+let rowAbove = new Int32Array(1024);
+let rowBelow = new Int32Array(1024);
+
+/**
+ * The Levenshtein distance of `a` and `b` in code points when it is at most
+ * `k`; otherwise some number greater than `k` (not the distance).
+ */
+export function levenshteinWithin(a: string, b: string, k: number): number {
+  if (!(k >= 0)) return 1; // no distance is within a negative bound
+  k = Math.floor(k);
+  if (a === b) return 0;
+  if (HAS_SURROGATE.test(a) || HAS_SURROGATE.test(b)) {
+    const [x, y] = recode(a, b);
+    if (x === "" && y === "") {
+      // More than 65,536 distinct code points (no real pair): the exact distance.
+      const d = levenshtein(a, b);
+      return d <= k ? d : k + 1;
+    }
+    a = x;
+    b = y;
+  }
+  return bandedOrOver(a, b, k);
+}
+
+/** `levenshteinWithin` on code units (callers have re-coded surrogates). */
+function bandedOrOver(a: string, b: string, k: number): number {
+  // A common prefix and suffix never change the distance.
+  let start = 0;
+  let ea = a.length;
+  let eb = b.length;
+  const min = Math.min(ea, eb);
+  while (start < min && a.charCodeAt(start) === b.charCodeAt(start)) start++;
+  while (ea > start && eb > start && a.charCodeAt(ea - 1) === b.charCodeAt(eb - 1)) {
+    ea--;
+    eb--;
+  }
+  // The shorter middle is the pattern (rows): the cost is in its blocks.
+  if (ea - start > eb - start) return banded(b, start, eb, a, start, ea, k);
+  return banded(a, start, ea, b, start, eb, k);
+}
+
+function banded(a: string, as: number, ae: number, b: string, bs: number, be: number, k: number): number {
+  const m = ae - as;
+  const n = be - bs;
+  const delta = m - n; // <= 0: a is the shorter
+  if (-delta > k) return k + 1;
+  if (m === 0) return n;
+  const lo = Math.ceil((delta - k) / 2); // band of diagonals i - j
+  const hi = Math.floor((delta + k) / 2);
+  if (rowAbove.length < n + 1) {
+    rowAbove = new Int32Array(n + 1);
+    rowBelow = new Int32Array(n + 1);
+  }
+  let above = rowAbove;
+  let below = rowBelow;
+  // Row 0: D[0][j] = j, known on every column.
+  let aboveFrom = 0;
+  let aboveTo = n;
+  for (let j = 0; j <= n; j++) above[j] = j;
+  for (let top = 1; top <= m; top += 32) {
+    const bottom = Math.min(m, top + 31);
+    const h = bottom - top + 1;
+    const last = 1 << (h - 1);
+    for (let i = top; i <= bottom; i++) peq[a.charCodeAt(as + i - 1)] |= 1 << (i - top);
+    const from = Math.max(1, top - hi);
+    const to = Math.min(n, bottom - lo);
+    // Column from - 1: straight down from the row above (a real path, so never below the truth).
+    let score = above[from - 1]! + h;
+    below[from - 1] = score;
+    let best = score + Math.abs(delta - (bottom - (from - 1)));
+    let pv = -1;
+    let mv = 0;
+    for (let j = from; j <= to; j++) {
+      // The row above's horizontal delta; past the block above's columns, a step along its bottom row (+1).
+      const hin = j <= aboveTo && j - 1 >= aboveFrom ? above[j]! - above[j - 1]! : 1;
+      let eq = peq[b.charCodeAt(bs + j - 1)]!;
+      const xv = eq | mv;
+      if (hin < 0) eq |= 1;
+      const xh = ((((eq & pv) + pv) | 0) ^ pv) | eq;
+      let ph = mv | ~(xh | pv);
+      let mh = pv & xh;
+      if ((ph & last) !== 0) score++;
+      else if ((mh & last) !== 0) score--;
+      ph = (ph << 1) | (hin > 0 ? 1 : 0);
+      mh = (mh << 1) | (hin < 0 ? 1 : 0);
+      pv = mh | ~(xv | ph);
+      mv = ph & xv;
+      below[j] = score;
+      const bound = score + Math.abs(delta - (bottom - j));
+      if (bound < best) best = bound;
+    }
+    for (let i = top; i <= bottom; i++) peq[a.charCodeAt(as + i - 1)] = 0;
+    if (best > k) return k + 1; // every path crosses this row: none of cost <= k is left
+    [above, below] = [below, above];
+    aboveFrom = from - 1;
+    aboveTo = to;
+  }
+  const d = above[n]!;
+  return d <= k ? d : k + 1;
+}
+
+/**
+ * `editSimilarity(a, b)` (1 - distance / longer length, in code points) when
+ * it may reach `min`: exact whenever the distance is within one of
+ * (1 - min) x the longer length; undefined when the distance is past that,
+ * where the similarity is below `min` by more than any rounding.
+ */
+export function editSimilarityAtLeast(a: string, b: string, min: number): number | undefined {
+  const surrogates = HAS_SURROGATE.test(a) || HAS_SURROGATE.test(b);
+  const longer = surrogates ? Math.max(Array.from(a).length, Array.from(b).length) : Math.max(a.length, b.length);
+  if (longer === 0) return 1;
+  const k = Math.floor((1 - min) * longer) + 1;
+  const d = levenshteinWithin(a, b, k);
+  return d <= k ? 1 - d / longer : undefined;
+}

@@ -1,0 +1,87 @@
+/** The edit distance inside Ukkonen's band (similarity/banded.ts): exact when within k, over k otherwise. */
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { editSimilarity, editSimilarityAtLeast, levenshteinWithin } from "../../../src/core/similarity/index.js";
+
+/** Textbook dynamic programme over code points: the oracle. */
+function dp(a: string, b: string): number {
+  const x = Array.from(a);
+  const y = Array.from(b);
+  let prev = Array.from({ length: y.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= x.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= y.length; j++) cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (x[i - 1] === y[j - 1] ? 0 : 1));
+    prev = cur;
+  }
+  return prev[y.length]!;
+}
+
+const unit = fc.constantFrom("a", "b", "c", "长", "文", "😀");
+const base = fc.string({ unit, maxLength: 160 });
+const edit = fc.record({ at: fc.nat(), op: fc.constantFrom("insert", "delete", "substitute"), char: unit });
+
+/** A text and a copy with some edits: distances near the thresholds, texts spanning several 32-row blocks. */
+const pair = fc.tuple(base, fc.array(edit, { maxLength: 40 }), fc.boolean(), base).map(([a, edits, unrelated, other]) => {
+  if (unrelated) return [a, other] as const;
+  const b = Array.from(a);
+  for (const e of edits) {
+    const at = e.at % (b.length + 1);
+    if (e.op === "insert") b.splice(at, 0, e.char);
+    else if (e.op === "delete") b.splice(at, 1);
+    else b[at] = e.char;
+  }
+  return [a, b.join("")] as const;
+});
+
+describe("levenshteinWithin", () => {
+  it("is the exact distance when it is at most k, and more than k otherwise", () => {
+    fc.assert(
+      fc.property(pair, fc.nat({ max: 80 }), ([a, b], k) => {
+        const d = dp(a, b);
+        const w = levenshteinWithin(a, b, k);
+        if (d <= k) expect(w).toBe(d);
+        else expect(w).toBeGreaterThan(k);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it("is exact at the band's edges: k equal to the distance and one below it", () => {
+    fc.assert(
+      fc.property(pair, ([a, b]) => {
+        const d = dp(a, b);
+        expect(levenshteinWithin(a, b, d)).toBe(d);
+        if (d > 0) expect(levenshteinWithin(a, b, d - 1)).toBeGreaterThan(d - 1);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it("handles empty texts, block boundaries and a negative bound", () => {
+    expect(levenshteinWithin("", "", 0)).toBe(0);
+    expect(levenshteinWithin("", "abc", 3)).toBe(3);
+    expect(levenshteinWithin("", "abc", 2)).toBeGreaterThan(2);
+    expect(levenshteinWithin("abc", "abc", -1)).toBeGreaterThan(-1);
+    for (const n of [31, 32, 33, 63, 64, 65, 97]) {
+      const a = "ab".repeat(n).slice(0, n);
+      const b = `x${a.slice(1, -1)}y`;
+      expect(levenshteinWithin(a, b, 2)).toBe(dp(a, b));
+      expect(levenshteinWithin(a, `${a}zz`, 2)).toBe(2);
+      expect(levenshteinWithin(a, `${a}zz`, 1)).toBeGreaterThan(1);
+    }
+  });
+});
+
+describe("editSimilarityAtLeast", () => {
+  it("is editSimilarity when that reaches min, and when it is a number", () => {
+    fc.assert(
+      fc.property(pair, fc.double({ min: 0, max: 1, noNaN: true }), ([a, b], min) => {
+        const exact = editSimilarity(a, b);
+        const s = editSimilarityAtLeast(a, b, min);
+        if (exact >= min) expect(s).toBe(exact);
+        if (s !== undefined) expect(s).toBe(exact);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+});
