@@ -41,7 +41,7 @@ for (const m of ["search", "msearch", "mget", "termDocFrequencies", "resolveIndi
     return r;
   };
 }
-const service = new DedupService(engine, await createFingerprinter(), resolveDedupOptions({ index: "bench-dedup", lshKeyBudget: 200 }));
+const service = new DedupService(engine, await createFingerprinter(), resolveDedupOptions({ index: process.env.NEARDUP_BENCH_INDEX ?? "bench-dedup", lshKeyBudget: 200 }));
 await service.ensureIndex();
 const poems = loadPoems();
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]?.toFixed(2);

@@ -2,4 +2,4 @@ export type { BulkItemResult, BulkResult, Engine, EngineConnection, EngineInfo, 
 export { connectEngine, detectEngine, normaliseConnection, parseNodes, parseRoot } from "./connect.js";
 export { bulkItemError, classifyEngineFailure, engineFailureOf, redactUrl, toEngineError, type EngineFailure } from "./errors.js";
 export { totalHits } from "./responses.js";
-export { createIndexWithFields, fieldsMapping, fieldsSettings, installTemplates, templates, COMPONENT_TEMPLATE, DOCUMENTS_TEMPLATE, CONTRACT_VERSION } from "./templates.js";
+export { createIndexWithFields, fieldsMapping, fieldsSettings, indexSettings, installTemplates, templates, COMPONENT_TEMPLATE, DOCUMENTS_TEMPLATE, CONTRACT_VERSION } from "./templates.js";

@@ -21,7 +21,7 @@ import { NeardupError } from "../core/errors.js";
 import type { Analysis, Fingerprinter } from "../core/fingerprinter.js";
 import { bucketFor } from "../core/verdict.js";
 import { bulkItemError } from "../engine/errors.js";
-import { createIndexWithFields, fieldsMapping, fieldsSettings } from "../engine/templates.js";
+import { createIndexWithFields, fieldsMapping, indexSettings } from "../engine/templates.js";
 import type { Engine } from "../engine/types.js";
 import componentTemplate from "../../mappings/component-template.neardup.json" with { type: "json" };
 import type { Candidate } from "./candidate.js";
@@ -178,7 +178,7 @@ export class DedupService {
         }
         mappings.properties[this.options.textField] = { type: "text" };
         mappings.properties.fields = fieldsMapping(this.engine.info);
-        await this.engine.createIndex(nextIndexName(index, behind), { aliases: { [index]: { is_write_index: true } }, settings: fieldsSettings(this.engine.info), mappings });
+        await this.engine.createIndex(nextIndexName(index, behind), { aliases: { [index]: { is_write_index: true } }, settings: indexSettings(this.engine.info), mappings });
       }
     } else if (await this.engine.indexExists(index)) {
       await this.engine.putMapping(index, mappings); // the user's own fields are left alone

@@ -161,7 +161,34 @@ describe.each(engineTargets())("$kind $version ($source)", (target) => {
   });
 });
 
+/** The flat settings of each concrete index behind `index` (an index or an alias), read over HTTP. */
+async function settingsOf(target: ReturnType<typeof engineTargets>[number], index: string): Promise<Record<string, unknown>[]> {
+  const headers: Record<string, string> = target.username ? { authorization: `Basic ${Buffer.from(`${target.username}:${target.password ?? ""}`).toString("base64")}` } : {};
+  const response = await fetch(`${target.url}/${index}/_settings?flat_settings=true`, { headers });
+  expect(response.status).toBe(200);
+  return Object.values((await response.json()) as Record<string, { settings: Record<string, unknown> }>).map((i) => i.settings);
+}
+
 describe.each(engineTargets())("index set-up on $kind $version ($source)", (target) => {
+  it("creates the window, and each index behind a write alias, with the documents template's merge policy", async () => {
+    const engine = await connectTarget(target);
+    const plain = uniqueIndex("zz-neardup-it-merge"); // outside the template's pattern: the service's own settings
+    const alias = uniqueIndex("zz-neardup-it-merge-alias");
+    try {
+      await new DedupService(engine, await sharedFingerprinter(), resolveDedupOptions({ index: plain })).ensureIndex();
+      await new DedupService(engine, await sharedFingerprinter(), resolveDedupOptions({ index: alias, rollover: true })).ensureIndex();
+      for (const index of [plain, alias]) {
+        const all = await settingsOf(target, index);
+        expect(all.length).toBe(1);
+        expect(all[0]).toMatchObject({ "index.merge.policy.segments_per_tier": "4", "index.merge.policy.floor_segment": "64mb" });
+      }
+    } finally {
+      await engine.deleteIndex(plain);
+      await engine.deleteIndex(`${alias}-000001`);
+      await engine.close();
+    }
+  });
+
   it("upgrades an index made under contract v1 (no neardup.lsh) in place, and reports a conflicting mapping by field", async () => {
     const engine = await connectTarget(target);
     const index = uniqueIndex("neardup-it-upgrade");
