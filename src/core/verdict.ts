@@ -43,7 +43,7 @@ import { hamming } from "./fingerprint.js";
 import type { Fingerprint } from "./fingerprint.js";
 import { cosine, charCosine } from "./similarity/cosine.js";
 import { editSimilarityAtLeast } from "./similarity/banded.js";
-import { editSimilarityMayReach } from "./similarity/edit-bound.js";
+import { characterSimilarityMayReach } from "./similarity/edit-bound.js";
 import { editSimilarity } from "./similarity/levenshtein.js";
 import { differentEnding, differingMiddle, oneWordSwap, trigramJaccard } from "./similarity/spread.js";
 import type { SparseVector } from "./tfidf.js";
@@ -249,13 +249,14 @@ export function editRuleApplies(bucket: VerdictBucket, shorter: number, longer: 
 
 /**
  * The edit rule's measure of `a` and `b` when it may reach `min`; undefined
- * when it cannot: a linear-time bound (code points, then bigrams:
- * `editSimilarityMayReach`) shows it first, else the distance computed only
- * inside Ukkonen's band of the threshold (similarity/banded.ts). When it is
- * a number, it is `editSimilarity(a, b)` exactly.
+ * when it cannot: the code-point count bound shows it first
+ * (`characterSimilarityMayReach`, linear), else the distance computed only
+ * inside Ukkonen's band of the threshold (similarity/banded.ts), which stops
+ * as soon as no path within the threshold is left. When it is a number, it
+ * is `editSimilarity(a, b)` exactly.
  */
 export function editSimilarityReaching(a: string, b: string, min: number): number | undefined {
-  return editSimilarityMayReach(a, b, min) ? editSimilarityAtLeast(a, b, min) : undefined;
+  return characterSimilarityMayReach(a, b, min) ? editSimilarityAtLeast(a, b, min) : undefined;
 }
 
 /**

@@ -143,6 +143,14 @@ export function editSimilarityAtLeast(a: string, b: string, min: number): number
   const longer = surrogates ? Math.max(Array.from(a).length, Array.from(b).length) : Math.max(a.length, b.length);
   if (longer === 0) return 1;
   const k = Math.floor((1 - min) * longer) + 1;
-  const d = levenshteinWithin(a, b, k);
-  return d <= k ? 1 - d / longer : undefined;
+  // The band's cost grows with its height: a near-duplicate, far inside the threshold, is settled in a
+  // narrow band first, which is widened fourfold until it holds the distance or reaches k.
+  for (let within = Math.min(k, FIRST_BAND); ; within = Math.min(k, within * 4)) {
+    const d = levenshteinWithin(a, b, within);
+    if (d <= within) return 1 - d / longer;
+    if (within === k) return undefined;
+  }
 }
+
+/** The first band tried by `editSimilarityAtLeast` (distances up to this many edits). */
+const FIRST_BAND = 48;

@@ -113,6 +113,18 @@ function characterBound(a: string, b: string): { distance: number; longer: numbe
 }
 
 /**
+ * Whether `editSimilarity(a, b)` may reach `min` by the q = 1 bound alone
+ * (one pass over each text): the edit rule's gate in front of the banded
+ * distance (banded.ts), which settles the rest faster than the bigram bound
+ * would (bench/edit-bound.ts).
+ */
+export function characterSimilarityMayReach(a: string, b: string, min: number): boolean {
+  if (a === b) return true;
+  const { distance, longer } = characterBound(a, b);
+  return longer === 0 || 1 - distance / longer >= min;
+}
+
+/**
  * Whether `editSimilarity(a, b)` may reach `min`: false when the q = 1 bound
  * or (only then computed) the bigram bound already puts it below. Never
  * false when it does reach `min` (both are lower bounds on the distance).

@@ -4,4 +4,4 @@ export { editSimilarityAtLeast, levenshteinWithin } from "./banded.js";
 export { charShingles, jaccard, shingleJaccard } from "./jaccard.js";
 export { trigramSet, setJaccard, trigramJaccard, differingMiddle, differentEnding, windowCoverage, oneWord, oneWordSwap, MAX_WORD_UNITS, MAX_WORD_HAN } from "./spread.js";
 export type { DifferingMiddle } from "./spread.js";
-export { characterDistanceLowerBound, editDistanceLowerBound, editSimilarityMayReach, editSimilarityUpperBound } from "./edit-bound.js";
+export { characterDistanceLowerBound, characterSimilarityMayReach, editDistanceLowerBound, editSimilarityMayReach, editSimilarityUpperBound } from "./edit-bound.js";
