@@ -26,13 +26,31 @@
  * from below; once it passes k the pair is out (a pair that differs early
  * stops early).
  */
-import { HAS_SURROGATE, levenshtein, recode } from "./levenshtein.js";
-
-/** Pattern bit masks per code unit for one block, all zero between blocks. */
-const peq = new Int32Array(0x10000);
+/** Pattern bit masks per code point for one block, all zero between blocks (4.4 MB, allocated on first use). */
+let peq: Int32Array | undefined;
 /** Values of the row above the current block (D[top - 1][j]) and of its bottom row, by column. */
 let rowAbove = new Int32Array(1024);
 let rowBelow = new Int32Array(1024);
+/** The current pair's code points: a surrogate pair is one symbol, and neither text is copied as a string. */
+let xs = new Int32Array(1024);
+let ys = new Int32Array(1024);
+
+/** Writes both texts' code points into `xs` and `ys`; returns their lengths in code points. */
+function encodePair(a: string, b: string): [number, number] {
+  if (xs.length < a.length) xs = new Int32Array(a.length);
+  if (ys.length < b.length) ys = new Int32Array(b.length);
+  return [codePointsInto(a, xs), codePointsInto(b, ys)];
+}
+
+function codePointsInto(text: string, out: Int32Array): number {
+  let n = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if ((c & 0xfc00) === 0xd800 && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) out[n++] = text.codePointAt(i++)!;
+    else out[n++] = c;
+  }
+  return n;
+}
 
 /**
  * The Levenshtein distance of `a` and `b` in code points when it is at most
@@ -40,39 +58,52 @@ let rowBelow = new Int32Array(1024);
  */
 export function levenshteinWithin(a: string, b: string, k: number): number {
   if (!(k >= 0)) return 1; // no distance is within a negative bound
-  k = Math.floor(k);
   if (a === b) return 0;
-  if (HAS_SURROGATE.test(a) || HAS_SURROGATE.test(b)) {
-    const [x, y] = recode(a, b);
-    if (x === "" && y === "") {
-      // More than 65,536 distinct code points (no real pair): the exact distance.
-      const d = levenshtein(a, b);
-      return d <= k ? d : k + 1;
-    }
-    a = x;
-    b = y;
-  }
-  return bandedOrOver(a, b, k);
+  const [m, n] = encodePair(a, b);
+  return within(m, n, Math.floor(k));
 }
 
-/** `levenshteinWithin` on code units (callers have re-coded surrogates). */
-function bandedOrOver(a: string, b: string, k: number): number {
+/**
+ * `editSimilarity(a, b)` (1 - distance / longer length, in code points) when
+ * it may reach `min`: exact whenever the distance is within one of
+ * (1 - min) x the longer length; undefined when the distance is past that,
+ * where the similarity is below `min` by more than any rounding.
+ */
+export function editSimilarityAtLeast(a: string, b: string, min: number): number | undefined {
+  if (a === b) return 1;
+  const [m, n] = encodePair(a, b);
+  const longer = Math.max(m, n);
+  const k = Math.floor((1 - min) * longer) + 1;
+  // The band's cost grows with its height: a near-duplicate, far inside the threshold, is settled in a
+  // narrow band first, which is widened fourfold until it holds the distance or reaches k.
+  for (let band = Math.min(k, FIRST_BAND); ; band = Math.min(k, band * 4)) {
+    const d = within(m, n, band);
+    if (d <= band) return 1 - d / longer;
+    if (band === k) return undefined;
+  }
+}
+
+/** The first band tried by `editSimilarityAtLeast` (distances up to this many edits). */
+const FIRST_BAND = 48;
+
+/** `levenshteinWithin` on the encoded pair (`xs[0..m)`, `ys[0..n)`). */
+function within(m: number, n: number, k: number): number {
   // A common prefix and suffix never change the distance.
   let start = 0;
-  let ea = a.length;
-  let eb = b.length;
+  let ea = m;
+  let eb = n;
   const min = Math.min(ea, eb);
-  while (start < min && a.charCodeAt(start) === b.charCodeAt(start)) start++;
-  while (ea > start && eb > start && a.charCodeAt(ea - 1) === b.charCodeAt(eb - 1)) {
+  while (start < min && xs[start] === ys[start]) start++;
+  while (ea > start && eb > start && xs[ea - 1] === ys[eb - 1]) {
     ea--;
     eb--;
   }
   // The shorter middle is the pattern (rows): the cost is in its blocks.
-  if (ea - start > eb - start) return banded(b, start, eb, a, start, ea, k);
-  return banded(a, start, ea, b, start, eb, k);
+  if (ea - start > eb - start) return banded(ys, start, eb, xs, start, ea, k);
+  return banded(xs, start, ea, ys, start, eb, k);
 }
 
-function banded(a: string, as: number, ae: number, b: string, bs: number, be: number, k: number): number {
+function banded(a: Int32Array, as: number, ae: number, b: Int32Array, bs: number, be: number, k: number): number {
   const m = ae - as;
   const n = be - bs;
   const delta = m - n; // <= 0: a is the shorter
@@ -84,6 +115,7 @@ function banded(a: string, as: number, ae: number, b: string, bs: number, be: nu
     rowAbove = new Int32Array(n + 1);
     rowBelow = new Int32Array(n + 1);
   }
+  const masks = (peq ??= new Int32Array(0x110000));
   let above = rowAbove;
   let below = rowBelow;
   // Row 0: D[0][j] = j, known on every column.
@@ -94,7 +126,7 @@ function banded(a: string, as: number, ae: number, b: string, bs: number, be: nu
     const bottom = Math.min(m, top + 31);
     const h = bottom - top + 1;
     const last = 1 << (h - 1);
-    for (let i = top; i <= bottom; i++) peq[a.charCodeAt(as + i - 1)] |= 1 << (i - top);
+    for (let i = top; i <= bottom; i++) masks[a[as + i - 1]!] |= 1 << (i - top);
     const from = Math.max(1, top - hi);
     const to = Math.min(n, bottom - lo);
     // Column from - 1: straight down from the row above (a real path, so never below the truth).
@@ -106,7 +138,7 @@ function banded(a: string, as: number, ae: number, b: string, bs: number, be: nu
     for (let j = from; j <= to; j++) {
       // The row above's horizontal delta; past the block above's columns, a step along its bottom row (+1).
       const hin = j <= aboveTo && j - 1 >= aboveFrom ? above[j]! - above[j - 1]! : 1;
-      let eq = peq[b.charCodeAt(bs + j - 1)]!;
+      let eq = masks[b[bs + j - 1]!]!;
       const xv = eq | mv;
       if (hin < 0) eq |= 1;
       const xh = ((((eq & pv) + pv) | 0) ^ pv) | eq;
@@ -122,7 +154,7 @@ function banded(a: string, as: number, ae: number, b: string, bs: number, be: nu
       const bound = score + Math.abs(delta - (bottom - j));
       if (bound < best) best = bound;
     }
-    for (let i = top; i <= bottom; i++) peq[a.charCodeAt(as + i - 1)] = 0;
+    for (let i = top; i <= bottom; i++) masks[a[as + i - 1]!] = 0;
     if (best > k) return k + 1; // every path crosses this row: none of cost <= k is left
     [above, below] = [below, above];
     aboveFrom = from - 1;
@@ -132,25 +164,3 @@ function banded(a: string, as: number, ae: number, b: string, bs: number, be: nu
   return d <= k ? d : k + 1;
 }
 
-/**
- * `editSimilarity(a, b)` (1 - distance / longer length, in code points) when
- * it may reach `min`: exact whenever the distance is within one of
- * (1 - min) x the longer length; undefined when the distance is past that,
- * where the similarity is below `min` by more than any rounding.
- */
-export function editSimilarityAtLeast(a: string, b: string, min: number): number | undefined {
-  const surrogates = HAS_SURROGATE.test(a) || HAS_SURROGATE.test(b);
-  const longer = surrogates ? Math.max(Array.from(a).length, Array.from(b).length) : Math.max(a.length, b.length);
-  if (longer === 0) return 1;
-  const k = Math.floor((1 - min) * longer) + 1;
-  // The band's cost grows with its height: a near-duplicate, far inside the threshold, is settled in a
-  // narrow band first, which is widened fourfold until it holds the distance or reaches k.
-  for (let within = Math.min(k, FIRST_BAND); ; within = Math.min(k, within * 4)) {
-    const d = levenshteinWithin(a, b, within);
-    if (d <= within) return 1 - d / longer;
-    if (within === k) return undefined;
-  }
-}
-
-/** The first band tried by `editSimilarityAtLeast` (distances up to this many edits). */
-const FIRST_BAND = 48;

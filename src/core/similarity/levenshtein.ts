@@ -12,10 +12,9 @@
  */
 import { distance as myersDistance } from "fastest-levenshtein";
 
-export const HAS_SURROGATE = /[\uD800-\uDFFF]/;
+const HAS_SURROGATE = /[\uD800-\uDFFF]/;
 
-/** Both texts with each distinct code point as one code unit (distances per code point kept); ["", ""] past 65,536 distinct code points. */
-export function recode(a: string, b: string): [string, string] {
+function recode(a: string, b: string): [string, string] {
   const alphabet = new Map<number, number>();
   const map = (s: string): string | null => {
     const units: number[] = [];

@@ -16,7 +16,7 @@ function dp(a: string, b: string): number {
   return prev[y.length]!;
 }
 
-const unit = fc.constantFrom("a", "b", "c", "长", "文", "😀");
+const unit = fc.constantFrom("a", "b", "c", "长", "文", "😀", "\ud800", "\udc00"); // lone halves too: they are code points of their own
 const base = fc.string({ unit, maxLength: 160 });
 const edit = fc.record({ at: fc.nat(), op: fc.constantFrom("insert", "delete", "substitute"), char: unit });
 
@@ -55,6 +55,14 @@ describe("levenshteinWithin", () => {
       }),
       { numRuns: 1000 },
     );
+  });
+
+  it("handles texts of more than 65,536 distinct code points (outside the BMP)", () => {
+    const a = Array.from({ length: 66_000 }, (_, i) => String.fromCodePoint(0x20000 + i)).join("");
+    const b = `${a.slice(0, -2)}x`; // the last code point (a surrogate pair) replaced
+    expect(levenshteinWithin(a, b, 1)).toBe(1);
+    expect(levenshteinWithin(a, b, 0)).toBeGreaterThan(0);
+    expect(editSimilarityAtLeast(a, b, 0.5)).toBe(1 - 1 / 66_000);
   });
 
   it("handles empty texts, block boundaries and a negative bound", () => {
