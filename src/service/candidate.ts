@@ -1,6 +1,7 @@
 import type { Analysis } from "../core/fingerprinter.js";
 import type { Fingerprint } from "../core/fingerprint.js";
 import type { Sketch } from "../core/sketch.js";
+import type { Verdict, VerdictOptions } from "../core/verdict.js";
 
 export type Status = "original" | "duplicate";
 
@@ -25,6 +26,12 @@ export interface Candidate {
   text?: string | undefined;
   /** The analysis, when a caller has one (the recent-writes window holds sketches). */
   analysis?: Analysis | undefined;
+  /**
+   * Its verdict against the lookup's analysis `of` under `options`, when the
+   * lookup already compared the sketches while choosing which texts to read
+   * (candidates/index.ts `fillTexts`); the re-rank uses it for that same pair.
+   */
+  verdict?: { of: Analysis; options: VerdictOptions; verdict: Verdict } | undefined;
 }
 
 /** The `neardup` object as stored on a document (data contract v4, mappings/README.md). */

@@ -66,6 +66,7 @@ export async function compareCandidates(fingerprinter: Fingerprinter, query: Ana
     if (slicer.due) await slicer.yield();
     let verdict: Verdict | undefined;
     if (candidate.analysis) verdict = fingerprinter.compare(query, candidate.analysis);
+    else if (candidate.verdict?.of === query && candidate.verdict.options === fingerprinter.verdictOptions) verdict = candidate.verdict.verdict;
     else if (candidate.sketch) {
       sketched ??= { simhash: query.simhash, sketch: sketchOf(query, Infinity) };
       // undefined: the edit rule needed a text that could not be read (the document is gone).

@@ -431,7 +431,9 @@ async function keyPlans(engine: Engine, source: CandidateSource, lookups: Lookup
  * with `_source` filtering and normalized here; or `neardup.normalized` doc
  * values, which documents written before 0.4 carry), and the source text of
  * a candidate stored without a sketch (before contract v3), from the
- * concrete index that holds it.
+ * concrete index that holds it. Each sketched candidate is compared with its
+ * lookup here; a verdict that needed no text is kept on the candidate, and
+ * the re-rank takes it instead of comparing the pair again.
  */
 async function fillTexts(engine: Engine, source: CandidateSource, lookups: Lookup[], out: LookupResult[]): Promise<void> {
   const needNormalized = new Map<string, Candidate[]>();
@@ -441,8 +443,12 @@ async function fillTexts(engine: Engine, source: CandidateSource, lookups: Looku
     const query = source.verdict ? { simhash: l.analysis.simhash, sketch: sketchOf(l.analysis, Infinity) } : undefined;
     for (const c of result.candidates) {
       if (c.sketch) {
-        if (!query || c.sketch.text !== undefined) continue;
-        if (compareSketches(query, { simhash: c.simhash, sketch: c.sketch }, source.verdict!) !== undefined) continue;
+        if (!query) continue;
+        const verdict = compareSketches(query, { simhash: c.simhash, sketch: c.sketch }, source.verdict!);
+        if (verdict !== undefined) {
+          c.verdict = { of: l.analysis, options: source.verdict!, verdict }; // the re-rank takes it instead of comparing again
+          continue;
+        }
         push(needNormalized, c.id, c);
       } else {
         const index = c.index ?? source.index;

@@ -3,7 +3,11 @@ import { createFingerprinter, type Fingerprinter } from "../../../src/core/finge
 import type { Candidate } from "../../../src/service/candidate.js";
 import { reportedSimilarity } from "../../../src/core/verdict.js";
 import { byTimeThenId, chooseOriginal, compareCandidates, INLINE_TEXT_CHARS, rankMatches } from "../../../src/service/rank.js";
-import { MOM_A, MOM_B, NEWS_EN } from "../../fixtures/texts/near-duplicates.js";
+import { LONG_ZH, MOM_A, MOM_B, NEWS_EN, NEWS_ZH, variants } from "../../fixtures/texts/near-duplicates.js";
+import { sketchOf } from "../../../src/core/sketch.js";
+import { fetchCandidates } from "../../../src/service/candidates/index.js";
+import { neardupSource } from "../../../src/service/documents.js";
+import { MemoryEngine } from "../../helpers/memory-engine.js";
 
 let fp: Fingerprinter;
 beforeAll(async () => {
@@ -59,6 +63,40 @@ describe("re-rank", () => {
     expect(offLoop).toEqual([long]);
     expect(inline).toEqual([MOM_B]);
     expect(matches.map((m) => m.verdict)).toEqual([fp.compare(q, fp.analyze(long)), fp.compare(q, fp.analyze(MOM_B))]);
+  });
+
+  it("takes the verdict the lookup already computed for the same query and rules, and only for those", async () => {
+    const q = fp.analyze(MOM_A);
+    const sketched = (id: string, text: string, memo?: Candidate["verdict"]) => {
+      const a = fp.analyze(text);
+      return { id, simhash: a.simhash, time: 1, status: "original" as const, duplicateOf: undefined, sketch: sketchOf(a, Infinity), verdict: memo };
+    };
+    const planted = { ...fp.compare(q, fp.analyze(NEWS_EN)), duplicate: true, rule: "planted" }; // not what a comparison gives
+    const [same] = await compareCandidates(fp, q, [sketched("n", NEWS_EN, { of: q, options: fp.verdictOptions, verdict: planted })], 64);
+    expect(same!.verdict).toBe(planted);
+    const [otherQuery] = await compareCandidates(fp, q, [sketched("n", NEWS_EN, { of: fp.analyze(MOM_B), options: fp.verdictOptions, verdict: planted })], 64);
+    expect(otherQuery!.verdict.duplicate).toBe(false);
+    const [otherRules] = await compareCandidates(fp, q, [sketched("n", NEWS_EN, { of: q, options: { ...fp.verdictOptions }, verdict: planted })], 64);
+    expect(otherRules!.verdict.duplicate).toBe(false);
+  });
+
+  it("gets the same matches from candidates read from the engine, whose sketch verdicts the lookup kept, as from fresh copies", async () => {
+    const engine = new MemoryEngine();
+    await engine.createIndex("w");
+    const now = Date.UTC(2026, 11, 3);
+    const stored = [MOM_B, NEWS_EN, NEWS_ZH, LONG_ZH, ...variants(NEWS_ZH, 3)];
+    await engine.bulk(stored.flatMap((text, i) => [{ index: { _index: "w", _id: `d${i}` } }, { text, neardup: neardupSource(fp.analyze(text), { status: "original" }, now - 1000, `d${i}`) }]));
+    await engine.refresh("w");
+    for (const text of [MOM_A, NEWS_ZH, variants(NEWS_ZH, 5)[4]!]) {
+      const q = fp.analyze(text);
+      const [result] = await fetchCandidates(engine, { index: "w", textField: "text", windowMs: 86_400_000, maxCandidates: 100, verdict: fp.verdictOptions }, [{ analysis: q, time: now, excludeId: undefined, radius: 3 }]);
+      const read = result!.candidates;
+      expect(read.length).toBeGreaterThan(0);
+      expect(read.some((c) => c.verdict?.of === q)).toBe(true);
+      const fresh = read.map(({ verdict: _kept, ...c }) => c);
+      const verdicts = async (cs: Candidate[]) => (await compareCandidates(fp, q, cs, 3)).map((m) => ({ id: m.candidate.id, ...m.verdict, editSimilarity: m.verdict.editSimilarity, charCosine: m.verdict.charCosine }));
+      expect(await verdicts(read)).toEqual(await verdicts(fresh));
+    }
   });
 
   it("orders by time then id", () => {
