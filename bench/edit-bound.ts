@@ -20,12 +20,17 @@
  * distance inside Ukkonen's band of the threshold (`editSimilarityReaching`:
  * with the band's early exit, the bigram bound no longer pays for itself).
  *
+ * And the character cosine a report shows beside the edit similarity:
+ * code-point counts in Maps of one-character strings (the baseline) against
+ * typed arrays (`charCosine`), on the same pairs, values compared.
+ *
  *   npx tsx bench/edit-bound.ts
  */
 import { pathToFileURL } from "node:url";
 import { editDistanceLowerBound, editSimilarityMayReach, editSimilarityUpperBound } from "../src/core/similarity/edit-bound.js";
 import { editSimilarity } from "../src/core/similarity/levenshtein.js";
 import { editSimilarityReaching } from "../src/core/verdict.js";
+import { charCosine, charCounts, cosine } from "../src/core/similarity/cosine.js";
 import { createRng } from "./quality/rng.js";
 import { normalize } from "../src/core/normalize.js";
 import { loadPoems } from "./poems.js";
@@ -151,6 +156,22 @@ function run(): void {
     console.log(`edit rule at ${min}, ${rulePairs.length} pairs (mean ${mean} chars, ${Math.round(copies)} of them edited copies; ${fired} reach ${min}), 5 interleaved rounds:`);
     console.log(`  both bounds, then the whole matrix (baseline): ${w.toFixed(0)} ns/pair; code-point bound, then Ukkonen's band: ${k.toFixed(0)} ns/pair; ${(w / k).toFixed(2)}x`);
   }
+
+  const cosinePairs = pairs.slice(0, 2000);
+  const mapCosine = (a: string, b: string) => cosine(charCounts(a), charCounts(b));
+  for (const [a, b] of cosinePairs) if (mapCosine(a, b) !== charCosine(a, b)) throw new Error("the character cosines differ");
+  const cosineTime = (f: (a: string, b: string) => number) => {
+    let sum = 0;
+    const t = performance.now();
+    for (const [a, b] of cosinePairs) sum += f(a, b);
+    if (Number.isNaN(sum)) throw new Error("unreachable");
+    return ((performance.now() - t) * 1e6) / cosinePairs.length;
+  };
+  const cosineRows: [number, number][] = [];
+  for (let round = 0; round < 5; round++) cosineRows.push([cosineTime(mapCosine), cosineTime(charCosine)]);
+  const [cm, ct] = [median(cosineRows.map((r) => r[0])), median(cosineRows.map((r) => r[1]))];
+  console.log(`character cosine, ${cosinePairs.length} pairs, 5 interleaved rounds:`);
+  console.log(`  Map counting (baseline): ${cm.toFixed(0)} ns/pair; typed arrays: ${ct.toFixed(0)} ns/pair; ${(cm / ct).toFixed(2)}x`);
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) run();

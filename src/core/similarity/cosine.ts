@@ -45,7 +45,52 @@ export function charCounts(text: string): Map<string, number> {
   return m;
 }
 
-/** Character-level cosine: cosine of code-point count vectors (spaces ignored). */
+/** Per code point counts of the two texts of a `charCosine` call, all zero between calls (4.4 MB each, allocated on first use). */
+let countsA: Int32Array | undefined;
+let countsB: Int32Array | undefined;
+
+/** Adds the text's code points (spaces excluded) to `counts`; a lone surrogate counts as a code point, as `for...of` gives it. */
+function countInto(text: string, counts: Int32Array): void {
+  for (let i = 0; i < text.length; i++) {
+    let cp = text.charCodeAt(i);
+    if ((cp & 0xfc00) === 0xd800 && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) cp = text.codePointAt(i++)!;
+    if (cp !== 0x20) counts[cp]!++;
+  }
+}
+
+/**
+ * Character-level cosine: cosine of code-point count vectors (spaces
+ * ignored), `cosine(charCounts(a), charCounts(b))`. Counted in typed arrays
+ * instead of Maps of one-character strings: the sums are of integers, exact
+ * in any order, so the value is the same to the last bit.
+ */
 export function charCosine(a: string, b: string): number {
-  return cosine(charCounts(a), charCounts(b));
+  const ca = (countsA ??= new Int32Array(0x110000));
+  const cb = (countsB ??= new Int32Array(0x110000));
+  countInto(a, ca);
+  countInto(b, cb);
+  let dot = 0;
+  let normA = 0;
+  let normB = 0;
+  // Each distinct code point once: its counter is zeroed on the first visit, which also leaves the tables clean.
+  for (let i = 0; i < a.length; i++) {
+    let cp = a.charCodeAt(i);
+    if ((cp & 0xfc00) === 0xd800 && i + 1 < a.length && (a.charCodeAt(i + 1) & 0xfc00) === 0xdc00) cp = a.codePointAt(i++)!;
+    const v = ca[cp]!;
+    if (v === 0) continue;
+    normA += v * v;
+    dot += v * cb[cp]!;
+    ca[cp] = 0;
+  }
+  for (let i = 0; i < b.length; i++) {
+    let cp = b.charCodeAt(i);
+    if ((cp & 0xfc00) === 0xd800 && i + 1 < b.length && (b.charCodeAt(i + 1) & 0xfc00) === 0xdc00) cp = b.codePointAt(i++)!;
+    const w = cb[cp]!;
+    if (w === 0) continue;
+    normB += w * w;
+    cb[cp] = 0;
+  }
+  if (dot === 0) return 0;
+  const c = dot / Math.sqrt(normA * normB);
+  return c > 1 ? 1 : c < 0 ? 0 : c;
 }
