@@ -5,10 +5,10 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { fromHex } from "../../../src/core/fingerprint.js";
+import { fromHex, hex4, segmentValues } from "../../../src/core/fingerprint.js";
 import { candidateQuery, fetchCandidates, KeyStatistics, planKeys, reaches } from "../../../src/service/candidates/index.js";
 import type { Analysis } from "../../../src/core/fingerprinter.js";
-import type { Engine } from "../../../src/engine/types.js";
+import type { Engine, SearchRequest } from "../../../src/engine/types.js";
 import { createRng } from "../../../bench/quality/rng.js";
 import { MemoryEngine } from "../../helpers/memory-engine.js";
 
@@ -218,8 +218,57 @@ describe("grouped lookups", () => {
     expect(results).toHaveLength(600);
     expect(bodies.length).toBeGreaterThan(1);
     for (const body of bodies) expect(leaves(body.query)).toBeLessThanOrEqual(1024);
-    // Each lookup's two-of-four segments clause is in some group's query.
-    const text = JSON.stringify(bodies);
-    for (const l of lookups.slice(0, 20)) expect(text).toContain(`{"term":{"neardup.seg0":"${l.analysis.simhash.hi.toString(16).padStart(8, "0").slice(0, 4)}"}}`);
+    // Each lookup's four segment values are in one "two of four" clause of some group's query.
+    const clauses = bodies.flatMap((b) => twoOfFourClauses(b.query));
+    expect(clauses.length).toBeGreaterThan(0);
+    for (const l of lookups) {
+      const values = segmentValues(l.analysis.simhash).map(hex4);
+      expect(clauses.some((c) => values.every((v, i) => c[i]!.has(v)))).toBe(true);
+    }
+  });
+
+  it("merge the two-of-four segment clauses of a run of lookups, and keep only what each lookup's own clause reaches", async () => {
+    const engine = new MemoryEngine();
+    await engine.createIndex("runs");
+    const fp = (hex: string) => fromHex(hex);
+    const a = "1111222233334444";
+    const b = "aaaa2223bbbbcccc"; // seg1 one bit from a's
+    const lsh = (tag: string) => Array.from({ length: 16 }, (_, k) => `${String(k).padStart(2, "0")}:${tag}${k}`);
+    const stored = (id: string, simhash: string) => {
+      const [seg0, seg1, seg2, seg3] = segmentValues(fromHex(simhash)).map(hex4);
+      return [{ index: { _index: "runs", _id: id } }, { text: "t", neardup: { id, simhash, seg0, seg1, seg2, seg3, lsh: lsh(id), lsh_list: Buffer.from(lsh(id).join(" ")).toString("base64"), lsh_scheme: "lsh2-16x3", status: "original", length: 10, version: "nd1", timestamp: new Date(1_000_000).toISOString() } }];
+    };
+    await engine.bulk([
+      ...stored("near-a", "1111222233354445"), // seg0, seg1 of a (2 bits away): a's own clause reaches it
+      ...stored("across", "1111222333324445"), // seg0 of a, seg1 of b, 3 bits from a but only one segment of a: neither lookup's own clause reaches it
+    ]);
+    await engine.refresh("runs");
+    const lookup = (hex: string, i: number) => ({ analysis: { simhash: fp(hex), lsh: lsh(`q${i}`), version: "nd1", lshScheme: "lsh2-16x3" } as unknown as Analysis, time: 1_500_000, radius: 3, excludeId: undefined });
+    const hits: string[] = [];
+    const recording = Object.create(engine) as Engine;
+    recording.msearch = (async (requests: SearchRequest[]) => {
+      const responses = await engine.msearch(requests);
+      for (const r of responses) if (!(r instanceof Error)) hits.push(...r.hits.hits.map((h) => h._id!));
+      return responses;
+    }) as Engine["msearch"];
+    const source = { index: "runs", textField: "text", windowMs: 3_600_000, maxCandidates: 100 };
+    const grouped = await fetchCandidates(recording, source, [lookup(a, 0), lookup(b, 1)]);
+    expect(hits).toContain("across"); // the merged clause draws it...
+    expect(grouped.map((r) => r.candidates.map((c) => c.id))).toEqual([["near-a"], []]); // ...and no lookup keeps it
+    const alone = await Promise.all([lookup(a, 0), lookup(b, 1)].map(async (l) => (await fetchCandidates(engine, source, [l]))[0]!.candidates.map((c) => c.id)));
+    expect(alone).toEqual([["near-a"], []]);
   });
 });
+
+/** The "two of four segments" clauses of a query tree, as each field's values (a `term` or `terms` per field, minimum_should_match 2). */
+function twoOfFourClauses(query: unknown): Set<string>[][] {
+  const q = query as Record<string, unknown>;
+  if (!q.bool) return [];
+  const b = q.bool as Record<string, unknown[] | undefined> & { minimum_should_match?: number };
+  const should = (b.should ?? []) as Record<string, Record<string, string | string[]>>[];
+  const fields = should.map((c) => Object.entries(c.term ?? c.terms ?? {})[0]);
+  if (b.minimum_should_match === 2 && should.length === 4 && fields.every((f, i) => f?.[0] === `neardup.seg${i}`)) {
+    return [fields.map((f) => new Set([f![1]].flat()))];
+  }
+  return ["must", "should", "filter", "must_not"].flatMap((k) => (b[k] ?? []).flatMap((c) => twoOfFourClauses(c)));
+}
