@@ -20,6 +20,10 @@
  * distance inside Ukkonen's band of the threshold (`editSimilarityReaching`:
  * with the band's early exit, the bigram bound no longer pays for itself).
  *
+ * Then the band's width on long texts (1,500 characters and more, at the
+ * long bucket's 0.75): one band as high as the threshold allows (k), against
+ * the band `editSimilarityAtLeast` starts with (48 edits) and widens fourfold.
+ *
  * And the character cosine a report shows beside the edit similarity:
  * code-point counts in Maps of one-character strings (the baseline) against
  * typed arrays (`charCosine`), on the same pairs, values compared.
@@ -30,6 +34,7 @@ import { pathToFileURL } from "node:url";
 import { editDistanceLowerBound, editSimilarityMayReach, editSimilarityUpperBound } from "../src/core/similarity/edit-bound.js";
 import { editSimilarity } from "../src/core/similarity/levenshtein.js";
 import { editSimilarityReaching } from "../src/core/verdict.js";
+import { editSimilarityAtLeast, levenshteinWithin } from "../src/core/similarity/banded.js";
 import { charCosine, charCounts, cosine } from "../src/core/similarity/cosine.js";
 import { createRng } from "./quality/rng.js";
 import { normalize } from "../src/core/normalize.js";
@@ -156,6 +161,42 @@ function run(): void {
     console.log(`edit rule at ${min}, ${rulePairs.length} pairs (mean ${mean} chars, ${Math.round(copies)} of them edited copies; ${fired} reach ${min}), 5 interleaved rounds:`);
     console.log(`  both bounds, then the whole matrix (baseline): ${w.toFixed(0)} ns/pair; code-point bound, then Ukkonen's band: ${k.toFixed(0)} ns/pair; ${(w / k).toFixed(2)}x`);
   }
+
+  // Long texts: lightly edited copies (duplicates) and copies with passages replaced, kept when the code-point bound lets them through.
+  const longPairs: [string, string][] = [];
+  while (longPairs.length < 400) {
+    const own: string[] = [];
+    while (own.join("").length < 1500) own.push(poems[rng.int(poems.length)]!);
+    const a = normalize(own.join("\n"));
+    let b: string;
+    if (rng.next() < 0.6) {
+      const x = Array.from(a);
+      for (let e = 0; e < 1 + rng.int(40); e++) x[rng.int(x.length)] = "之";
+      b = `${x.join("")}（转载）`;
+    } else b = normalize(own.map((p) => (rng.next() < 0.3 ? poems[rng.int(poems.length)]! : p)).join("\n"));
+    if (editSimilarityMayReach(a, b, 0.75)) longPairs.push([a, b]);
+  }
+  const oneBand = (a: string, b: string) => {
+    const longer = Math.max(Array.from(a).length, Array.from(b).length);
+    const k = Math.floor(0.25 * longer) + 1;
+    const d = levenshteinWithin(a, b, k);
+    return d <= k ? 1 - d / longer : undefined;
+  };
+  const growing = (a: string, b: string) => editSimilarityAtLeast(a, b, 0.75);
+  for (const [a, b] of longPairs) if (oneBand(a, b) !== growing(a, b)) throw new Error("the bands differ");
+  const bandTime = (f: (a: string, b: string) => number | undefined) => {
+    let sum = 0;
+    const t = performance.now();
+    for (const [a, b] of longPairs) sum += f(a, b) ?? -1;
+    if (Number.isNaN(sum)) throw new Error("unreachable");
+    return ((performance.now() - t) * 1e6) / longPairs.length;
+  };
+  const bandRows: [number, number][] = [];
+  for (let round = 0; round < 5; round++) bandRows.push([bandTime(oneBand), bandTime(growing)]);
+  const [bo, bg] = [median(bandRows.map((r) => r[0])), median(bandRows.map((r) => r[1]))];
+  const longMean = Math.round(longPairs.reduce((s2, [a]) => s2 + a.length, 0) / longPairs.length);
+  console.log(`band width, ${longPairs.length} long pairs (mean ${longMean} chars) at 0.75, 5 interleaved rounds:`);
+  console.log(`  one band of k (baseline): ${bo.toFixed(0)} ns/pair; from 48 edits, widened fourfold: ${bg.toFixed(0)} ns/pair; ${(bo / bg).toFixed(2)}x`);
 
   const cosinePairs = pairs.slice(0, 2000);
   const mapCosine = (a: string, b: string) => cosine(charCounts(a), charCounts(b));
