@@ -107,7 +107,8 @@ function popcountBigInt(x: bigint): number {
   return n;
 }
 
-function textbookLevenshtein(a: string, b: string): number {
+/** The textbook dynamic programme over code points: the baseline here, and the oracle of the edit-distance tests. */
+export function textbookLevenshtein(a: string, b: string): number {
   const x = Array.from(a);
   const y = Array.from(b);
   let prev = Array.from({ length: y.length + 1 }, (_, j) => j);

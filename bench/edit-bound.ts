@@ -68,6 +68,28 @@ export function mapCountingBound(a: string, b: string): number {
   return Math.max(Math.abs(x.length - y.length), Math.ceil(l1 / 4));
 }
 
+function median(xs: number[]): number {
+  return [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
+}
+
+/**
+ * The baseline and the candidate timed over the same pairs in 5 interleaved
+ * rounds: the median ns per pair of each. The results are summed, so no
+ * call can be optimized away.
+ */
+function interleaved(pairs: readonly (readonly [string, string])[], baseline: (a: string, b: string) => number | undefined, candidate: (a: string, b: string) => number | undefined): [number, number] {
+  const nsPerPair = (f: (a: string, b: string) => number | undefined) => {
+    let sum = 0;
+    const t = performance.now();
+    for (const [a, b] of pairs) sum += f(a, b) ?? -1;
+    if (Number.isNaN(sum)) throw new Error("unreachable");
+    return ((performance.now() - t) * 1e6) / pairs.length;
+  };
+  const rows: [number, number][] = [];
+  for (let round = 0; round < 5; round++) rows.push([nsPerPair(baseline), nsPerPair(candidate)]);
+  return [median(rows.map((r) => r[0])), median(rows.map((r) => r[1]))];
+}
+
 function run(): void {
   const poems = loadPoems();
   const texts = Array.from({ length: 2000 }, (_, i) => normalize(makeDoc(poems, i)));
@@ -83,7 +105,6 @@ function run(): void {
   for (const q of queries) for (const c of candidates) if (mapCountingBound(q, c) !== editDistanceLowerBound(q, c)) throw new Error("the two bounds differ");
   const rows: [number, number][] = [];
   for (let round = 0; round < 7; round++) rows.push([time(mapCountingBound), time(editDistanceLowerBound)]);
-  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
   const base = median(rows.map((r) => r[0]));
   const now = median(rows.map((r) => r[1]));
   console.log(`edit bound, ${queries.length} texts x ${candidates.length} candidates (mean ${Math.round(texts.reduce((s, t) => s + t.length, 0) / texts.length)} chars), 7 interleaved rounds:`);
@@ -147,16 +168,7 @@ function run(): void {
       if ((x !== undefined && x >= min) !== (y !== undefined && y >= min) || (y !== undefined && y !== editSimilarity(a, b))) throw new Error("the rule changed a verdict or a value");
       if (y !== undefined && y >= min) fired++;
     }
-    const step = (f: (a: string, b: string) => number | undefined) => {
-      let sum = 0;
-      const t = performance.now();
-      for (const [a, b] of rulePairs) sum += f(a, b) ?? -1;
-      if (Number.isNaN(sum)) throw new Error("unreachable"); // the results are used
-      return ((performance.now() - t) * 1e6) / rulePairs.length;
-    };
-    const stepRows: [number, number][] = [];
-    for (let round = 0; round < 5; round++) stepRows.push([step(before), step(now)]);
-    const [w, k] = [median(stepRows.map((r) => r[0])), median(stepRows.map((r) => r[1]))];
+    const [w, k] = interleaved(rulePairs, before, now);
     const mean = Math.round(rulePairs.reduce((s2, [a]) => s2 + a.length, 0) / rulePairs.length);
     console.log(`edit rule at ${min}, ${rulePairs.length} pairs (mean ${mean} chars, ${Math.round(copies)} of them edited copies; ${fired} reach ${min}), 5 interleaved rounds:`);
     console.log(`  both bounds, then the whole matrix (baseline): ${w.toFixed(0)} ns/pair; code-point bound, then Ukkonen's band: ${k.toFixed(0)} ns/pair; ${(w / k).toFixed(2)}x`);
@@ -184,16 +196,7 @@ function run(): void {
   };
   const growing = (a: string, b: string) => editSimilarityAtLeast(a, b, 0.75);
   for (const [a, b] of longPairs) if (oneBand(a, b) !== growing(a, b)) throw new Error("the bands differ");
-  const bandTime = (f: (a: string, b: string) => number | undefined) => {
-    let sum = 0;
-    const t = performance.now();
-    for (const [a, b] of longPairs) sum += f(a, b) ?? -1;
-    if (Number.isNaN(sum)) throw new Error("unreachable");
-    return ((performance.now() - t) * 1e6) / longPairs.length;
-  };
-  const bandRows: [number, number][] = [];
-  for (let round = 0; round < 5; round++) bandRows.push([bandTime(oneBand), bandTime(growing)]);
-  const [bo, bg] = [median(bandRows.map((r) => r[0])), median(bandRows.map((r) => r[1]))];
+  const [bo, bg] = interleaved(longPairs, oneBand, growing);
   const longMean = Math.round(longPairs.reduce((s2, [a]) => s2 + a.length, 0) / longPairs.length);
   console.log(`band width, ${longPairs.length} long pairs (mean ${longMean} chars) at 0.75, 5 interleaved rounds:`);
   console.log(`  one band of k (baseline): ${bo.toFixed(0)} ns/pair; from 48 edits, widened fourfold: ${bg.toFixed(0)} ns/pair; ${(bo / bg).toFixed(2)}x`);
@@ -201,16 +204,7 @@ function run(): void {
   const cosinePairs = pairs.slice(0, 2000);
   const mapCosine = (a: string, b: string) => cosine(charCounts(a), charCounts(b));
   for (const [a, b] of cosinePairs) if (mapCosine(a, b) !== charCosine(a, b)) throw new Error("the character cosines differ");
-  const cosineTime = (f: (a: string, b: string) => number) => {
-    let sum = 0;
-    const t = performance.now();
-    for (const [a, b] of cosinePairs) sum += f(a, b);
-    if (Number.isNaN(sum)) throw new Error("unreachable");
-    return ((performance.now() - t) * 1e6) / cosinePairs.length;
-  };
-  const cosineRows: [number, number][] = [];
-  for (let round = 0; round < 5; round++) cosineRows.push([cosineTime(mapCosine), cosineTime(charCosine)]);
-  const [cm, ct] = [median(cosineRows.map((r) => r[0])), median(cosineRows.map((r) => r[1]))];
+  const [cm, ct] = interleaved(cosinePairs, mapCosine, charCosine);
   console.log(`character cosine, ${cosinePairs.length} pairs, 5 interleaved rounds:`);
   console.log(`  Map counting (baseline): ${cm.toFixed(0)} ns/pair; typed arrays: ${ct.toFixed(0)} ns/pair; ${(cm / ct).toFixed(2)}x`);
 }

@@ -13,6 +13,16 @@ export function connectTarget(target: EngineTarget): Promise<Engine> {
   return connectEngine({ url: target.url, username: target.username, password: target.password });
 }
 
+/** A raw engine call the Engine interface does not offer (close/open an index, settings, health); throws on an HTTP error. */
+export async function rawEngineRequest(target: EngineTarget, method: string, path: string, body?: unknown): Promise<unknown> {
+  const headers: Record<string, string> = { "content-type": "application/json" };
+  if (target.username) headers.authorization = `Basic ${Buffer.from(`${target.username}:${target.password ?? ""}`).toString("base64")}`;
+  const res = await fetch(`${target.url}${path}`, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+  const parsed = (await res.json()) as unknown;
+  if (res.status >= 300) throw new Error(`${method} ${path}: HTTP ${res.status} ${JSON.stringify(parsed)}`);
+  return parsed;
+}
+
 let counter = 0;
 /** A fresh index name per test, so tests never see each other's documents. */
 export function uniqueIndex(prefix = "neardup-it"): string {

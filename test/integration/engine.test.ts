@@ -5,7 +5,7 @@ import { installTemplates, templates, totalHits, type Engine } from "../../src/e
 import { DedupService } from "../../src/service/dedup-service.js";
 import { resolveDedupOptions } from "../../src/service/options.js";
 import { sharedFingerprinter } from "../helpers/api.js";
-import { connectTarget, engineTargets, uniqueIndex } from "../helpers/engines.js";
+import { connectTarget, engineTargets, rawEngineRequest, uniqueIndex } from "../helpers/engines.js";
 
 /** Fixed fingerprints: a and b differ in 2 bits (they share seg0 and seg2); c is far from both. */
 const FPS = {
@@ -161,12 +161,10 @@ describe.each(engineTargets())("$kind $version ($source)", (target) => {
   });
 });
 
-/** The flat settings of each concrete index behind `index` (an index or an alias), read over HTTP. */
+/** The flat settings of each concrete index behind `index` (an index or an alias). */
 async function settingsOf(target: ReturnType<typeof engineTargets>[number], index: string): Promise<Record<string, unknown>[]> {
-  const headers: Record<string, string> = target.username ? { authorization: `Basic ${Buffer.from(`${target.username}:${target.password ?? ""}`).toString("base64")}` } : {};
-  const response = await fetch(`${target.url}/${index}/_settings?flat_settings=true`, { headers });
-  expect(response.status).toBe(200);
-  return Object.values((await response.json()) as Record<string, { settings: Record<string, unknown> }>).map((i) => i.settings);
+  const body = (await rawEngineRequest(target, "GET", `/${index}/_settings?flat_settings=true`)) as Record<string, { settings: Record<string, unknown> }>;
+  return Object.values(body).map((i) => i.settings);
 }
 
 describe.each(engineTargets())("index set-up on $kind $version ($source)", (target) => {

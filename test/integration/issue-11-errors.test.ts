@@ -8,8 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { templates, type Engine } from "../../src/engine/index.js";
 import { MOM_A, MOM_B } from "../fixtures/texts/near-duplicates.js";
 import { startApi, type ApiHarness } from "../helpers/api.js";
-import type { EngineTarget } from "../helpers/engine-targets.js";
-import { engineTargets, uniqueIndex } from "../helpers/engines.js";
+import { engineTargets, rawEngineRequest, uniqueIndex } from "../helpers/engines.js";
 import { expectSchema } from "../helpers/openapi.js";
 
 const json = "application/json";
@@ -28,16 +27,6 @@ const TEXTS = [
 
 function post(h: ApiHarness, path: string, body: unknown) {
   return request(h.app).post(path).set("Content-Type", json).send(JSON.stringify(body));
-}
-
-/** A raw engine call the Engine interface does not offer (close/open an index, settings, health). */
-async function raw(target: EngineTarget, method: string, path: string, body?: unknown): Promise<unknown> {
-  const headers: Record<string, string> = { "content-type": "application/json" };
-  if (target.username) headers.authorization = `Basic ${Buffer.from(`${target.username}:${target.password ?? ""}`).toString("base64")}`;
-  const res = await fetch(`${target.url}${path}`, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
-  const parsed = (await res.json()) as unknown;
-  if (res.status >= 300) throw new Error(`${method} ${path}: HTTP ${res.status} ${JSON.stringify(parsed)}`);
-  return parsed;
 }
 
 async function storedIds(h: ApiHarness): Promise<string[]> {
@@ -209,7 +198,7 @@ describe.each(engineTargets())("issue 11 errors on $kind $version ($source)", (t
       // (A new index: Elasticsearch force-allocates an existing primary whatever the allocation filter says.)
       await h.engine.deleteIndex(h.index);
       const { mappings } = templates().component.template as { mappings: unknown };
-      await raw(target, "PUT", `/${h.index}?wait_for_active_shards=0`, {
+      await rawEngineRequest(target, "PUT", `/${h.index}?wait_for_active_shards=0`, {
         settings: { "index.routing.allocation.require._name": "no-such-node", "index.number_of_replicas": 0 },
         mappings,
       });
@@ -235,8 +224,8 @@ describe.each(engineTargets())("issue 11 errors on $kind $version ($source)", (t
     });
 
     it("works again once the shard is back", async () => {
-      await raw(target, "PUT", `/${h.index}/_settings`, { "index.routing.allocation.require._name": null });
-      await raw(target, "GET", `/_cluster/health/${h.index}?wait_for_status=yellow&timeout=60s`);
+      await rawEngineRequest(target, "PUT", `/${h.index}/_settings`, { "index.routing.allocation.require._name": null });
+      await rawEngineRequest(target, "GET", `/_cluster/health/${h.index}?wait_for_status=yellow&timeout=60s`);
       const res = await post(h, "/v1/documents/_bulk", [
         { id: "b-1", text: TEXTS[2] },
         { id: "b-2", text: TEXTS[3] },

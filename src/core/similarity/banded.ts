@@ -35,19 +35,39 @@ let rowBelow = new Int32Array(1024);
 let xs = new Int32Array(1024);
 let ys = new Int32Array(1024);
 
-/** Writes both texts' code points into `xs` and `ys`; returns their lengths in code points. */
-function encodePair(a: string, b: string): [number, number] {
+/** An encoded pair: lengths in code points, and the middles left after a common prefix and suffix (`xs[start..endA)`, `ys[start..endB)`). */
+interface EncodedPair {
+  m: number;
+  n: number;
+  start: number;
+  endA: number;
+  endB: number;
+}
+
+/** Writes both texts' code points into `xs` and `ys`, and finds their common prefix and suffix (they never change the distance). */
+function encodePair(a: string, b: string): EncodedPair {
   if (xs.length < a.length) xs = new Int32Array(a.length);
   if (ys.length < b.length) ys = new Int32Array(b.length);
-  return [codePointsInto(a, xs), codePointsInto(b, ys)];
+  const m = codePointsInto(a, xs);
+  const n = codePointsInto(b, ys);
+  let start = 0;
+  let endA = m;
+  let endB = n;
+  const shorter = Math.min(m, n);
+  while (start < shorter && xs[start] === ys[start]) start++;
+  while (endA > start && endB > start && xs[endA - 1] === ys[endB - 1]) {
+    endA--;
+    endB--;
+  }
+  return { m, n, start, endA, endB };
 }
 
 function codePointsInto(text: string, out: Int32Array): number {
   let n = 0;
   for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if ((c & 0xfc00) === 0xd800 && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) out[n++] = text.codePointAt(i++)!;
-    else out[n++] = c;
+    const cp = text.codePointAt(i)!; // a lone surrogate is a code point of its own
+    if (cp > 0xffff) i++;
+    out[n++] = cp;
   }
   return n;
 }
@@ -59,8 +79,7 @@ function codePointsInto(text: string, out: Int32Array): number {
 export function levenshteinWithin(a: string, b: string, k: number): number {
   if (!(k >= 0)) return 1; // no distance is within a negative bound
   if (a === b) return 0;
-  const [m, n] = encodePair(a, b);
-  return within(m, n, Math.floor(k));
+  return within(encodePair(a, b), Math.floor(k));
 }
 
 /**
@@ -71,13 +90,13 @@ export function levenshteinWithin(a: string, b: string, k: number): number {
  */
 export function editSimilarityAtLeast(a: string, b: string, min: number): number | undefined {
   if (a === b) return 1;
-  const [m, n] = encodePair(a, b);
-  const longer = Math.max(m, n);
+  const pair = encodePair(a, b);
+  const longer = Math.max(pair.m, pair.n);
   const k = Math.floor((1 - min) * longer) + 1;
   // The band's cost grows with its height: a near-duplicate, far inside the threshold, is settled in a
   // narrow band first, which is widened fourfold until it holds the distance or reaches k.
   for (let band = Math.min(k, FIRST_BAND); ; band = Math.min(k, band * 4)) {
-    const d = within(m, n, band);
+    const d = within(pair, band);
     if (d <= band) return 1 - d / longer;
     if (band === k) return undefined;
   }
@@ -86,21 +105,10 @@ export function editSimilarityAtLeast(a: string, b: string, min: number): number
 /** The first band tried by `editSimilarityAtLeast` (distances up to this many edits). */
 const FIRST_BAND = 48;
 
-/** `levenshteinWithin` on the encoded pair (`xs[0..m)`, `ys[0..n)`). */
-function within(m: number, n: number, k: number): number {
-  // A common prefix and suffix never change the distance.
-  let start = 0;
-  let ea = m;
-  let eb = n;
-  const min = Math.min(ea, eb);
-  while (start < min && xs[start] === ys[start]) start++;
-  while (ea > start && eb > start && xs[ea - 1] === ys[eb - 1]) {
-    ea--;
-    eb--;
-  }
-  // The shorter middle is the pattern (rows): the cost is in its blocks.
-  if (ea - start > eb - start) return banded(ys, start, eb, xs, start, ea, k);
-  return banded(xs, start, ea, ys, start, eb, k);
+/** `levenshteinWithin` on the encoded pair's middles; the shorter is the pattern (rows): the cost is in its blocks. */
+function within({ start, endA, endB }: EncodedPair, k: number): number {
+  if (endA > endB) return banded(ys, start, endB, xs, start, endA, k);
+  return banded(xs, start, endA, ys, start, endB, k);
 }
 
 function banded(a: Int32Array, as: number, ae: number, b: Int32Array, bs: number, be: number, k: number): number {

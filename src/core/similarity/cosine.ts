@@ -52,10 +52,30 @@ let countsB: Int32Array | undefined;
 /** Adds the text's code points (spaces excluded) to `counts`; a lone surrogate counts as a code point, as `for...of` gives it. */
 function countInto(text: string, counts: Int32Array): void {
   for (let i = 0; i < text.length; i++) {
-    let cp = text.charCodeAt(i);
-    if ((cp & 0xfc00) === 0xd800 && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) cp = text.codePointAt(i++)!;
+    const cp = text.codePointAt(i)!;
+    if (cp > 0xffff) i++;
     if (cp !== 0x20) counts[cp]!++;
   }
+}
+
+/**
+ * Over the distinct code points of `text` (each once: its counter is zeroed
+ * on the first visit, which also leaves `counts` clean), the sum of the
+ * squared counts, and of the counts times `other`'s.
+ */
+function drain(text: string, counts: Int32Array, other: Int32Array): { squares: number; dot: number } {
+  let squares = 0;
+  let dot = 0;
+  for (let i = 0; i < text.length; i++) {
+    const cp = text.codePointAt(i)!;
+    if (cp > 0xffff) i++;
+    const v = counts[cp]!;
+    if (v === 0) continue;
+    squares += v * v;
+    dot += v * other[cp]!;
+    counts[cp] = 0;
+  }
+  return { squares, dot };
 }
 
 /**
@@ -69,27 +89,8 @@ export function charCosine(a: string, b: string): number {
   const cb = (countsB ??= new Int32Array(0x110000));
   countInto(a, ca);
   countInto(b, cb);
-  let dot = 0;
-  let normA = 0;
-  let normB = 0;
-  // Each distinct code point once: its counter is zeroed on the first visit, which also leaves the tables clean.
-  for (let i = 0; i < a.length; i++) {
-    let cp = a.charCodeAt(i);
-    if ((cp & 0xfc00) === 0xd800 && i + 1 < a.length && (a.charCodeAt(i + 1) & 0xfc00) === 0xdc00) cp = a.codePointAt(i++)!;
-    const v = ca[cp]!;
-    if (v === 0) continue;
-    normA += v * v;
-    dot += v * cb[cp]!;
-    ca[cp] = 0;
-  }
-  for (let i = 0; i < b.length; i++) {
-    let cp = b.charCodeAt(i);
-    if ((cp & 0xfc00) === 0xd800 && i + 1 < b.length && (b.charCodeAt(i + 1) & 0xfc00) === 0xdc00) cp = b.codePointAt(i++)!;
-    const w = cb[cp]!;
-    if (w === 0) continue;
-    normB += w * w;
-    cb[cp] = 0;
-  }
+  const { squares: normA, dot } = drain(a, ca, cb); // before b's counts are drained
+  const { squares: normB } = drain(b, cb, ca); // a's counts are all zero by now
   if (dot === 0) return 0;
   const c = dot / Math.sqrt(normA * normB);
   return c > 1 ? 1 : c < 0 ? 0 : c;

@@ -188,22 +188,13 @@ export function tieQuery(input: CandidateQueryInput, timestamp: unknown, simhash
   return body;
 }
 
-/**
- * A lookup's "two of its four segments" clause (`segmentsNeeded` 2): four
- * term clauses, at least two of which must match.
- */
-export function twoSegmentsClause(simhash: Fingerprint): Record<string, unknown> {
-  const should = segmentValues(simhash).map((value, i) => ({ term: { [`neardup.seg${i}`]: hex4(value) } }));
-  return { bool: { should, minimum_should_match: 2 } };
-}
-
-/** Lookups whose "two of four segments" clauses a grouped query merges into one (`twoSegmentsClauses`). */
+/** Lookups whose "two of four segments" clauses (`segmentsNeeded` 2) a grouped query merges into one (`twoSegmentsClauses`). */
 export const SEGMENT_UNION_LOOKUPS = 32;
 
 /**
  * The "two of four segments" clauses of a group's lookups, merged by runs of
- * `SEGMENT_UNION_LOOKUPS`: two of the four fields' `terms` over the run's
- * values. A document that shares two segments with some lookup of the run
+ * `SEGMENT_UNION_LOOKUPS` (a run may be a single lookup): two of the four
+ * fields' `terms` over the run's values. A document that shares two segments with some lookup of the run
  * matches, so this is a superset of the per-lookup clauses; it also matches a
  * document that shares one segment with one lookup and another with a second
  * (about 6 N run / 2^32 documents a lookup, N stored), which the lookups'
@@ -216,10 +207,6 @@ export function twoSegmentsClauses(simhashes: readonly Fingerprint[]): Record<st
   const clauses: Record<string, unknown>[] = [];
   for (let start = 0; start < simhashes.length; start += SEGMENT_UNION_LOOKUPS) {
     const run = simhashes.slice(start, start + SEGMENT_UNION_LOOKUPS);
-    if (run.length === 1) {
-      clauses.push(twoSegmentsClause(run[0]!));
-      continue;
-    }
     const values: Set<string>[] = [new Set(), new Set(), new Set(), new Set()];
     for (const simhash of run) segmentValues(simhash).forEach((value, i) => values[i]!.add(hex4(value)));
     const should = values.map((set, i) => ({ terms: { [`neardup.seg${i}`]: [...set].sort() } }));

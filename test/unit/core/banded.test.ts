@@ -2,19 +2,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { editSimilarity, editSimilarityAtLeast, levenshteinWithin } from "../../../src/core/similarity/index.js";
-
-/** Textbook dynamic programme over code points: the oracle. */
-function dp(a: string, b: string): number {
-  const x = Array.from(a);
-  const y = Array.from(b);
-  let prev = Array.from({ length: y.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= x.length; i++) {
-    const cur = [i];
-    for (let j = 1; j <= y.length; j++) cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (x[i - 1] === y[j - 1] ? 0 : 1));
-    prev = cur;
-  }
-  return prev[y.length]!;
-}
+import { textbookLevenshtein as dp } from "../../../bench/core.js"; // the oracle: the textbook dynamic programme over code points
 
 const unit = fc.constantFrom("a", "b", "c", "长", "文", "😀", "\ud800", "\udc00"); // lone halves too: they are code points of their own
 const base = fc.string({ unit, maxLength: 160 });

@@ -1,5 +1,6 @@
 // Property tests against naive reference implementations (fast-check).
 import fc from "fast-check";
+import { textbookLevenshtein } from "../../../bench/core.js";
 import { beforeAll, describe, expect, it } from "vitest";
 import {
   cosine,
@@ -39,20 +40,6 @@ function flip(fp: Fingerprint, bits: number[]): Fingerprint {
     else lo ^= 1 << b;
   }
   return { hi: hi >>> 0, lo: lo >>> 0 };
-}
-
-function textbookLevenshtein(a: string, b: string): number {
-  const x = Array.from(a);
-  const y = Array.from(b);
-  const d: number[][] = [];
-  for (let i = 0; i <= x.length; i++) d.push([i]);
-  for (let j = 1; j <= y.length; j++) d[0]![j] = j;
-  for (let i = 1; i <= x.length; i++) {
-    for (let j = 1; j <= y.length; j++) {
-      d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + (x[i - 1] === y[j - 1] ? 0 : 1));
-    }
-  }
-  return d[x.length]![y.length]!;
 }
 
 const distinctBits = (max: number) => fc.uniqueArray(fc.integer({ min: 0, max: 63 }), { maxLength: max });
