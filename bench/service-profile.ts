@@ -57,7 +57,7 @@ const metrics = createMetrics({ defaultMetrics: false });
 const analyzer = WORKERS > 0 ? await createAnalyzerPool(fingerprinter, { threads: WORKERS }) : undefined;
 const service = new DedupService(engine, fingerprinter, resolveDedupOptions({ index }), createDedupMetrics(metrics.registry), undefined, analyzer);
 await service.ensureIndex();
-await fetch(`${url}/${index}/_settings`, { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify({ "index.number_of_replicas": 0 }) });
+await fetch(`${url}/${index}/_settings`, { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify({ "index.number_of_replicas": 0, ...JSON.parse(process.env.NEARDUP_BENCH_INDEX_SETTINGS ?? "{}") }) });
 const { url: api, server } = await listenApi(metrics, fingerprinter, service);
 const bodies: string[] = [];
 for (let start = FIRST; start < FIRST + DOCS; start += BATCH) {

@@ -102,7 +102,24 @@ export function editSimilarityAtLeast(a: string, b: string, min: number): number
   }
 }
 
-/** The first band tried by `editSimilarityAtLeast` (distances up to this many edits). */
+/**
+ * The Levenshtein distance of `a` and `b` in code points, exact: the band
+ * starts at `FIRST_BAND` edits and is widened fourfold until it holds the
+ * distance, which the longer length always does. A near-duplicate's distance
+ * is found in a narrow band; a pair far apart drops each narrow band after a
+ * few blocks (the early exit) and costs about one whole matrix.
+ */
+export function levenshteinBanded(a: string, b: string): number {
+  if (a === b) return 0;
+  const pair = encodePair(a, b);
+  const most = Math.max(pair.m, pair.n);
+  for (let band = Math.min(most, FIRST_BAND); ; band = Math.min(most, band * 4)) {
+    const d = within(pair, band);
+    if (d <= band) return d;
+  }
+}
+
+/** The first band tried by `editSimilarityAtLeast` and `levenshteinBanded` (distances up to this many edits). */
 const FIRST_BAND = 48;
 
 /** `levenshteinWithin` on the encoded pair's middles; the shorter is the pattern (rows): the cost is in its blocks. */

@@ -3,54 +3,15 @@
  *
  * A common prefix and suffix are skipped; when the shorter remaining middle
  * has <= 32 code units and no surrogates (the short-text case) the one-word
- * Myers algorithm below runs on it without copying; longer ones go to
- * `fastest-levenshtein` (the same algorithm in blocks, O(ceil(m/32) n)),
- * which works on UTF-16 code units. Texts outside the BMP would count a surrogate pair as two characters, so when either text has a
- * surrogate both are first re-coded: each distinct code point becomes one
- * code unit (its index in a shared alphabet), which keeps equality and length
- * per code point and so the distance.
+ * Myers algorithm below runs on it without copying. Longer ones go to
+ * `levenshteinBanded` (banded.ts): Myers' blocks inside Ukkonen's band,
+ * widened until it holds the distance, over code points (a surrogate pair is
+ * one symbol), so a near-duplicate's distance costs a narrow band, not the
+ * whole matrix.
  */
-import { distance as myersDistance } from "fastest-levenshtein";
+import { levenshteinBanded } from "./banded.js";
 
 const HAS_SURROGATE = /[\uD800-\uDFFF]/;
-
-function recode(a: string, b: string): [string, string] {
-  const alphabet = new Map<number, number>();
-  const map = (s: string): string | null => {
-    const units: number[] = [];
-    for (const ch of s) {
-      const cp = ch.codePointAt(0)!;
-      let id = alphabet.get(cp);
-      if (id === undefined) {
-        id = alphabet.size;
-        if (id > 0xffff) return null;
-        alphabet.set(cp, id);
-      }
-      units.push(id);
-    }
-    let out = "";
-    // Chunked to stay below the argument-count limit of fromCharCode.
-    for (let i = 0; i < units.length; i += 8192) out += String.fromCharCode(...units.slice(i, i + 8192));
-    return out;
-  };
-  const x = map(a);
-  const y = x === null ? null : map(b);
-  // More than 65,536 distinct code points do not fit one code unit each: signal the slow path.
-  return x === null || y === null ? ["", ""] : [x, y];
-}
-
-/** Textbook O(nm) dynamic programme; only for the (theoretical) > 65,536-symbol alphabet. */
-function dynamicProgramming(a: string[], b: string[]): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const cur = [i];
-    for (let j = 1; j <= b.length; j++) {
-      cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    }
-    prev = cur;
-  }
-  return prev[b.length]!;
-}
 
 /** Pattern bit masks per code unit for `myers32`, all zero between calls (Int32: bit 31 stays a plain int). */
 const peq = new Int32Array(0x10000);
@@ -136,13 +97,7 @@ export function levenshtein(a: string, b: string): number {
     const d = ea <= eb ? myers32(a, start, ea, b, start, eb) : myers32(b, start, eb, a, start, ea);
     if (d >= 0) return d;
   }
-  if (a.length > b.length) [a, b] = [b, a];
-  if (a.length === 0) return HAS_SURROGATE.test(b) ? Array.from(b).length : b.length;
-  if (HAS_SURROGATE.test(a) || HAS_SURROGATE.test(b)) {
-    const [x, y] = recode(a, b);
-    return x === "" && y === "" ? dynamicProgramming(Array.from(a), Array.from(b)) : myersDistance(x, y);
-  }
-  return myersDistance(a, b);
+  return levenshteinBanded(a, b);
 }
 
 /** 1 - distance / max(length) in code points; 1 for two empty strings. */

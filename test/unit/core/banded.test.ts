@@ -1,7 +1,8 @@
 /** The edit distance inside Ukkonen's band (similarity/banded.ts): exact when within k, over k otherwise. */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { editSimilarity, editSimilarityAtLeast, levenshteinWithin } from "../../../src/core/similarity/index.js";
+import { editSimilarity, editSimilarityAtLeast, levenshtein, levenshteinWithin } from "../../../src/core/similarity/index.js";
+import { levenshteinBanded } from "../../../src/core/similarity/banded.js";
 import { textbookLevenshtein as dp } from "../../../bench/core.js"; // the oracle: the textbook dynamic programme over code points
 
 const unit = fc.constantFrom("a", "b", "c", "长", "文", "😀", "\ud800", "\udc00"); // lone halves too: they are code points of their own
@@ -65,6 +66,37 @@ describe("levenshteinWithin", () => {
       expect(levenshteinWithin(a, `${a}zz`, 2)).toBe(2);
       expect(levenshteinWithin(a, `${a}zz`, 1)).toBeGreaterThan(1);
     }
+  });
+});
+
+describe("levenshteinBanded (the exact distance: the band widened until it holds it)", () => {
+  it("is the textbook distance, near and far pairs alike", () => {
+    fc.assert(
+      fc.property(pair, ([a, b]) => {
+        expect(levenshteinBanded(a, b)).toBe(dp(a, b));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it("is the textbook distance when it needs the third and fourth bands (more than 192 edits)", () => {
+    const long = fc.string({ unit, minLength: 400, maxLength: 700 });
+    fc.assert(
+      fc.property(long, fc.array(fc.nat(), { minLength: 150, maxLength: 400 }), long, fc.boolean(), (a, at, other, unrelated) => {
+        const x = Array.from(a);
+        for (const i of at) x[i % x.length] = "z";
+        const b = unrelated ? other : x.join("");
+        expect(levenshteinBanded(a, b)).toBe(dp(a, b));
+      }),
+      { numRuns: 20 },
+    );
+  });
+
+  it("serves levenshtein beyond 65,536 distinct code points, which once fell back to a quadratic programme", () => {
+    const a = Array.from({ length: 66_000 }, (_, i) => String.fromCodePoint(0x20000 + i)).join("");
+    expect(levenshtein(a, `${a.slice(0, -2)}x`)).toBe(1);
+    expect(levenshtein(`y${a}`, `${a.slice(0, -2)}x`)).toBe(2);
+    expect(editSimilarity(a, `${a.slice(0, 1000)}${a.slice(1002)}`)).toBe(1 - 1 / 66_000);
   });
 });
 
