@@ -87,7 +87,7 @@ export const SETTINGS = {
   NEARDUP_COMPARE_EDIT_MAX_CHARS: {
     default: "4000",
     schema: z.coerce.number().int().min(1),
-    doc: "/v1/compare computes the exact edit distance only when the longer text has at most this many characters; beyond it, edit_similarity is estimated from character bigrams (linear time).",
+    doc: "/v1/compare computes the exact edit distance within the work of two texts of this many characters: for any pair that short, and for longer pairs whose distance fits the band that work pays for (about N x N / length edits: long near-duplicates). Otherwise edit_similarity is estimated from character bigrams (linear time).",
   },
   NEARDUP_TIME_SKEW_MS: { default: "300000", schema: z.coerce.number().int().min(0), doc: "How far in the future a document time may be (clock skew), in milliseconds; later times are refused." },
   NEARDUP_ENGINE_PROBE_MS: { default: "5000", schema: z.coerce.number().int().positive(), doc: "Interval of the engine health probe behind /readyz, in milliseconds." },

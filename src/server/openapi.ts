@@ -80,7 +80,7 @@ const schemas = {
       tfidf_cosine: num,
       tf_cosine: num,
       char_cosine: num,
-      edit_distance: { type: ["integer", "null"], description: "Levenshtein distance in code points; null when the longer text is over the edit budget (NEARDUP_COMPARE_EDIT_MAX_CHARS)." },
+      edit_distance: { type: ["integer", "null"], description: "Levenshtein distance in code points; null when it is not found within the work of two texts of NEARDUP_COMPARE_EDIT_MAX_CHARS characters (long texts far apart)." },
       edit_similarity: { type: "number", description: "1 - distance / longer length; over the edit budget, the linear q-gram upper bound (see edit_measure)." },
       edit_measure: { enum: ["levenshtein", "qgram_bound"] },
       jaccard_bigrams: num,
@@ -253,7 +253,7 @@ export const openApiDocument = {
     },
     "/v1/compare": {
       post: {
-        summary: "Every pairwise measure between two texts (exact edit distance up to NEARDUP_COMPARE_EDIT_MAX_CHARS, a linear bound beyond).",
+        summary: "Every pairwise measure between two texts (exact edit distance within the work of two NEARDUP_COMPARE_EDIT_MAX_CHARS-long texts, which also covers long near-duplicates; a linear bound beyond).",
         requestBody: json({ type: "object", required: ["a", "b"], properties: { a: text, b: text }, additionalProperties: false }),
         responses: { "200": { description: "The measures and the verdict.", content: ref("Compare") }, ...errors },
       },

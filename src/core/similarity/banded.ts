@@ -119,7 +119,32 @@ export function levenshteinBanded(a: string, b: string): number {
   }
 }
 
-/** The first band tried by `editSimilarityAtLeast` and `levenshteinBanded` (distances up to this many edits). */
+/**
+ * The Levenshtein distance of `a` and `b` in code points when it can be found
+ * in about `cells` cells of the matrix; undefined when it cannot. Pairs whose
+ * whole matrix (after the common prefix and suffix) is that small get their
+ * distance whatever it is; longer pairs get the band that work pays for,
+ * cells / rows - 33 edits high (a block of 32 rows runs over the band's
+ * columns and its own), and their distance when it lies inside that band: so
+ * two long near-duplicates get an exact answer for the price of two short
+ * texts, and two long texts far apart a quick "undefined".
+ */
+export function levenshteinInBudget(a: string, b: string, cells: number): number | undefined {
+  if (a === b) return 0;
+  const pair = encodePair(a, b);
+  const rows = Math.min(pair.endA, pair.endB) - pair.start;
+  const columns = Math.max(pair.endA, pair.endB) - pair.start;
+  if (rows * columns <= cells) return levenshteinBanded(a, b);
+  const k = Math.floor(cells / rows) - 33;
+  if (k < columns - rows) return undefined; // the length difference alone is past the band
+  for (let band = Math.min(k, FIRST_BAND); ; band = Math.min(k, band * 4)) {
+    const d = within(pair, band);
+    if (d <= band) return d;
+    if (band === k) return undefined;
+  }
+}
+
+/** The first band tried by `editSimilarityAtLeast`, `levenshteinBanded` and `levenshteinInBudget` (distances up to this many edits). */
 const FIRST_BAND = 48;
 
 /** `levenshteinWithin` on the encoded pair's middles; the shorter is the pattern (rows): the cost is in its blocks. */

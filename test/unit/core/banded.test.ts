@@ -2,7 +2,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { editSimilarity, editSimilarityAtLeast, levenshtein, levenshteinWithin } from "../../../src/core/similarity/index.js";
-import { levenshteinBanded } from "../../../src/core/similarity/banded.js";
+import { levenshteinBanded, levenshteinInBudget } from "../../../src/core/similarity/banded.js";
 import { textbookLevenshtein as dp } from "../../../bench/core.js"; // the oracle: the textbook dynamic programme over code points
 
 const unit = fc.constantFrom("a", "b", "c", "长", "文", "😀", "\ud800", "\udc00"); // lone halves too: they are code points of their own
@@ -97,6 +97,30 @@ describe("levenshteinBanded (the exact distance: the band widened until it holds
     expect(levenshtein(a, `${a.slice(0, -2)}x`)).toBe(1);
     expect(levenshtein(`y${a}`, `${a.slice(0, -2)}x`)).toBe(2);
     expect(editSimilarity(a, `${a.slice(0, 1000)}${a.slice(1002)}`)).toBe(1 - 1 / 66_000);
+  });
+});
+
+describe("levenshteinInBudget (/v1/compare's exact distance within a budget of cells)", () => {
+  it("is the distance or undefined; defined whenever the whole matrix or a band holding the distance fits the budget", () => {
+    fc.assert(
+      fc.property(pair, fc.integer({ min: 1, max: 30_000 }), ([a, b], cells) => {
+        const d = dp(a, b);
+        const got = levenshteinInBudget(a, b, cells);
+        if (got !== undefined) expect(got).toBe(d);
+        const m = Array.from(a).length;
+        const n = Array.from(b).length;
+        const rows = Math.min(m, n);
+        if (m * n <= cells || d <= Math.floor(cells / Math.max(1, rows)) - 33) expect(got).toBe(d);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it("finds a few edits between two 100,000-character texts within the work of two 4,000-character ones, and gives up on texts far apart", () => {
+    const a = Array.from({ length: 100_000 }, (_, i) => String.fromCodePoint(0x4e00 + ((i * 7919) % 2000))).join("");
+    const b = `${a.slice(0, 500)}x${a.slice(501, 70_000)}${a.slice(70_010)}yz`;
+    expect(levenshteinInBudget(a, b, 4000 * 4000)).toBe(13); // 1 substitution, 10 deletions, 2 insertions
+    expect(levenshteinInBudget(a, Array.from(a).reverse().join(""), 4000 * 4000)).toBeUndefined();
   });
 });
 

@@ -1,6 +1,6 @@
 /**
  * Issue 15: /v1/compare on long texts no longer freezes the service. The exact
- * edit distance stops at a character budget (a linear bound beyond it), and
+ * edit distance stops at a budget of work (a linear bound beyond it), and
  * large texts are analysed in a worker thread, so /livez answers meanwhile.
  */
 import request from "supertest";
@@ -33,9 +33,22 @@ describe("/v1/compare bounds (issue 15)", () => {
     expect(Number.isInteger(res.body.edit_distance)).toBe(true);
   });
 
-  it("past the budget reports the linear upper bound instead, and counts it", async () => {
+  it("past the budget, computes the exact distance of two long near-duplicates (it fits the band the budget pays for)", async () => {
+    const a = long(60_000);
+    const chars = Array.from(a);
+    for (const at of [10, 20_000, 45_000]) chars[at] = "之"; // three substitutions
+    const b = `${chars.join("")}（转载）`; // and four characters appended: distance 7
+    const res = await request(app).post("/v1/compare").send({ a, b });
+    expect(res.status).toBe(200);
+    expectSchema(res.body, "Compare");
+    expect(res.body).toMatchObject({ edit_distance: 7, edit_measure: "levenshtein" });
+    const fp = await fingerprinter;
+    expect(res.body.edit_similarity).toBeCloseTo(editSimilarity(fp.analyze(a).normalized, fp.analyze(b).normalized), 6);
+  });
+
+  it("past the budget, reports the linear upper bound for texts far apart, and counts it", async () => {
     const a = long(6000);
-    const b = long(6000, "x");
+    const b = "天地玄黄，宇宙洪荒。日月盈昃，辰宿列张。寒来暑往，秋收冬藏。".repeat(200).slice(0, 6000);
     const res = await request(app).post("/v1/compare").send({ a, b });
     expect(res.status).toBe(200);
     expectSchema(res.body, "Compare");
