@@ -30,6 +30,12 @@
  * long edited copies, long texts with passages replaced, unrelated long
  * texts and the shorter pairs sharing passages; values compared.
  *
+ * Then the furthest-diagonal search (greedy.ts) in front of the band, in the
+ * rule at 0.75: the band alone (the baseline) against the search for up to
+ * 16 edits first (skipped when the code-point bound is past 16), on copies
+ * with 1-4 and 8-15 characters replaced and on texts with passages replaced
+ * (far apart).
+ *
  * And the character cosine a report shows beside the edit similarity:
  * code-point counts in Maps of one-character strings (the baseline) against
  * typed arrays (`charCosine`), on the same pairs, values compared.
@@ -37,7 +43,7 @@
  *   npx tsx bench/edit-bound.ts
  */
 import { pathToFileURL } from "node:url";
-import { editDistanceLowerBound, editSimilarityMayReach, editSimilarityUpperBound } from "../src/core/similarity/edit-bound.js";
+import { characterBound, editDistanceLowerBound, editSimilarityMayReach, editSimilarityUpperBound } from "../src/core/similarity/edit-bound.js";
 import { distance as fastestLevenshtein } from "fastest-levenshtein";
 import { editSimilarity } from "../src/core/similarity/levenshtein.js";
 import { editSimilarityReaching } from "../src/core/verdict.js";
@@ -238,6 +244,39 @@ function run(): void {
     const [rw, rb] = interleaved(set, wholeMatrixSimilarity, editSimilarity);
     const mean = Math.round(set.reduce((s2, [a]) => s2 + a.length, 0) / set.length);
     console.log(`  ${name} (${set.length} pairs, mean ${mean} chars): ${rw.toFixed(0)} ns/pair; ${rb.toFixed(0)} ns/pair; ${(rw / rb).toFixed(2)}x`);
+  }
+
+  // Furthest diagonals in front of the band: a pair a few edits apart is settled without running the band's blocks.
+  const few: [string, [string, string][]][] = [
+    ["1-4 characters replaced", []],
+    ["8-15 characters replaced", []],
+    ["passages replaced (far apart)", []],
+  ];
+  for (let i = 0; i < 600; i++) {
+    const own = Array.from({ length: 2 + rng.int(7) }, () => poems[rng.int(poems.length)]!);
+    const a = normalize(own.join("\n"));
+    const edited = (n: number) => {
+      const x = Array.from(a);
+      for (let e = 0; e < n; e++) x[rng.int(x.length)] = "之";
+      return x.join("");
+    };
+    few[0]![1].push([a, edited(1 + rng.int(4))]);
+    few[1]![1].push([a, edited(8 + rng.int(8))]);
+    few[2]![1].push([a, normalize(own.map((p) => (rng.next() < 0.3 ? poems[rng.int(poems.length)]! : p)).join("\n"))]);
+  }
+  // The rule at 0.75 as the re-rank runs it: the code-point bound, then the band alone (a lower bound past 16
+  // edits skips the search), against the search for up to 16 edits first when the bound allows it.
+  const bandOnly = (a: string, b: string) => {
+    const { distance, longer } = characterBound(a, b);
+    return 1 - distance / longer < 0.75 ? undefined : editSimilarityAtLeast(a, b, 0.75, Infinity);
+  };
+  const withSearch = (a: string, b: string) => editSimilarityReaching(a, b, 0.75);
+  console.log(`edit rule at 0.75, the code-point bound then the band alone (baseline) against furthest diagonals up to 16 edits first, 5 interleaved rounds:`);
+  for (const [name, set] of few) {
+    for (const [a, b] of set) if (bandOnly(a, b) !== withSearch(a, b)) throw new Error("the rule's values differ");
+    const [fb, fg] = interleaved(set, bandOnly, withSearch);
+    const mean = Math.round(set.reduce((s2, [a]) => s2 + a.length, 0) / set.length);
+    console.log(`  ${name} (${set.length} pairs, mean ${mean} chars): ${fb.toFixed(0)} ns/pair; ${fg.toFixed(0)} ns/pair; ${(fb / fg).toFixed(2)}x`);
   }
 
   const cosinePairs = pairs.slice(0, 2000);

@@ -43,7 +43,7 @@ import { hamming } from "./fingerprint.js";
 import type { Fingerprint } from "./fingerprint.js";
 import { cosine, charCosine } from "./similarity/cosine.js";
 import { editSimilarityAtLeast } from "./similarity/banded.js";
-import { characterSimilarityMayReach } from "./similarity/edit-bound.js";
+import { characterBound } from "./similarity/edit-bound.js";
 import { editSimilarity } from "./similarity/levenshtein.js";
 import { differentEnding, differingMiddle, oneWordSwap, trigramJaccard } from "./similarity/spread.js";
 import type { SparseVector } from "./tfidf.js";
@@ -250,13 +250,16 @@ export function editRuleApplies(bucket: VerdictBucket, shorter: number, longer: 
 /**
  * The edit rule's measure of `a` and `b` when it may reach `min`; undefined
  * when it cannot: the code-point count bound shows it first
- * (`characterSimilarityMayReach`, linear), else the distance computed only
+ * (`characterBound`, linear), else the distance computed only
  * inside Ukkonen's band of the threshold (similarity/banded.ts), which stops
  * as soon as no path within the threshold is left. When it is a number, it
  * is `editSimilarity(a, b)` exactly.
  */
 export function editSimilarityReaching(a: string, b: string, min: number): number | undefined {
-  return characterSimilarityMayReach(a, b, min) ? editSimilarityAtLeast(a, b, min) : undefined;
+  if (a === b) return 1;
+  const { distance, longer } = characterBound(a, b);
+  if (longer > 0 && 1 - distance / longer < min) return undefined;
+  return editSimilarityAtLeast(a, b, min, distance);
 }
 
 /**

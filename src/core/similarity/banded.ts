@@ -26,6 +26,8 @@
  * from below; once it passes k the pair is out (a pair that differs early
  * stops early).
  */
+import { greedyWithin } from "./greedy.js";
+
 /** Pattern bit masks per code point for one block, all zero between blocks (4.4 MB, allocated on first use). */
 let peq: Int32Array | undefined;
 /** Values of the row above the current block (D[top - 1][j]) and of its bottom row, by column. */
@@ -79,7 +81,19 @@ function codePointsInto(text: string, out: Int32Array): number {
 export function levenshteinWithin(a: string, b: string, k: number): number {
   if (!(k >= 0)) return 1; // no distance is within a negative bound
   if (a === b) return 0;
-  return within(encodePair(a, b), Math.floor(k));
+  const pair = encodePair(a, b);
+  return fewEdits(pair, Math.floor(k)) ?? within(pair, Math.floor(k));
+}
+
+/** Edits up to which the furthest-diagonal search (greedy.ts) goes before the band: past it, the band is cheaper. */
+const GREEDY_CAP = 16;
+
+/** The distance of a pair at most min(k, GREEDY_CAP) edits apart, found by furthest diagonals; undefined when it is further. */
+function fewEdits({ start, endA, endB }: EncodedPair, k: number): number | undefined {
+  const cap = Math.min(k, GREEDY_CAP);
+  if (cap < 0) return undefined;
+  const d = greedyWithin(xs, start, endA, ys, start, endB, cap);
+  return d <= cap ? d : undefined;
 }
 
 /**
@@ -87,12 +101,17 @@ export function levenshteinWithin(a: string, b: string, k: number): number {
  * it may reach `min`: exact whenever the distance is within one of
  * (1 - min) x the longer length; undefined when the distance is past that,
  * where the similarity is below `min` by more than any rounding.
+ * `lowerBound`, a known lower bound on the distance (the code-point bound),
+ * skips the search for a few edits when it is past them.
  */
-export function editSimilarityAtLeast(a: string, b: string, min: number): number | undefined {
+export function editSimilarityAtLeast(a: string, b: string, min: number, lowerBound = 0): number | undefined {
   if (a === b) return 1;
   const pair = encodePair(a, b);
   const longer = Math.max(pair.m, pair.n);
   const k = Math.floor((1 - min) * longer) + 1;
+  // The furthest-diagonal search only when the distance may be small: failing, it costs a tenth of a band.
+  const few = lowerBound <= GREEDY_CAP ? fewEdits(pair, k) : undefined;
+  if (few !== undefined) return 1 - few / longer;
   // The band's cost grows with its height: a near-duplicate, far inside the threshold, is settled in a
   // narrow band first, which is widened fourfold until it holds the distance or reaches k.
   for (let band = Math.min(k, FIRST_BAND); ; band = Math.min(k, band * 4)) {
@@ -113,6 +132,8 @@ export function levenshteinBanded(a: string, b: string): number {
   if (a === b) return 0;
   const pair = encodePair(a, b);
   const most = Math.max(pair.m, pair.n);
+  const few = fewEdits(pair, most);
+  if (few !== undefined) return few;
   for (let band = Math.min(most, FIRST_BAND); ; band = Math.min(most, band * 4)) {
     const d = within(pair, band);
     if (d <= band) return d;
@@ -137,6 +158,8 @@ export function levenshteinInBudget(a: string, b: string, cells: number): number
   if (rows * columns <= cells) return levenshteinBanded(a, b);
   const k = Math.floor(cells / rows) - 33;
   if (k < columns - rows) return undefined; // the length difference alone is past the band
+  const few = fewEdits(pair, k);
+  if (few !== undefined) return few;
   for (let band = Math.min(k, FIRST_BAND); ; band = Math.min(k, band * 4)) {
     const d = within(pair, band);
     if (d <= band) return d;

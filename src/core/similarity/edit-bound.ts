@@ -83,7 +83,7 @@ export function characterDistanceLowerBound(a: string, b: string): number {
 }
 
 /** The q = 1 bound, with the longer length in code points (counted on the way). */
-function characterBound(a: string, b: string): { distance: number; longer: number } {
+export function characterBound(a: string, b: string): { distance: number; longer: number } {
   const c = (counts ??= new Int32Array(0x110000)); // 4.4 MB once: every code point has its counter
   let la = 0;
   let lb = 0;
@@ -110,18 +110,6 @@ function characterBound(a: string, b: string): { distance: number; longer: numbe
     }
   }
   return { distance: Math.ceil((l1 + Math.abs(la - lb)) / 2), longer: Math.max(la, lb) };
-}
-
-/**
- * Whether `editSimilarity(a, b)` may reach `min` by the q = 1 bound alone
- * (one pass over each text): the edit rule's gate in front of the banded
- * distance (banded.ts), which settles the rest faster than the bigram bound
- * would (bench/edit-bound.ts).
- */
-export function characterSimilarityMayReach(a: string, b: string, min: number): boolean {
-  if (a === b) return true;
-  const { distance, longer } = characterBound(a, b);
-  return longer === 0 || 1 - distance / longer >= min;
 }
 
 /**

@@ -4,4 +4,4 @@ export { editSimilarityAtLeast, levenshteinBanded, levenshteinInBudget, levensht
 export { charShingles, jaccard, shingleJaccard } from "./jaccard.js";
 export { trigramSet, setJaccard, trigramJaccard, differingMiddle, differentEnding, windowCoverage, oneWord, oneWordSwap, MAX_WORD_UNITS, MAX_WORD_HAN } from "./spread.js";
 export type { DifferingMiddle } from "./spread.js";
-export { characterDistanceLowerBound, characterSimilarityMayReach, editDistanceLowerBound, editSimilarityMayReach, editSimilarityUpperBound } from "./edit-bound.js";
+export { characterBound, characterDistanceLowerBound, editDistanceLowerBound, editSimilarityMayReach, editSimilarityUpperBound } from "./edit-bound.js";

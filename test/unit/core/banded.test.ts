@@ -3,6 +3,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { editSimilarity, editSimilarityAtLeast, levenshtein, levenshteinWithin } from "../../../src/core/similarity/index.js";
 import { levenshteinBanded, levenshteinInBudget } from "../../../src/core/similarity/banded.js";
+import { greedyWithin } from "../../../src/core/similarity/greedy.js";
 import { textbookLevenshtein as dp } from "../../../bench/core.js"; // the oracle: the textbook dynamic programme over code points
 
 const unit = fc.constantFrom("a", "b", "c", "长", "文", "😀", "\ud800", "\udc00"); // lone halves too: they are code points of their own
@@ -66,6 +67,25 @@ describe("levenshteinWithin", () => {
       expect(levenshteinWithin(a, `${a}zz`, 2)).toBe(2);
       expect(levenshteinWithin(a, `${a}zz`, 1)).toBeGreaterThan(1);
     }
+  });
+});
+
+describe("greedyWithin (furthest diagonals, for pairs a few edits apart)", () => {
+  const points = (s: string) => Int32Array.from(Array.from(s, (c) => c.codePointAt(0)!));
+  it("is the distance when it is at most cap, and cap + 1 otherwise, on whole texts and on ranges inside them", () => {
+    fc.assert(
+      fc.property(pair, fc.nat({ max: 40 }), fc.nat({ max: 3 }), ([a, b], cap, pad) => {
+        const d = dp(a, b);
+        // The texts inside longer arrays, `pad` code points in: ranges, not whole arrays.
+        const x = new Int32Array(points(a).length + 2 * pad).fill(-7);
+        x.set(points(a), pad);
+        const y = new Int32Array(points(b).length + 2 * pad).fill(-9);
+        y.set(points(b), pad);
+        const got = greedyWithin(x, pad, pad + points(a).length, y, pad, pad + points(b).length, cap);
+        expect(got).toBe(d <= cap ? d : cap + 1);
+      }),
+      { numRuns: 5000 },
+    );
   });
 });
 
