@@ -21,7 +21,7 @@ const EXAMPLES = `
 Examples:
   $ neardup idf fit articles.jsonl --out idf.json
   $ neardup idf fit - --format text --min-df 2 < titles.txt
-  $ NEARDUP_IDF_FILE=idf.json neardup-server     # the service loads it
+  $ NEARDUP_IDF_FILE=idf.json npm start          # the service loads it
   $ neardup dedup new.jsonl --idf idf.json        # the CLI loads it
 
 The file holds the number of documents and, per term, how many documents hold it

@@ -18,7 +18,7 @@ export interface Config {
   engine: EngineConnection | undefined;
   /** CA file path to read into `engine.caCert` (the entry point reads it). */
   engineCaFile: string | undefined;
-  local: { port: number; dataDir: string };
+  local: { port: number; dataDir: string; heap: string };
   index: string;
   logLevel: string;
   dedup: DedupOptions;
@@ -103,7 +103,7 @@ export function buildConfig(raw: Partial<Record<SettingName | string, string | u
     server: { host: s.NEARDUP_HOST, port: s.NEARDUP_PORT },
     engine,
     engineCaFile: s.NEARDUP_ENGINE_CA_FILE || undefined,
-    local: { port: s.NEARDUP_LOCAL_PORT, dataDir: s.NEARDUP_LOCAL_DATA },
+    local: { port: s.NEARDUP_LOCAL_PORT, dataDir: s.NEARDUP_LOCAL_DATA, heap: s.NEARDUP_LOCAL_HEAP },
     index: s.NEARDUP_INDEX,
     logLevel: s.NEARDUP_LOG_LEVEL,
     dedup: resolveDedupOptions({

@@ -87,7 +87,7 @@ export const SETTINGS = {
   NEARDUP_COMPARE_EDIT_MAX_CHARS: {
     default: "4000",
     schema: z.coerce.number().int().min(1),
-    doc: "/v1/compare computes the exact edit distance within the work of two texts of this many characters: for any pair that short, and for longer pairs whose distance fits the band that work pays for (about N x N / length edits: long near-duplicates). Otherwise edit_similarity is estimated from character bigrams (linear time).",
+    doc: "/v1/compare computes the exact edit distance within the work of two texts of this many characters: for any pair that short, and for longer pairs whose distance fits the band that work pays for (N x N / length - 33 edits: long near-duplicates). Otherwise edit_similarity is estimated from character bigrams (linear time).",
   },
   NEARDUP_TIME_SKEW_MS: { default: "300000", schema: z.coerce.number().int().min(0), doc: "How far in the future a document time may be (clock skew), in milliseconds; later times are refused." },
   NEARDUP_ENGINE_PROBE_MS: { default: "5000", schema: z.coerce.number().int().positive(), doc: "Interval of the engine health probe behind /readyz, in milliseconds." },
@@ -102,6 +102,11 @@ export const SETTINGS = {
   },
   NEARDUP_LOCAL_PORT: { default: "9200", schema: z.coerce.number().int().min(0).max(65535), doc: "HTTP port of the embedded OpenSearch (0 picks a free one)." },
   NEARDUP_LOCAL_DATA: { default: ".neardup/opensearch-data", schema: z.string().min(1), doc: "Data folder of the embedded OpenSearch." },
+  NEARDUP_LOCAL_HEAP: {
+    default: "1g",
+    schema: z.string().regex(/^\d+[kmgKMG]?$/, "must be a JVM heap size like 512m or 2g"),
+    doc: "JVM heap (-Xms and -Xmx) of the embedded OpenSearch, like 512m or 2g.",
+  },
   NEARDUP_WRITER_LEASE: {
     default: "on",
     schema: z.enum(["on", "off"]),

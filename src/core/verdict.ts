@@ -225,9 +225,10 @@ export function bucketFor(options: VerdictOptions, length: number): VerdictBucke
 /**
  * The edit rule's character budget: edit distance is computed for a pair only
  * when the product of the two lengths (code points) is at most this. Myers'
- * bit-parallel algorithm costs about shorter x longer / 32 word steps: 5-6 ms
- * on a busy 2-core machine for the largest pair the default rules ever
- * compare (shorter under 5,000 code points, longer under 5,000 / 0.75 = 6,667:
+ * bit-parallel algorithm over the whole matrix costs about shorter x longer /
+ * 32 word steps (the rule now runs it only inside the threshold's band,
+ * similarity/banded.ts, so this is the worst case): 5-6 ms on a busy 2-core
+ * machine for the largest pair the default rules ever compare (shorter under 5,000 code points, longer under 5,000 / 0.75 = 6,667:
  * see `editRuleApplies`). Past the budget, which only custom buckets can
  * reach, the pair is judged on the linear rules (simhash, cosine, Jaccard),
  * like the huge bucket.

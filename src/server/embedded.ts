@@ -12,7 +12,7 @@ import { startLocalOpenSearch } from "../engine/local/index.js";
 import type { OwnedEngine } from "./service.js";
 
 export interface EmbeddedOptions {
-  /** JVM heap (`1g`, `512m`). Default `1g`. */
+  /** JVM heap (`1g`, `512m`), over `local.heap` (NEARDUP_LOCAL_HEAP). */
   heap?: string;
 }
 
@@ -21,7 +21,7 @@ export function embeddedOpenSearch(logger: Logger, options: EmbeddedOptions = {}
     const node = await startLocalOpenSearch({
       port: local.port,
       dataDir: resolve(local.dataDir),
-      ...(options.heap === undefined ? {} : { heap: options.heap }),
+      heap: options.heap ?? local.heap,
       log: (line: string) => logger.debug({ engine: "local-opensearch" }, line),
     });
     return {

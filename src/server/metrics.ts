@@ -7,7 +7,7 @@ export interface Metrics {
   httpDuration: Histogram<"method" | "route">;
   /** The configured value of every limit (settings), by name. */
   limits: Gauge<"limit">;
-  /** Requests refused by a limit: `rate`, `concurrency`, `body`, `compare_edit` (an estimate replaced the exact measure). */
+  /** Requests refused by a limit: `rate`, `concurrency`, `inflight_body`, `compare_edit` (an estimate replaced the exact measure). */
   limitRejections: Counter<"limit">;
   /** /v1 requests in flight (bounded by NEARDUP_MAX_CONCURRENT). */
   inFlight: Gauge;
@@ -38,7 +38,7 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
       registers,
     }),
     limits: new Gauge({ name: "neardup_limit", help: "Configured value of each limit (rate_rps, rate_burst, max_concurrent, body_bytes, compare_edit_max_chars, time_skew_ms...).", labelNames: ["limit"] as const, registers }),
-    limitRejections: new Counter({ name: "neardup_limit_hits_total", help: "Requests that hit a limit, by limit (rate, concurrency, body, compare_edit).", labelNames: ["limit"] as const, registers }),
+    limitRejections: new Counter({ name: "neardup_limit_hits_total", help: "Requests that hit a limit, by limit (rate, concurrency, inflight_body, compare_edit).", labelNames: ["limit"] as const, registers }),
     inFlight: new Gauge({ name: "neardup_http_in_flight", help: "/v1 requests in flight.", registers }),
     authFailures: new Counter({ name: "neardup_auth_failures_total", help: "Refused requests by reason (missing, invalid, scope).", labelNames: ["reason"] as const, registers }),
     engineUp: new Gauge({ name: "neardup_engine_up", help: "1 while the last engine health probe succeeded, else 0.", registers }),

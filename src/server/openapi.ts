@@ -273,7 +273,7 @@ export const openApiDocument = {
         responses: {
           "201": { description: "Indexed (original, or duplicate under policy mark).", content: ref("IndexResult") },
           "200": { description: "A duplicate not indexed (policy skip).", content: ref("IndexResult") },
-          "409": { description: "A duplicate refused (policy reject), or the id is taken by another text; names the original.", content: ref("Rejected") },
+          "409": { description: "A duplicate refused (policy reject); names the original.", content: ref("Rejected") },
           ...errors,
           ...engineErrors,
         },

@@ -17,7 +17,7 @@ export interface CompareJob {
   kind: "compare";
   a: string;
   b: string;
-  /** Exact edit distance only when the longer normalized text has at most this many UTF-16 code units. */
+  /** Exact edit distance within the work of two texts this long (core `levenshteinInBudget`: any pair that short, and longer pairs whose distance fits the band that work pays for). */
   editMaxChars: number;
 }
 

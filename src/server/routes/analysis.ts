@@ -9,7 +9,7 @@ const fingerprintBody = z.object({ text: textSchema, top: z.number().int().min(0
 const compareBody = z.object({ a: textSchema, b: textSchema }).strict();
 
 export interface AnalysisRouteOptions {
-  /** /v1/compare computes the exact edit distance only up to this many characters (the longer text). Default 4,000. */
+  /** /v1/compare computes the exact edit distance within the work of two texts this long (core `levenshteinInBudget`). Default 4,000. */
   compareEditMaxChars?: number;
   /** Called when a comparison is past the edit budget (for the metric). */
   onEditEstimated?: () => void;

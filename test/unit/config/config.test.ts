@@ -9,7 +9,7 @@ describe("buildConfig", () => {
     expect(c.engine).toBeUndefined();
     expect(c.server).toEqual({ host: "127.0.0.1", port: 8080 });
     expect(c.index).toBe("neardup-documents");
-    expect(c.local).toEqual({ port: 9200, dataDir: ".neardup/opensearch-data" });
+    expect(c.local).toEqual({ port: 9200, dataDir: ".neardup/opensearch-data", heap: "1g" });
   });
   it("builds an engine connection from the URL and credentials", () => {
     const c = buildConfig({ NEARDUP_ENGINE_URL: "https://es:9200", NEARDUP_ENGINE_USERNAME: "u", NEARDUP_ENGINE_PASSWORD: "p" });
@@ -22,6 +22,10 @@ describe("buildConfig", () => {
     expect(() => buildConfig({ NEARDUP_LSH_KEY_BUDGET: "-1" })).toThrow(/NEARDUP_LSH_KEY_BUDGET="-1" is invalid/);
     expect(() => buildConfig({ NEARDUP_LSH_KEY_BUDGET: "many" })).toThrow(/NEARDUP_LSH_KEY_BUDGET="many" is invalid/);
     expect(buildConfig({ NEARDUP_LSH_KEY_BUDGET: "0" }).dedup.lshKeyBudget).toBe(0);
+    expect(() => buildConfig({ NEARDUP_LOCAL_HEAP: "2gb" })).toThrow(/NEARDUP_LOCAL_HEAP="2gb" is invalid: must be a JVM heap size/);
+  });
+  it("takes the embedded engine's heap, which `npm run engine` reads too (one shell can export it for both)", () => {
+    expect(buildConfig({ NEARDUP_LOCAL_HEAP: "2g" }).local.heap).toBe("2g");
   });
   it("refuses proxy rules that reach the HTTP API's index (two deciders for one index), naming the rule", () => {
     const proxy = { NEARDUP_PROXY_PORT: "0" };
