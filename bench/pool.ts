@@ -5,7 +5,8 @@
  *
  *   npx tsx bench/pool.ts [rounds]     # default 5
  *
- * Texts are the service bench's documents (2-8 poems, bench/service.ts), and
+ * Texts are the service bench's documents (2-8 poems, bench/service.ts), sent
+ * in requests of 500 one after the other (as bulk requests reach the service), and
  * every analyzer gets texts never seen before in every round, as a service
  * does: analysing the same texts again would flatter whichever analyzer saw
  * them last (its piece and term caches answer). Until 2026-12-03 this bench
@@ -20,7 +21,7 @@ import { pathToFileURL } from "node:url";
 import { NeardupError, createFingerprinter } from "../src/core/index.js";
 import type { Fingerprinter } from "../src/core/index.js";
 import { createAnalyzerPool, createInThreadAnalyzer } from "../src/workers/index.js";
-import type { Analyzer } from "../src/workers/index.js";
+import type { AnalyzeOptions, Analyzer } from "../src/workers/index.js";
 import { loadPoems } from "./poems.js";
 import { makeDoc } from "./service.js";
 
@@ -34,28 +35,32 @@ export async function run(rounds = 5): Promise<void> {
   const fresh = (n: number) => Array.from({ length: n }, () => ({ text: makeDoc(poems, next++) }));
   const fp = await createFingerprinter();
   const check: Fingerprinter = await createFingerprinter(); // a second fingerprinter: the check does not warm the in-thread one
-  const analyzers: [string, Analyzer][] = [
-    ["in-thread", createInThreadAnalyzer(fp)],
-    ["pool, 1 worker", await createAnalyzerPool(fp, { threads: 1 })],
-    ["pool, 2 workers", await createAnalyzerPool(fp, { threads: 2 })],
+  const two = await createAnalyzerPool(fp, { threads: 2 });
+  const analyzers: [string, Analyzer, AnalyzeOptions][] = [
+    ["in-thread", createInThreadAnalyzer(fp), {}],
+    ["pool, 1 worker", await createAnalyzerPool(fp, { threads: 1 }), {}],
+    ["pool, 2 workers", two, {}],
+    ["pool, 2 workers, no term Maps back (the write path)", two, { vectors: false }],
   ];
   console.log(`node ${process.version}, ${cpus()[0]?.model ?? "cpu"} x${cpus().length}, ${fmt(count)} new bench/service.ts documents per analyzer and round, load average ${loadavg().map((x) => x.toFixed(2)).join(" ")} at start\n`);
-  for (const [, a] of analyzers) await a.analyzeMany(fresh(2000)); // warm-up: JIT, caches
+  for (const [, a, o] of analyzers) await a.analyzeMany(fresh(2000), o); // warm-up: JIT, caches
   const times = new Map<string, { wall: number; cpu: number }[]>(analyzers.map(([n]) => [n, []]));
   let differ = 0;
   let chars = 0;
   for (let r = 0; r < rounds; r++) {
-    for (const [n, a] of r % 2 === 0 ? analyzers : [...analyzers].reverse()) {
+    for (const [n, a, o] of r % 2 === 0 ? analyzers : [...analyzers].reverse()) {
       const texts = fresh(count);
       for (const t of texts) chars += t.text.length;
       const c = process.cpuUsage();
       const t = performance.now();
-      const out = await a.analyzeMany(texts);
+      // In requests of 500, one at a time, as a bulk request reaches the service: only the fingerprints are kept.
+      const out: string[] = [];
+      for (let i = 0; i < texts.length; i += 500) for (const x of await a.analyzeMany(texts.slice(i, i + 500), o)) out.push(x instanceof NeardupError ? x.message : x.hex);
       const wall = performance.now() - t;
       const used = process.cpuUsage(c);
       times.get(n)!.push({ wall, cpu: (used.user + used.system) / 1000 });
-      out.forEach((x, i) => {
-        if (x instanceof NeardupError || x.hex !== check.analyze(texts[i]!.text).hex) differ++;
+      out.forEach((hex, i) => {
+        if (hex !== check.analyze(texts[i]!.text).hex) differ++;
       });
     }
   }
@@ -69,7 +74,7 @@ export async function run(rounds = 5): Promise<void> {
     console.log(`| ${n} | ${fmt((count / med(n, "wall")) * 1000)} | ${fmt((count / best) * 1000)} | ${fmt(base / med(n, "wall"), 2)}x | ${fmt((med(n, "cpu") * 1000) / count)} |`);
   }
   console.log(`\n${differ} analyses differ from the in-thread ones; load average ${loadavg().map((x) => x.toFixed(2)).join(" ")} at end`);
-  for (const [, a] of analyzers) await a.close();
+  for (const a of new Set(analyzers.map(([, x]) => x))) await a.close();
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) await run(Number(process.argv[2] ?? 5));

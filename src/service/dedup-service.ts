@@ -318,7 +318,11 @@ export class DedupService {
     try {
       const items: Item[] = [];
       const outcomes = this.analyzer
-        ? await this.analyzer.analyzeMany(docs.map((doc, position) => ({ text: doc.text, field: label(position, "text") })))
+        ? // The write path reads the sketch, the simhash and the keys, not the term Maps: they stay in the worker.
+          await this.analyzer.analyzeMany(
+            docs.map((doc, position) => ({ text: doc.text, field: label(position, "text") })),
+            { vectors: false },
+          )
         : docs.map((doc, position) => {
             try {
               return this.analyze(doc.text, label(position, "text"));

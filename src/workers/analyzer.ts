@@ -16,6 +16,17 @@ export interface AnalyzeItem {
   field?: string;
 }
 
+/** How `analyzeMany` may shortcut. */
+export interface AnalyzeOptions {
+  /**
+   * False when the caller reads neither `termCounts` nor `vector` (the write
+   * path reads the sketch, the simhash and the keys): a pool then does not
+   * send them back across threads, and analyses the text again in this
+   * thread if one is read after all. Default true.
+   */
+  vectors?: boolean;
+}
+
 /** The analysis of one item, or the NeardupError it was rejected with (bad input). */
 export type AnalyzeOutcome = Analysis | NeardupError;
 
@@ -29,7 +40,7 @@ export interface Analyzer {
    * call: that item's outcome is its NeardupError. Rejects as a whole (nothing
    * analyzed) with OVERLOADED when the pool cannot take them.
    */
-  analyzeMany(items: readonly AnalyzeItem[]): Promise<AnalyzeOutcome[]>;
+  analyzeMany(items: readonly AnalyzeItem[], options?: AnalyzeOptions): Promise<AnalyzeOutcome[]>;
   /**
    * What /v1/fingerprint or /v1/compare answers for `job` (reports.ts). Rejects
    * with the NeardupError of bad input, or OVERLOADED when the pool is full.

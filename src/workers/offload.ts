@@ -13,7 +13,7 @@
  */
 import type { Analysis, Fingerprinter, FingerprinterOptions } from "../core/fingerprinter.js";
 import { createInThreadAnalyzer } from "./analyzer.js";
-import type { AnalyzeItem, AnalyzeOutcome, Analyzer } from "./analyzer.js";
+import type { AnalyzeItem, AnalyzeOptions, AnalyzeOutcome, Analyzer } from "./analyzer.js";
 import { createAnalyzerPool } from "./pool.js";
 import { reportSize } from "./reports.js";
 import type { ReportJob } from "./reports.js";
@@ -59,10 +59,10 @@ export function createOffloadingAnalyzer(fingerprinter: () => Promise<Fingerprin
     async analyze(text: string, field?: string): Promise<Analysis> {
       return (text.length > inlineMaxChars ? await getPool() : await local()).analyze(text, field);
     },
-    async analyzeMany(items: readonly AnalyzeItem[]): Promise<AnalyzeOutcome[]> {
+    async analyzeMany(items: readonly AnalyzeItem[], options?: AnalyzeOptions): Promise<AnalyzeOutcome[]> {
       const chars = items.reduce((n, x) => n + x.text.length, 0);
       const onPool = items.length > 0 && (everyBulkOnPool || chars > inlineMaxChars);
-      return (onPool ? await getPool() : await local()).analyzeMany(items);
+      return (onPool ? await getPool() : await local()).analyzeMany(items, options);
     },
     async report(job: ReportJob): Promise<unknown> {
       return (reportSize(job) > inlineMaxChars ? await getPool() : await local()).report(job);

@@ -15,7 +15,7 @@
 import { Piscina } from "piscina";
 import { NeardupError } from "../core/errors.js";
 import type { Analysis, Fingerprinter, FingerprinterOptions } from "../core/fingerprinter.js";
-import type { AnalyzeItem, AnalyzeOutcome, Analyzer } from "./analyzer.js";
+import type { AnalyzeItem, AnalyzeOptions, AnalyzeOutcome, Analyzer } from "./analyzer.js";
 import { fromErrorData, portableOptions, unpackAnalysis } from "./protocol.js";
 import type { AnalyzeResult, AnalyzeTask, ReportResult } from "./protocol.js";
 import type { ReportJob } from "./reports.js";
@@ -91,27 +91,30 @@ export async function createAnalyzerPool(fingerprinter: Fingerprinter, pool: Ana
     }
   };
 
-  const outcome = (r: AnalyzeResult[number]): AnalyzeOutcome => (r.ok ? fingerprinter.fromData(unpackAnalysis(r.packed)) : fromErrorData(r.error));
+  // Vectors left out by the worker are computed again here, from the same text, if something reads them.
+  const outcome = (r: AnalyzeResult[number], item: AnalyzeItem): AnalyzeOutcome =>
+    r.ok ? fingerprinter.fromData(unpackAnalysis(r.packed, () => fingerprinter.analyze(item.text, item.field))) : fromErrorData(r.error);
 
   const analyzer: Analyzer = {
     threads,
     async analyze(text: string, field?: string): Promise<Analysis> {
       admit(1);
-      const result = outcome((await run({ kind: "analyze", texts: [text], fields: [field] }))[0]!);
+      const result = outcome((await run({ kind: "analyze", texts: [text], fields: [field] }))[0]!, { text, field });
       if (result instanceof NeardupError) throw result;
       return result;
     },
-    async analyzeMany(items: readonly AnalyzeItem[]): Promise<AnalyzeOutcome[]> {
+    async analyzeMany(items: readonly AnalyzeItem[], options: AnalyzeOptions = {}): Promise<AnalyzeOutcome[]> {
       if (items.length === 0) return [];
       admit(items.length);
       const size = Math.max(1, Math.min(batchSize, Math.ceil(items.length / threads)));
+      const vectors = options.vectors ?? true;
       const tasks: Promise<AnalyzeResult>[] = [];
       for (let i = 0; i < items.length; i += size) {
         const part = items.slice(i, i + size);
-        tasks.push(run({ kind: "analyze", texts: part.map((x) => x.text), fields: part.map((x) => x.field) }));
+        tasks.push(run({ kind: "analyze", texts: part.map((x) => x.text), fields: part.map((x) => x.field), vectors }));
       }
       const results = await Promise.all(tasks);
-      return results.flat().map(outcome);
+      return results.flat().map((r, i) => outcome(r, items[i]!));
     },
     async report(job: ReportJob): Promise<unknown> {
       admit(1);

@@ -93,6 +93,8 @@ export interface AnalyzeTask {
   kind: "analyze";
   texts: string[];
   fields: (string | undefined)[];
+  /** Send `termCounts` and `vector` back (default true); false when the caller reads neither (see `AnalyzeOptions`). */
+  vectors?: boolean;
 }
 
 /**
@@ -105,13 +107,19 @@ export interface AnalyzeTask {
  */
 export interface PackedAnalysis {
   data: Omit<AnalysisData, "termCounts" | "vector" | "sketchTerms">;
+  /** `termCounts` and `vector`, unless the task asked for no vectors. */
+  vectors?: PackedVectors;
+  sketchTerms: SketchTerms;
+}
+
+/** The two Maps of an analysis as one list of terms and parallel numbers. */
+export interface PackedVectors {
   /** Keys of `termCounts`, in order. */
   terms: string[];
   counts: Float64Array;
   /** Keys of `vector` when they are not `terms` (the built-in weighing makes them the same). */
   vectorTerms?: string[];
   weights: Float64Array;
-  sketchTerms: SketchTerms;
 }
 
 function sameKeys(a: ReadonlyMap<string, number>, terms: readonly string[]): boolean {
@@ -121,12 +129,14 @@ function sameKeys(a: ReadonlyMap<string, number>, terms: readonly string[]): boo
   return true;
 }
 
-/** An analysis packed for another thread (see `PackedAnalysis`). */
-export function packAnalysis(a: Analysis): PackedAnalysis {
+/** An analysis packed for another thread (see `PackedAnalysis`); without `termCounts` and `vector` when `vectors` is false. */
+export function packAnalysis(a: Analysis, vectors = true): PackedAnalysis {
   const { termCounts, vector, sketchTerms, ...data } = analysisData(a); // never reads the lazy `features`
+  const packed: PackedAnalysis = { data, sketchTerms: sketchTerms ?? sketchTermsOf(vector) };
+  if (!vectors) return packed;
   const terms = [...termCounts.keys()];
-  const packed: PackedAnalysis = { data, terms, counts: Float64Array.from(termCounts.values()), weights: Float64Array.from(vector.values()), sketchTerms: sketchTerms ?? sketchTermsOf(vector) };
-  if (!sameKeys(vector, terms)) packed.vectorTerms = [...vector.keys()];
+  packed.vectors = { terms, counts: Float64Array.from(termCounts.values()), weights: Float64Array.from(vector.values()) };
+  if (!sameKeys(vector, terms)) packed.vectors.vectorTerms = [...vector.keys()];
   return packed;
 }
 
@@ -136,17 +146,30 @@ function toMap(keys: readonly string[], values: Float64Array): Map<string, numbe
   return map;
 }
 
-/** The analysis data again, for `Fingerprinter.fromData`: `termCounts` and `vector` are built when first read. */
-export function unpackAnalysis(p: PackedAnalysis): AnalysisData {
-  let termCounts: Map<string, number> | undefined;
-  let vector: Map<string, number> | undefined;
+/**
+ * The analysis data again, for `Fingerprinter.fromData`: `termCounts` and
+ * `vector` are built when first read, from the packed vectors or, when they
+ * were not sent, from `again()` (the same text analysed in this thread: the
+ * same Maps, at the price of the analysis).
+ */
+export function unpackAnalysis(p: PackedAnalysis, again?: () => Analysis): AnalysisData {
+  let termCounts: ReadonlyMap<string, number> | undefined;
+  let vector: ReadonlyMap<string, number> | undefined;
+  const v = p.vectors;
+  const redo = (): Analysis => {
+    if (!again) throw new Error("the analysis was packed without vectors and cannot be analysed again here");
+    const a = again();
+    termCounts ??= a.termCounts;
+    vector ??= a.vector;
+    return a;
+  };
   return {
     ...p.data,
-    get termCounts(): Map<string, number> {
-      return (termCounts ??= toMap(p.terms, p.counts));
+    get termCounts(): ReadonlyMap<string, number> {
+      return (termCounts ??= v ? toMap(v.terms, v.counts) : redo().termCounts);
     },
-    get vector(): Map<string, number> {
-      return (vector ??= toMap(p.vectorTerms ?? p.terms, p.weights));
+    get vector(): ReadonlyMap<string, number> {
+      return (vector ??= v ? toMap(v.vectorTerms ?? v.terms, v.weights) : redo().vector);
     },
     sketchTerms: p.sketchTerms,
   };

@@ -24,7 +24,7 @@ export default function runTask(task: Task): AnalyzeResult | ReportResult {
   }
   return task.texts.map((text, i) => {
     try {
-      return { ok: true, packed: packAnalysis(fingerprinter.analyze(text, task.fields[i])) };
+      return { ok: true, packed: packAnalysis(fingerprinter.analyze(text, task.fields[i]), task.vectors ?? true) };
     } catch (err) {
       if (isNeardupError(err)) return { ok: false, error: errorData(err) };
       throw err;

@@ -75,8 +75,8 @@ describe("analyzer pool", () => {
     for (const text of ["你妈妈喊你回家吃饭哦，回家罗回家罗", "Hello world, a long English text ".repeat(20), "短", "的的的 the the"]) {
       const b = fp.analyze(text);
       const packed = structuredClone(packAnalysis(b));
-      expect(packed.terms).toEqual([...b.termCounts.keys()]);
-      expect(packed.vectorTerms).toBeUndefined();
+      expect(packed.vectors?.terms).toEqual([...b.termCounts.keys()]);
+      expect(packed.vectors?.vectorTerms).toBeUndefined();
       const data = unpackAnalysis(packed);
       const a = fp.fromData(data);
       expect(a.termCounts).toBe(a.termCounts);
@@ -93,6 +93,42 @@ describe("analyzer pool", () => {
     expect([...a.vector]).toEqual([...odd.vector]);
     expect([...a.termCounts]).toEqual([...b.termCounts]);
     expect(a.sketchTerms).toEqual(sketchTermsOf(odd.vector));
+  });
+
+  it("without vectors, sends no term Maps and builds them again from the text when one is read", () => {
+    for (const text of ["你妈妈喊你回家吃饭哦，回家罗回家罗", "Hello world, a long English text ".repeat(20), "的的的 the the"]) {
+      const b = fp.analyze(text);
+      const packed = structuredClone(packAnalysis(b, false));
+      expect(packed.vectors).toBeUndefined();
+      let again = 0;
+      const a = fp.fromData(
+        unpackAnalysis(packed, () => {
+          again++;
+          return fp.analyze(text);
+        }),
+      );
+      // What the write path reads comes from the packed data alone.
+      expect([a.hex, a.lsh, a.normalized, a.length]).toEqual([b.hex, b.lsh, b.normalized, b.length]);
+      expect(encodeSketch(sketchOf(a, Infinity))).toBe(encodeSketch(sketchOf(b, Infinity)));
+      expect(again).toBe(0);
+      expect([...a.vector]).toEqual([...b.vector]);
+      expect([...a.termCounts]).toEqual([...b.termCounts]);
+      expect(again).toBe(1); // once for both Maps
+    }
+    expect(() => fp.fromData(unpackAnalysis(structuredClone(packAnalysis(fp.analyze("明月"), false)))).vector).toThrow(/without vectors/);
+  });
+
+  it("analyzeMany without vectors gives the same analyses, Maps included when read", async () => {
+    const texts = ["床前明月光，疑是地上霜。举头望明月，低头思故乡。", "Hello world, a long English text ".repeat(20), "  \u200b "];
+    const got = await pool.analyzeMany(texts.map((text) => ({ text })), { vectors: false });
+    expect(got[2]).toBeInstanceOf(NeardupError);
+    for (const i of [0, 1]) {
+      const a = got[i] as Exclude<(typeof got)[number], NeardupError>;
+      const b = fp.analyze(texts[i]!);
+      expect([a.hex, a.lsh, encodeSketch(sketchOf(a, Infinity))]).toEqual([b.hex, b.lsh, encodeSketch(sketchOf(b, Infinity))]);
+      expect([...a.vector]).toEqual([...b.vector]);
+      expect([...a.termCounts]).toEqual([...b.termCounts]);
+    }
   });
 
   it("returns the worker's NeardupError with the same code, field and message", async () => {
