@@ -108,17 +108,9 @@ export function editSimilarityAtLeast(a: string, b: string, min: number, lowerBo
   if (a === b) return 1;
   const pair = encodePair(a, b);
   const longer = Math.max(pair.m, pair.n);
-  const k = Math.floor((1 - min) * longer) + 1;
   // The furthest-diagonal search only when the distance may be small: failing, it costs a tenth of a band.
-  const few = lowerBound <= GREEDY_CAP ? fewEdits(pair, k) : undefined;
-  if (few !== undefined) return 1 - few / longer;
-  // The band's cost grows with its height: a near-duplicate, far inside the threshold, is settled in a
-  // narrow band first, which is widened fourfold until it holds the distance or reaches k.
-  for (let band = Math.min(k, FIRST_BAND); ; band = Math.min(k, band * 4)) {
-    const d = within(pair, band);
-    if (d <= band) return 1 - d / longer;
-    if (band === k) return undefined;
-  }
+  const d = distanceUpTo(pair, Math.floor((1 - min) * longer) + 1, lowerBound <= GREEDY_CAP);
+  return d === undefined ? undefined : 1 - d / longer;
 }
 
 /**
@@ -131,13 +123,7 @@ export function editSimilarityAtLeast(a: string, b: string, min: number, lowerBo
 export function levenshteinBanded(a: string, b: string): number {
   if (a === b) return 0;
   const pair = encodePair(a, b);
-  const most = Math.max(pair.m, pair.n);
-  const few = fewEdits(pair, most);
-  if (few !== undefined) return few;
-  for (let band = Math.min(most, FIRST_BAND); ; band = Math.min(most, band * 4)) {
-    const d = within(pair, band);
-    if (d <= band) return d;
-  }
+  return distanceUpTo(pair, Math.max(pair.m, pair.n))!; // the longer length always holds the distance
 }
 
 /**
@@ -155,11 +141,22 @@ export function levenshteinInBudget(a: string, b: string, cells: number): number
   const pair = encodePair(a, b);
   const rows = Math.min(pair.endA, pair.endB) - pair.start;
   const columns = Math.max(pair.endA, pair.endB) - pair.start;
-  if (rows * columns <= cells) return levenshteinBanded(a, b);
+  if (rows * columns <= cells) return distanceUpTo(pair, Math.max(pair.m, pair.n));
   const k = Math.floor(cells / rows) - 33;
   if (k < columns - rows) return undefined; // the length difference alone is past the band
-  const few = fewEdits(pair, k);
-  if (few !== undefined) return few;
+  return distanceUpTo(pair, k);
+}
+
+/**
+ * The encoded pair's distance when it is at most `k`, else undefined: the
+ * furthest-diagonal search for a few edits first (unless `few` is false),
+ * then the band. The band's cost grows with its height, so a near-duplicate,
+ * far inside `k`, is settled in a narrow band first, which is widened
+ * fourfold until it holds the distance or reaches `k`.
+ */
+function distanceUpTo(pair: EncodedPair, k: number, few = true): number | undefined {
+  const small = few ? fewEdits(pair, k) : undefined;
+  if (small !== undefined) return small;
   for (let band = Math.min(k, FIRST_BAND); ; band = Math.min(k, band * 4)) {
     const d = within(pair, band);
     if (d <= band) return d;
@@ -167,7 +164,7 @@ export function levenshteinInBudget(a: string, b: string, cells: number): number
   }
 }
 
-/** The first band tried by `editSimilarityAtLeast`, `levenshteinBanded` and `levenshteinInBudget` (distances up to this many edits). */
+/** The first band tried by `distanceUpTo` (distances up to this many edits). */
 const FIRST_BAND = 48;
 
 /** `levenshteinWithin` on the encoded pair's middles; the shorter is the pattern (rows): the cost is in its blocks. */
