@@ -36,6 +36,9 @@
  * with 1-4 and 8-15 characters replaced and on texts with passages replaced
  * (far apart).
  *
+ * Then `/v1/compare`'s edit budget on long texts, near copies and texts far
+ * apart (`levenshteinInBudget`): the distance or "bound", and the time.
+ *
  * And the character cosine a report shows beside the edit similarity:
  * code-point counts in Maps of one-character strings (the baseline) against
  * typed arrays (`charCosine`), on the same pairs, values compared.
@@ -47,7 +50,7 @@ import { characterBound, editDistanceLowerBound, editSimilarityMayReach, editSim
 import { distance as fastestLevenshtein } from "fastest-levenshtein";
 import { editSimilarity } from "../src/core/similarity/levenshtein.js";
 import { editSimilarityReaching } from "../src/core/verdict.js";
-import { editSimilarityAtLeast, levenshteinWithin } from "../src/core/similarity/banded.js";
+import { editSimilarityAtLeast, levenshteinInBudget, levenshteinWithin } from "../src/core/similarity/banded.js";
 import { charCosine, charCounts, cosine } from "../src/core/similarity/cosine.js";
 import { createRng } from "./quality/rng.js";
 import { normalize } from "../src/core/normalize.js";
@@ -277,6 +280,33 @@ function run(): void {
     const [fb, fg] = interleaved(set, bandOnly, withSearch);
     const mean = Math.round(set.reduce((s2, [a]) => s2 + a.length, 0) / set.length);
     console.log(`  ${name} (${set.length} pairs, mean ${mean} chars): ${fb.toFixed(0)} ns/pair; ${fg.toFixed(0)} ns/pair; ${(fb / fg).toFixed(2)}x`);
+  }
+
+  // /v1/compare's budget (NEARDUP_COMPARE_EDIT_MAX_CHARS 4,000: two 4,000-character texts' matrix): concatenated poems
+  // against a copy with 20 characters replaced and 4 appended (24 edits), and against other poems (far apart).
+  console.log(`/v1/compare's edit budget (levenshteinInBudget, 4,000 x 4,000 cells), median of 5 calls, distance or "bound":`);
+  const poemsFrom = (start: number, length: number) => {
+    let t = "";
+    for (let i = start; t.length < length; i++) t += poems[i % poems.length];
+    return normalize(t.slice(0, length));
+  };
+  for (const length of [4_000, 20_000, 100_000, 300_000]) {
+    const a = poemsFrom(0, length);
+    const x = Array.from(a);
+    for (let e = 0; e < 20; e++) x[(e * 7919) % x.length] = "之";
+    const near = `${x.join("")}（转载）`;
+    const far = poemsFrom(20_000, length);
+    const timed = (b: string) => {
+      const ms: number[] = [];
+      let d: number | undefined;
+      for (let r = 0; r < 5; r++) {
+        const t = performance.now();
+        d = levenshteinInBudget(a, b, 4000 * 4000);
+        ms.push(performance.now() - t);
+      }
+      return `${d ?? "bound"} in ${median(ms).toFixed(1)} ms`;
+    };
+    console.log(`  ${length} characters: near copy ${timed(near)}; far apart ${timed(far)}`);
   }
 
   const cosinePairs = pairs.slice(0, 2000);
