@@ -241,17 +241,18 @@ export class DedupService {
    * Recent-window candidates in the dedup window of `time` that a lookup started
    * at `startedAt` may not have seen in the engine, excluding `self` and its duplicates.
    */
-  private recentCandidates(analysis: Analysis, radius: number, time: number, self: string | undefined, startedAt: number, ownDuplicates: boolean): Candidate[] {
+  private recentCandidates(analysis: Analysis, radius: number, time: number, self: string | undefined, startedAt: number, ownDuplicates: boolean, alone: ReadonlySet<string> | undefined): Candidate[] {
     const since = time - this.options.windowMs;
     return this.recent
-      .lookup(probeOf(analysis, radius), startedAt)
+      .lookup({ ...probeOf(analysis, radius), alone }, startedAt)
       .map((e) => e.candidate)
       .filter((c) => !isSelf(c, self, ownDuplicates) && c.time >= since);
   }
 
   /** `ownDuplicates`: leave out the documents that point at `self` too (a decision about `self`; a search keeps them). */
-  private async matchesFor(analysis: Analysis, radius: number, time: number, self: string | undefined, fromEngine: Candidate[], startedAt: number, slicer: Slicer, ownDuplicates = true): Promise<{ matches: Match[]; candidates: number; pending: Map<string, RecentEntry> }> {
-    const fromRecent = this.recentCandidates(analysis, radius, time, self, startedAt, ownDuplicates);
+  private async matchesFor(analysis: Analysis, radius: number, time: number, self: string | undefined, lookedUp: LookupResult, startedAt: number, slicer: Slicer, ownDuplicates = true): Promise<{ matches: Match[]; candidates: number; pending: Map<string, RecentEntry> }> {
+    const fromEngine = lookedUp.candidates;
+    const fromRecent = this.recentCandidates(analysis, radius, time, self, startedAt, ownDuplicates, lookedUp.alone);
     // A recent entry of an id replaces its engine hit (it is the newer version).
     const recentIds = new Set(fromRecent.map((c) => c.id));
     const all = [...fromRecent, ...fromEngine.filter((c) => !isSelf(c, self, ownDuplicates) && !recentIds.has(c.id))];
@@ -279,7 +280,7 @@ export class DedupService {
     const radius = this.radiusFor(analysis);
     const startedAt = Date.now();
     const [fromEngine] = await this.engineCandidates([{ analysis, time, excludeId: options.id, radius }]);
-    const { matches, candidates } = await this.matchesFor(analysis, radius, time, options.id, fromEngine!.candidates, startedAt, new Slicer());
+    const { matches, candidates } = await this.matchesFor(analysis, radius, time, options.id, fromEngine!, startedAt, new Slicer());
     const chosen = chooseOriginal(matches);
     this.metrics?.checks.inc({ operation: "check" });
     if (chosen) this.metrics?.duplicates.inc({ policy: "check" });
@@ -353,7 +354,7 @@ export class DedupService {
       // Decided one by one in this ticket's turn; the re-rank yields to the event loop between slices.
       const slicer = new Slicer();
       decided = [];
-      for (const [i, item] of items.entries()) decided.push(await this.decide(item, radii[i]!, fromEngine[i]!.candidates, roots, startedAt, policy, slicer));
+      for (const [i, item] of items.entries()) decided.push(await this.decide(item, radii[i]!, fromEngine[i]!, roots, startedAt, policy, slicer));
     } finally {
       ticket.done();
     }
@@ -395,7 +396,7 @@ export class DedupService {
   }
 
   /** One document's verdict, taken in its turn; a written document enters the window at once. */
-  private async decide(item: Item, radius: number, fromEngine: Candidate[], roots: Set<string>, startedAt: number, policy: Policy, slicer: Slicer): Promise<Decided> {
+  private async decide(item: Item, radius: number, fromEngine: LookupResult, roots: Set<string>, startedAt: number, policy: Policy, slicer: Slicer): Promise<Decided> {
     const { doc, analysis } = item;
     const self = doc.idGiven ? doc.id : undefined;
     const { matches, pending } = await this.matchesFor(analysis, radius, doc.time, self, fromEngine, startedAt, slicer);
@@ -512,7 +513,7 @@ export class DedupService {
     const radius = query.radius ?? this.radiusFor(analysis);
     const time = Date.now();
     const [fromEngine] = await this.engineCandidates([{ analysis, time, excludeId: query.id, radius }]);
-    const { matches, candidates } = await this.matchesFor(analysis, radius, time, query.id, fromEngine!.candidates, time, new Slicer(), false);
+    const { matches, candidates } = await this.matchesFor(analysis, radius, time, query.id, fromEngine!, time, new Slicer(), false);
     const kept = matches.filter((m) => (query.minSimilarity === undefined ? m.verdict.duplicate : m.similarity >= query.minSimilarity));
     this.metrics?.checks.inc({ operation: "search" });
     end?.();

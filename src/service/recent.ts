@@ -1,6 +1,6 @@
 import { LshTable, SegmentIndex } from "../index/index.js";
 import type { Candidate } from "./candidate.js";
-import type { Probe } from "./candidates/probe.js";
+import { reaches, type Probe } from "./candidates/probe.js";
 
 /**
  * One document decided by this sidecar, as the recent-writes window holds it.
@@ -174,8 +174,12 @@ export class RecentWrites {
   }
 
   /**
-   * Every entry the probe reaches (within its radius, or sharing an LSH key)
-   * that the engine's search may not have shown to a lookup started at `startedAt`.
+   * Every entry the probe reaches that the engine's search may not have shown
+   * to a lookup started at `startedAt`. "Reaches" is the engine lookup's own
+   * rule (probe.ts `reaches`): within the radius, or sharing a band key of a
+   * comparable scheme, and under a key plan (`probe.alone`) one of its keys
+   * taken alone or two of the others. So a document is a candidate or not
+   * whether its write is still in this window or already in the engine.
    */
   lookup(probe: Probe, startedAt: number): RecentEntry[] {
     this.expire();
@@ -184,7 +188,8 @@ export class RecentWrites {
     const out: RecentEntry[] = [];
     for (const id of ids) {
       const entry = this.current.get(id)!;
-      if (entry.visibleAt === undefined || entry.visibleAt > startedAt) out.push(entry);
+      if (entry.visibleAt !== undefined && entry.visibleAt <= startedAt) continue;
+      if (reaches(probe, entry.candidate)) out.push(entry);
     }
     return out;
   }

@@ -79,6 +79,12 @@ export interface LookupResult {
   cut: boolean;
   /** Band keys that were too common to reach documents alone (keys.ts). */
   pairedKeys: number;
+  /**
+   * The keys of the lookup's plan that reach a document alone, when its plan
+   * paired some (keys.ts); undefined: every key does. The recent-writes window
+   * applies the same rule, so it reaches what this lookup would.
+   */
+  alone?: ReadonlySet<string> | undefined;
 }
 
 export interface CandidateObserver {
@@ -204,8 +210,8 @@ function queryInput(source: CandidateSource, l: Lookup, plan: KeyPlan | undefine
  * With a key plan, a document reached through band keys alone must share one
  * of the plan's `alone` keys or two keys.
  */
-function acceptor(l: Lookup, windowMs: number, plan: KeyPlan | undefined): (c: Candidate) => boolean {
-  const probe: Probe = { ...probeOf(l.analysis, l.radius), alone: plan ? new Set(plan.alone) : undefined };
+function acceptor(l: Lookup, windowMs: number, alone: ReadonlySet<string> | undefined): (c: Candidate) => boolean {
+  const probe: Probe = { ...probeOf(l.analysis, l.radius), alone };
   const since = l.time - windowMs;
   const need = segmentsNeeded(l.radius, l.analysis.lsh);
   return (c) => {
@@ -371,9 +377,10 @@ async function fetchOnce(engine: Engine, source: CandidateSource, lookups: Looku
       const reachable = reachableHits(lookups, members, candidates);
       for (const i of members) {
         const l = lookups[i]!;
-        const accept = acceptor(l, source.windowMs, plans[i]);
+        const alone = aloneOf(plans[i]);
+        const accept = acceptor(l, source.windowMs, alone);
         const kept = reachable.get(i)!.filter((k) => accept(candidates[k]!));
-        out[i] = { candidates: kept.map((k) => ({ ...candidates[k]! })), hits: hits.length, cut: false, pairedKeys: plans[i]?.paired.length ?? 0 };
+        out[i] = { candidates: kept.map((k) => ({ ...candidates[k]! })), hits: hits.length, cut: false, pairedKeys: plans[i]?.paired.length ?? 0, alone };
       }
     });
   }
@@ -388,13 +395,19 @@ async function fetchOnce(engine: Engine, source: CandidateSource, lookups: Looku
         const { hits, cut } = await pageOn(engine, source, inputs[k]!, first);
         observer.onHits?.(hits.length);
         if (cut) observer.onCut?.(l, hits.length);
-        out[i] = { candidates: hits.flatMap((h) => candidateFromHit(h) ?? []).filter(acceptor(l, source.windowMs, plans[i])), hits: hits.length, cut, pairedKeys: plans[i]?.paired.length ?? 0 };
+        const alone = aloneOf(plans[i]);
+        out[i] = { candidates: hits.flatMap((h) => candidateFromHit(h) ?? []).filter(acceptor(l, source.windowMs, alone)), hits: hits.length, cut, pairedKeys: plans[i]?.paired.length ?? 0, alone };
       }),
     );
   }
   for (const r of out) stats.observe(r.pairedKeys > 0 ? Math.max(source.lshKeyBudget ?? 0, r.candidates.length) : r.candidates.length, r.pairedKeys > 0);
   await fillTexts(engine, source, lookups, out);
   return out;
+}
+
+/** The keys a plan takes alone; undefined (every key) without a plan. */
+function aloneOf(plan: KeyPlan | undefined): ReadonlySet<string> | undefined {
+  return plan ? new Set(plan.alone) : undefined;
 }
 
 /**
