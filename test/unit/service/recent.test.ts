@@ -135,4 +135,16 @@ describe("RecentWrites", () => {
     now = 100;
     expect(recent.covers(0)).toBe(false);
   });
+
+  it("reaches what the engine lookup reaches: a plan's alone keys one at a time, its other keys two at a time, the radius always", () => {
+    const recent = new RecentWrites({ holdMs: 1000, clock: () => 0 });
+    recent.add(cand("rare", "ffffffffffffffff", ["00:r"]));
+    recent.add(cand("one-common", "ffffffffffffffff", ["01:c"]));
+    recent.add(cand("two-common", "ffffffffffffffff", ["01:c", "02:d"]));
+    recent.add(cand("near", "0000000000000003", []));
+    const keys = ["00:r", "01:c", "02:d"];
+    expect(ids(recent.lookup(probe("0000000000000000", 3, keys), 0))).toEqual(["near", "one-common", "rare", "two-common"]);
+    const planned = { ...probe("0000000000000000", 3, keys), alone: new Set(["00:r"]) };
+    expect(ids(recent.lookup(planned, 0))).toEqual(["near", "rare", "two-common"]);
+  });
 });
