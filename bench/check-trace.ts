@@ -9,10 +9,15 @@
  *       # N sequential checks through DedupService.check (half planted near-duplicates of
  *       # window documents, half new): p50 / p90 / p99 ms, the 8 slowest with their engine calls,
  *       # and per engine method the calls per check and their p50 / p99
+ *   NEARDUP_ENGINE_URL=http://127.0.0.1:19200 N=600 PROFILE_SLOWEST=5 npx tsx bench/check-trace.ts
+ *       # and then checks the 5 slowest texts again, 20 times each, under the CPU profiler:
+ *       # .neardup/check-slowest.cpuprofile (read it with bench/profile-summary.ts)
  *   NEARDUP_ENGINE_URL=http://127.0.0.1:19200 INGEST=39000000 npx tsx bench/check-trace.ts
  *       # 8 bulks of 500 fresh documents (numbers from INGEST on): docs/s, and per engine
  *       # method the calls and their total wall time and `took`
  */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { Session } from "node:inspector/promises";
 import { connectEngine, type Engine } from "../src/engine/index.js";
 import { createFingerprinter } from "../src/core/fingerprinter.js";
 import { DedupService } from "../src/service/dedup-service.js";
@@ -61,7 +66,7 @@ if (process.env.INGEST) {
   const N = Number(process.env.N ?? 200);
   const rng = createRng(42);
   const latencies: number[] = [];
-  const slowest: [number, string][] = [];
+  const slowest: [number, string, string][] = [];
   for (let c = 0; c < N; c++) {
     let text = makeDoc(poems, c % 2 === 0 ? 10_000 + rng.int(1_000_000) : 90_000_000 + c);
     if (c % 2 === 0) text = [...Array.from(text).slice(0, 3), "之", ...Array.from(text).slice(4)].join("") + "（转载）"; // a planted near-duplicate
@@ -75,11 +80,26 @@ if (process.env.INGEST) {
     const r = await service.check(text, { time: T0 + 2_000_000 });
     const ms = performance.now() - t;
     latencies.push(ms);
-    slowest.push([ms, `${r.candidates} candidates, ${text.length} chars: ${calls.join(" ")}`]);
+    slowest.push([ms, `${r.candidates} candidates, ${text.length} chars: ${calls.join(" ")}`, text]);
   }
   console.log("check p50 / p90 / p99 ms", pct(latencies, 50), pct(latencies, 90), pct(latencies, 99));
   for (const [ms, d] of slowest.sort((a, b) => b[0] - a[0]).slice(0, 8)) console.log(ms.toFixed(1), d);
   for (const [m, v] of Object.entries(wall)) console.log(m, "calls per check", (v.length / N).toFixed(2), "wall p50", pct(v, 50), "p99", pct(v, 99), "took p50", pct(took[m] ?? [], 50), "p99", pct(took[m] ?? [], 99));
+  const profiled = Number(process.env.PROFILE_SLOWEST ?? 0);
+  if (profiled > 0) {
+    const session = new Session();
+    session.connect();
+    await session.post("Profiler.enable");
+    await session.post("Profiler.setSamplingInterval", { interval: 100 });
+    await session.post("Profiler.start");
+    const t = performance.now();
+    for (const [, , text] of slowest.slice(0, profiled)) for (let k = 0; k < 20; k++) await service.check(text, { time: T0 + 2_000_000 });
+    const ms = performance.now() - t;
+    const { profile } = await session.post("Profiler.stop");
+    mkdirSync(".neardup", { recursive: true });
+    writeFileSync(".neardup/check-slowest.cpuprofile", JSON.stringify(profile));
+    console.log(`the ${profiled} slowest checked 20 times each: ${(ms / (profiled * 20)).toFixed(1)} ms a check; profile in .neardup/check-slowest.cpuprofile`);
+  }
 }
 await engine.close();
 process.exit(0);
