@@ -80,7 +80,10 @@ if (process.env.INGEST) {
     const r = await service.check(text, { time: T0 + 2_000_000 });
     const ms = performance.now() - t;
     latencies.push(ms);
-    slowest.push([ms, `${r.candidates} candidates, ${text.length} chars: ${calls.join(" ")}`, text]);
+    const rules = new Map<string, number>();
+    for (const m of r.matches) rules.set(m.rule ?? "none", (rules.get(m.rule ?? "none") ?? 0) + 1);
+    const matched = [...rules].map(([rule, n]) => `${n} ${rule}`).join(", ");
+    slowest.push([ms, `${r.candidates} candidates (matches: ${matched || "none"}), ${text.length} chars: ${calls.join(" ")}`, text]);
   }
   console.log("check p50 / p90 / p99 ms", pct(latencies, 50), pct(latencies, 90), pct(latencies, 99));
   for (const [ms, d] of slowest.sort((a, b) => b[0] - a[0]).slice(0, 8)) console.log(ms.toFixed(1), d);
