@@ -26,7 +26,7 @@ import type { Engine } from "../engine/types.js";
 import componentTemplate from "../../mappings/component-template.neardup.json" with { type: "json" };
 import type { Candidate } from "./candidate.js";
 import { documentSource, storedSketch, getDocument, writeDocuments, type Decision } from "./documents.js";
-import { fetchCandidates, DocValueReads, KeyStatistics, probeOf, type Lookup, type LookupResult } from "./candidates/index.js";
+import { fetchCandidates, DocValueReads, KeyStatistics, lookupProbe, type Lookup, type LookupResult } from "./candidates/index.js";
 import type { DocInput } from "./input.js";
 import type { DedupMetrics } from "./metrics.js";
 import type { DedupOptions, Policy } from "./options.js";
@@ -244,7 +244,7 @@ export class DedupService {
   private recentCandidates(analysis: Analysis, radius: number, time: number, self: string | undefined, startedAt: number, ownDuplicates: boolean, alone: ReadonlySet<string> | undefined): Candidate[] {
     const since = time - this.options.windowMs;
     return this.recent
-      .lookup({ ...probeOf(analysis, radius), alone }, startedAt)
+      .lookup(lookupProbe(analysis, radius, alone), startedAt)
       .map((e) => e.candidate)
       .filter((c) => !isSelf(c, self, ownDuplicates) && c.time >= since);
   }

@@ -24,13 +24,13 @@ import type { Candidate } from "../candidate.js";
 import { candidateFromHit, hasV4Fields, hitId } from "./hit.js";
 import type { DocValueReads } from "./reads.js";
 import { KeyStatistics, planKeys, type KeyPlan } from "./keys.js";
-import { probeOf, reaches, type Probe } from "./probe.js";
-import { hamming, segmentValues, type Fingerprint } from "../../core/fingerprint.js";
+import { lookupProbe, reaches } from "./probe.js";
+import { segmentValues, type Fingerprint } from "../../core/fingerprint.js";
 import { neighboursForRadius } from "../../core/neighbours.js";
 import { normalize } from "../../core/normalize.js";
-import { candidateQuery, groupSearchBody, normalizedTextQuery, segmentsNeeded, segmentTerms, sharedSegments, tieQuery, type CandidateQueryInput, type Scheme } from "./query.js";
+import { candidateQuery, groupSearchBody, normalizedTextQuery, segmentsNeeded, segmentTerms, tieQuery, type CandidateQueryInput, type Scheme } from "./query.js";
 
-export { probeOf, reaches, sharesKey, type Probe } from "./probe.js";
+export { lookupProbe, probeOf, reaches, sharesKey, type Probe } from "./probe.js";
 export { KeyStatistics, planKeys, type KeyPlan } from "./keys.js";
 export { DocValueReads } from "./reads.js";
 export { candidateQuery, segmentTerms, segmentsNeeded, sharedSegments, CANDIDATE_FIELDS, type Scheme } from "./query.js";
@@ -211,14 +211,9 @@ function queryInput(source: CandidateSource, l: Lookup, plan: KeyPlan | undefine
  * of the plan's `alone` keys or two keys.
  */
 function acceptor(l: Lookup, windowMs: number, alone: ReadonlySet<string> | undefined): (c: Candidate) => boolean {
-  const probe: Probe = { ...probeOf(l.analysis, l.radius), alone };
+  const probe = lookupProbe(l.analysis, l.radius, alone);
   const since = l.time - windowMs;
-  const need = segmentsNeeded(l.radius, l.analysis.lsh);
-  return (c) => {
-    if (c.id === l.excludeId || c.time < since || !reaches(probe, c)) return false;
-    if (need === 1 || (hamming(probe.simhash, c.simhash) <= probe.radius && sharedSegments(probe.simhash, c.simhash) >= need)) return true;
-    return reaches({ ...probe, radius: -1 }, c); // through an LSH key alone
-  };
+  return (c) => c.id !== l.excludeId && c.time >= since && reaches(probe, c);
 }
 
 /**

@@ -8,6 +8,7 @@
 import type { Analysis } from "../../core/fingerprinter.js";
 import { hamming, type Fingerprint } from "../../core/fingerprint.js";
 import { LEGACY_LSH_SCHEME, lshSchemesComparable } from "../../core/lsh.js";
+import { segmentsNeeded, sharedSegments } from "./query.js";
 
 export interface Probe {
   simhash: Fingerprint;
@@ -18,10 +19,23 @@ export interface Probe {
   lshScheme?: string | undefined;
   /** Keys that reach a document alone; undefined: every key does. Other keys reach only in twos. */
   alone?: ReadonlySet<string> | undefined;
+  /** Of the four 16-bit segments, how many a document within the radius must share (the engine query's rule); default 1, which any document within 3 bits does. */
+  segments?: number | undefined;
 }
 
 export function probeOf(analysis: Analysis, radius: number): Probe {
   return { simhash: analysis.simhash, radius, lsh: analysis.lsh, lshScheme: analysis.lshScheme ?? LEGACY_LSH_SCHEME };
+}
+
+/**
+ * The probe of an engine lookup, exactly: within the radius only with the
+ * segments its query asks for (`segmentsNeeded`: two of four when the text
+ * has band keys and the radius is at most 3), and band keys under its plan
+ * (`alone`). The recent-writes window uses it too, so a document is a
+ * candidate or not whether it is still in the window or already in the engine.
+ */
+export function lookupProbe(analysis: Analysis, radius: number, alone?: ReadonlySet<string>): Probe {
+  return { ...probeOf(analysis, radius), alone, segments: segmentsNeeded(radius, analysis.lsh) };
 }
 
 /** True when the two key lists share a key (lists are short: bands ≤ 64). */
@@ -32,7 +46,7 @@ export function sharesKey(a: readonly string[], b: readonly string[] | undefined
 }
 
 export function reaches(probe: Probe, target: { simhash: Fingerprint; lsh?: readonly string[] | undefined; lshScheme?: string | undefined }): boolean {
-  if (hamming(probe.simhash, target.simhash) <= probe.radius) return true;
+  if (hamming(probe.simhash, target.simhash) <= probe.radius && ((probe.segments ?? 1) <= 1 || sharedSegments(probe.simhash, target.simhash) >= probe.segments!)) return true;
   if (!lshSchemesComparable(target.lshScheme ?? LEGACY_LSH_SCHEME, probe.lshScheme ?? LEGACY_LSH_SCHEME)) return false;
   if (!probe.alone) return sharesKey(probe.lsh, target.lsh);
   const stored = target.lsh;

@@ -5,6 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { hamming } from "../../../src/core/fingerprint.js";
 import { createFingerprinter } from "../../../src/core/fingerprinter.js";
+import { lookupProbe, reaches } from "../../../src/service/candidates/index.js";
 import { DedupService } from "../../../src/service/dedup-service.js";
 import { parseDocInput } from "../../../src/service/input.js";
 import { resolveDedupOptions } from "../../../src/service/options.js";
@@ -68,5 +69,18 @@ describe("the recent-writes window applies the lookup's key plan", () => {
   it("without the rule (budget 0) every key reaches alone, from both", async () => {
     expect(await candidatesFor(ONE_KEY, "engine", 0)).toBe(1);
     expect(await candidatesFor(ONE_KEY, "window", 0)).toBe(1);
+  });
+
+  it("the lookup's probe asks two of four segments within the radius when the text has band keys, as the engine query does", async () => {
+    const fp = await createFingerprinter({});
+    const a = fp.analyze(ORIGINAL);
+    const flip = (x: number, bits: number[]) => bits.reduce((v, b) => (v ^ (1 << b)) >>> 0, x);
+    // 3 bits away, in three segments (one shared), with no band key: the engine query does not reach it.
+    const far = { simhash: { hi: flip(a.simhash.hi, [0, 16]), lo: flip(a.simhash.lo, [0]) }, lsh: [] };
+    const near = { simhash: { hi: flip(a.simhash.hi, [0, 1]), lo: flip(a.simhash.lo, [0]) }, lsh: [] }; // 3 bits, two segments shared
+    expect(lookupProbe(a, 3).segments).toBe(2);
+    expect(reaches(lookupProbe(a, 3), far)).toBe(false);
+    expect(reaches(lookupProbe(a, 3), near)).toBe(true);
+    expect(reaches(lookupProbe({ ...a, lsh: [] }, 3), far)).toBe(true); // no band keys: any segment
   });
 });

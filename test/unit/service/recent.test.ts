@@ -147,4 +147,15 @@ describe("RecentWrites", () => {
     const planned = { ...probe("0000000000000000", 3, keys), alone: new Set(["00:r"]) };
     expect(ids(recent.lookup(planned, 0))).toEqual(["near", "rare", "two-common"]);
   });
+
+  it("within the radius, reaches only with the segments the engine query asks for (two of four for a text with band keys)", () => {
+    const recent = new RecentWrites({ holdMs: 1000, clock: () => 0 });
+    recent.add(cand("one-segment-differs", "0000000000000007")); // 3 bits, all in the last segment: shares 3
+    recent.add(cand("three-segments-differ", "0000000100010001")); // 3 bits in three segments: shares 1
+    recent.add(cand("keyed", "0000000100010001", ["00:k"])); // the same, and a shared band key
+    const keys = ["00:k"];
+    expect(ids(recent.lookup(probe("0000000000000000", 3, keys), 0))).toEqual(["keyed", "one-segment-differs", "three-segments-differ"]);
+    const engineRule = { ...probe("0000000000000000", 3, keys), segments: 2 };
+    expect(ids(recent.lookup(engineRule, 0))).toEqual(["keyed", "one-segment-differs"]);
+  });
 });
