@@ -24,7 +24,7 @@
 import { writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
 import { cpuMark, cpuPerDoc } from "./cpu.js";
-import { makeDoc } from "./service.js";
+import { makeDoc, nearDuplicate } from "./service.js";
 import { loadPoems } from "./poems.js";
 import { createFingerprinter } from "../src/core/fingerprinter.js";
 import { connectEngine, installTemplates } from "../src/engine/index.js";
@@ -60,9 +60,21 @@ await service.ensureIndex();
 await fetch(`${url}/${index}/_settings`, { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify({ "index.number_of_replicas": 0, ...JSON.parse(process.env.NEARDUP_BENCH_INDEX_SETTINGS ?? "{}") }) });
 const { url: api, server } = await listenApi(metrics, fingerprinter, service);
 const bodies: string[] = [];
+/**
+ * NEARDUP_BENCH_DUP_SHARE (0..1, default 0): that share of the documents are
+ * near-duplicates (a few characters changed, a tag added) of one of the run's
+ * first 20 documents, as a burst of reposts makes: clusters of about
+ * DOCS x share / 20 copies.
+ */
+const DUP_SHARE = Number(process.env.NEARDUP_BENCH_DUP_SHARE ?? 0);
+const textOf = (i: number): string => {
+  const pick = ((i * 2654435761) >>> 0) / 2 ** 32;
+  if (i - FIRST < 20 || pick >= DUP_SHARE) return makeDoc(poems, i);
+  return nearDuplicate(makeDoc(poems, FIRST + (i % 20)), i);
+};
 for (let start = FIRST; start < FIRST + DOCS; start += BATCH) {
   const docs = [];
-  for (let i = start; i < Math.min(FIRST + DOCS, start + BATCH); i++) docs.push({ id: `d${i}`, text: makeDoc(poems, i), time: T0 + i });
+  for (let i = start; i < Math.min(FIRST + DOCS, start + BATCH); i++) docs.push({ id: `d${i}`, text: textOf(i), time: T0 + i });
   bodies.push(JSON.stringify(docs));
 }
 const profileFile = process.env.NEARDUP_BENCH_PROFILE;

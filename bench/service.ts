@@ -72,7 +72,7 @@ export function makeDoc(poems: string[], i: number): string {
 }
 
 /** A near-duplicate: a few characters substituted and a tag added, as a repost would. */
-function nearDuplicate(text: string, seed: number): string {
+export function nearDuplicate(text: string, seed: number): string {
   const rng = createRng(seed);
   const chars = Array.from(text);
   for (let e = 0; e < 2; e++) chars[rng.int(chars.length)] = "之";

@@ -250,7 +250,7 @@ export class DedupService {
   }
 
   /** `ownDuplicates`: leave out the documents that point at `self` too (a decision about `self`; a search keeps them). */
-  private async matchesFor(analysis: Analysis, radius: number, time: number, self: string | undefined, lookedUp: LookupResult, startedAt: number, slicer: Slicer, ownDuplicates = true): Promise<{ matches: Match[]; candidates: number; pending: Map<string, RecentEntry> }> {
+  private async matchesFor(analysis: Analysis, radius: number, time: number, self: string | undefined, lookedUp: LookupResult, startedAt: number, slicer: Slicer, ownDuplicates = true, untilDuplicate = false): Promise<{ matches: Match[]; candidates: number; pending: Map<string, RecentEntry> }> {
     const fromEngine = lookedUp.candidates;
     const fromRecent = this.recentCandidates(analysis, radius, time, self, startedAt, ownDuplicates, lookedUp.alone);
     // A recent entry of an id replaces its engine hit (it is the newer version).
@@ -268,7 +268,7 @@ export class DedupService {
     }
     // A long text stored without a sketch is analysed by the analyzer (on its worker pool), not on the event loop.
     const analyzer = this.analyzer;
-    const compareOptions = analyzer ? { slicer, analyze: (text: string) => analyzer.analyze(text).catch(() => undefined) } : { slicer };
+    const compareOptions = analyzer ? { slicer, untilDuplicate, analyze: (text: string) => analyzer.analyze(text).catch(() => undefined) } : { slicer, untilDuplicate };
     return { matches: await compareCandidates(this.fingerprinter, analysis, all, radius, compareOptions), candidates: all.length, pending };
   }
 
@@ -399,7 +399,8 @@ export class DedupService {
   private async decide(item: Item, radius: number, fromEngine: LookupResult, roots: Set<string>, startedAt: number, policy: Policy, slicer: Slicer): Promise<Decided> {
     const { doc, analysis } = item;
     const self = doc.idGiven ? doc.id : undefined;
-    const { matches, pending } = await this.matchesFor(analysis, radius, doc.time, self, fromEngine, startedAt, slicer);
+    // Only the earliest duplicate decides (chooseOriginal): the comparisons stop there.
+    const { matches, pending } = await this.matchesFor(analysis, radius, doc.time, self, fromEngine, startedAt, slicer, true, true);
     // An update of an original that has duplicates keeps the cluster: it stays their original.
     const root = self !== undefined && (roots.has(self) || this.recent.hasDuplicates(self));
     const chosen = root ? undefined : chooseOriginal(matches);

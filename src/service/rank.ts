@@ -37,6 +37,13 @@ export interface CompareOptions {
    * Without it such texts are analysed on the event loop.
    */
   analyze?: (text: string) => Promise<Analysis | undefined>;
+  /**
+   * Only the original matters (a write's decision, `chooseOriginal`): the
+   * candidates are compared oldest first (time, then id) and the comparisons
+   * stop at the first duplicate, which is the earliest one. The matches then
+   * hold that one and the non-duplicates before it.
+   */
+  untilDuplicate?: boolean;
 }
 
 /** A stored text up to this many characters is analysed on the event loop (a few ms), longer ones by `CompareOptions.analyze`. */
@@ -55,14 +62,10 @@ export const INLINE_TEXT_CHARS = 3000;
  */
 export async function compareCandidates(fingerprinter: Fingerprinter, query: Analysis, candidates: Iterable<Candidate>, radius: number, options: CompareOptions = {}): Promise<Match[]> {
   const slicer = options.slicer ?? new Slicer();
-  const seen = new Set<string>();
   const probe = probeOf(query, radius);
   const matches: Match[] = [];
   let sketched: Sketched | undefined;
-  for (const candidate of candidates) {
-    if (seen.has(candidate.id)) continue;
-    seen.add(candidate.id);
-    if (!reaches(probe, candidate)) continue;
+  for (const candidate of reachedOnce(candidates, probe, options.untilDuplicate === true)) {
     if (slicer.due) await slicer.yield();
     let verdict: Verdict | undefined;
     if (candidate.analysis) verdict = fingerprinter.compare(query, candidate.analysis);
@@ -80,8 +83,21 @@ export async function compareCandidates(fingerprinter: Fingerprinter, query: Ana
     }
     if (!verdict) continue;
     matches.push(matchOf(candidate, verdict));
+    if (options.untilDuplicate && verdict.duplicate) break;
   }
   return matches;
+}
+
+/** The candidates the probe reaches, each id once (the first seen wins); oldest first when `oldestFirst`. */
+function reachedOnce(candidates: Iterable<Candidate>, probe: ReturnType<typeof probeOf>, oldestFirst: boolean): Candidate[] {
+  const seen = new Set<string>();
+  const out: Candidate[] = [];
+  for (const candidate of candidates) {
+    if (seen.has(candidate.id)) continue;
+    seen.add(candidate.id);
+    if (reaches(probe, candidate)) out.push(candidate);
+  }
+  return oldestFirst ? out.sort(byTimeThenId) : out;
 }
 
 /** A match whose similarity is worked out when first read: a non-duplicate's may need the exact edit distance, which only reports read. */

@@ -40,6 +40,28 @@ describe("re-rank", () => {
     expect(chooseOriginal(await compareCandidates(fp, q, [candidate("n", NEWS_EN, 0)], 64))).toBeUndefined();
   });
 
+  it("untilDuplicate (a write's decision) picks the same original as comparing every candidate, and stops at it", async () => {
+    const q = fp.analyze(MOM_A);
+    const texts = [MOM_A, MOM_B, NEWS_EN, NEWS_ZH, LONG_ZH];
+    let seed = 7;
+    const next = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2147483648), seed % n);
+    for (let round = 0; round < 60; round++) {
+      const cands = Array.from({ length: 1 + next(12) }, (_, k) => {
+        const dup = next(3) === 0;
+        return candidate(`c${next(6)}-${k}`, texts[next(texts.length)]!, next(5), dup ? { status: "duplicate" as const, duplicateOf: `root${next(3)}` } : {});
+      });
+      const all = await compareCandidates(fp, q, cands, 64);
+      const early = await compareCandidates(fp, q, cands, 64, { untilDuplicate: true });
+      const [a, b] = [chooseOriginal(all), chooseOriginal(early)];
+      expect(b?.originalId).toBe(a?.originalId);
+      expect(b?.match.candidate.id).toBe(a?.match.candidate.id);
+      expect(b?.match.verdict).toEqual(a?.match.verdict);
+      // It compared the non-duplicates older than the original and the original, nothing after it.
+      const older = a ? all.filter((m) => byTimeThenId(m.candidate, a.match.candidate) <= 0).length : all.length;
+      expect(early.length).toBe(older);
+    }
+  });
+
   it("ranks duplicates first, then by similarity, distance and time", async () => {
     const q = fp.analyze(MOM_A);
     const ranked = rankMatches(await compareCandidates(fp, q, [candidate("n", NEWS_EN, 0), candidate("b", MOM_B, 9), candidate("a", MOM_A, 9)], 64));
