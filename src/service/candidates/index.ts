@@ -24,6 +24,7 @@ import type { Candidate } from "../candidate.js";
 import { candidateFromHit, hasV4Fields, hitId } from "./hit.js";
 import type { DocValueReads } from "./reads.js";
 import { KeyStatistics, planKeys, type KeyPlan } from "./keys.js";
+import { Slicer } from "../slicer.js";
 import { lookupProbe, reaches } from "./probe.js";
 import { segmentValues, type Fingerprint } from "../../core/fingerprint.js";
 import { neighboursForRadius } from "../../core/neighbours.js";
@@ -446,10 +447,13 @@ async function keyPlans(engine: Engine, source: CandidateSource, lookups: Lookup
 async function fillTexts(engine: Engine, source: CandidateSource, lookups: Lookup[], out: LookupResult[]): Promise<void> {
   const needNormalized = new Map<string, Candidate[]>();
   const needText = new Map<string, Map<string, Candidate[]>>();
-  out.forEach((result, i) => {
+  // A bulk's lookups times their candidates can be many thousands of comparisons: they yield to the event loop.
+  const slicer = new Slicer();
+  for (const [i, result] of out.entries()) {
     const l = lookups[i]!;
     const query = source.verdict ? { simhash: l.analysis.simhash, sketch: sketchOf(l.analysis, Infinity) } : undefined;
     for (const c of result.candidates) {
+      if (slicer.due) await slicer.yield();
       if (c.sketch) {
         if (!query) continue;
         const verdict = compareSketches(query, { simhash: c.simhash, sketch: c.sketch }, source.verdict!);
@@ -465,12 +469,13 @@ async function fillTexts(engine: Engine, source: CandidateSource, lookups: Looku
         push(ids, c.id, c);
       }
     }
-  });
+  }
   const ids = [...needNormalized.keys()];
   for (let k = 0; k < ids.length; k += FETCH_CHUNK) {
     const body = normalizedTextQuery(ids.slice(k, k + FETCH_CHUNK), source.textField);
     const hits = hitsOf(await engine.search({ index: source.index, ignoreUnavailable: true, body }).catch((e: Error) => e));
     for (const h of hits) {
+      if (slicer.due) await slicer.yield();
       const text = normalizedTextOf(h, source.textField);
       if (text === undefined) continue;
       for (const c of needNormalized.get(h._id) ?? []) c.sketch = { ...c.sketch!, text };
