@@ -249,8 +249,12 @@ export class DedupService {
       .filter((c) => !isSelf(c, self, ownDuplicates) && c.time >= since);
   }
 
-  /** `ownDuplicates`: leave out the documents that point at `self` too (a decision about `self`; a search keeps them). */
-  private async matchesFor(analysis: Analysis, radius: number, time: number, self: string | undefined, lookedUp: LookupResult, startedAt: number, slicer: Slicer, ownDuplicates = true, untilDuplicate = false): Promise<{ matches: Match[]; candidates: number; pending: Map<string, RecentEntry> }> {
+  /**
+   * `ownDuplicates` (default true): leave out the documents that point at `self` too (a decision about
+   * `self`; a search keeps them). `untilDuplicate`: only the original is needed (a write's decision), so the
+   * comparisons stop at the earliest duplicate (rank.ts `CompareOptions.untilDuplicate`).
+   */
+  private async matchesFor(analysis: Analysis, radius: number, time: number, self: string | undefined, lookedUp: LookupResult, startedAt: number, slicer: Slicer, { ownDuplicates = true, untilDuplicate = false } = {}): Promise<{ matches: Match[]; candidates: number; pending: Map<string, RecentEntry> }> {
     const fromEngine = lookedUp.candidates;
     const fromRecent = this.recentCandidates(analysis, radius, time, self, startedAt, ownDuplicates, lookedUp.alone);
     // A recent entry of an id replaces its engine hit (it is the newer version).
@@ -399,8 +403,7 @@ export class DedupService {
   private async decide(item: Item, radius: number, fromEngine: LookupResult, roots: Set<string>, startedAt: number, policy: Policy, slicer: Slicer): Promise<Decided> {
     const { doc, analysis } = item;
     const self = doc.idGiven ? doc.id : undefined;
-    // Only the earliest duplicate decides (chooseOriginal): the comparisons stop there.
-    const { matches, pending } = await this.matchesFor(analysis, radius, doc.time, self, fromEngine, startedAt, slicer, true, true);
+    const { matches, pending } = await this.matchesFor(analysis, radius, doc.time, self, fromEngine, startedAt, slicer, { untilDuplicate: true });
     // An update of an original that has duplicates keeps the cluster: it stays their original.
     const root = self !== undefined && (roots.has(self) || this.recent.hasDuplicates(self));
     const chosen = root ? undefined : chooseOriginal(matches);
@@ -514,7 +517,7 @@ export class DedupService {
     const radius = query.radius ?? this.radiusFor(analysis);
     const time = Date.now();
     const [fromEngine] = await this.engineCandidates([{ analysis, time, excludeId: query.id, radius }]);
-    const { matches, candidates } = await this.matchesFor(analysis, radius, time, query.id, fromEngine!, time, new Slicer(), false);
+    const { matches, candidates } = await this.matchesFor(analysis, radius, time, query.id, fromEngine!, time, new Slicer(), { ownDuplicates: false });
     const kept = matches.filter((m) => (query.minSimilarity === undefined ? m.verdict.duplicate : m.similarity >= query.minSimilarity));
     this.metrics?.checks.inc({ operation: "search" });
     end?.();

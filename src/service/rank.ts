@@ -12,7 +12,7 @@ import type { Analysis, Fingerprinter } from "../core/fingerprinter.js";
 import { compareSketches, sketchOf, type Sketched } from "../core/sketch.js";
 import { reportedSimilarity, type Verdict } from "../core/verdict.js";
 import type { Candidate } from "./candidate.js";
-import { probeOf, reaches } from "./candidates/probe.js";
+import { probeOf, reaches, type Probe } from "./candidates/probe.js";
 import { byTimeThenId, chooseRoot } from "../core/original.js";
 import { Slicer } from "./slicer.js";
 
@@ -89,7 +89,7 @@ export async function compareCandidates(fingerprinter: Fingerprinter, query: Ana
 }
 
 /** The candidates the probe reaches, each id once (the first seen wins); oldest first when `oldestFirst`. */
-function reachedOnce(candidates: Iterable<Candidate>, probe: ReturnType<typeof probeOf>, oldestFirst: boolean): Candidate[] {
+function reachedOnce(candidates: Iterable<Candidate>, probe: Probe, oldestFirst: boolean): Candidate[] {
   const seen = new Set<string>();
   const out: Candidate[] = [];
   for (const candidate of candidates) {

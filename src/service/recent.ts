@@ -176,8 +176,9 @@ export class RecentWrites {
   /**
    * Every entry the probe reaches that the engine's search may not have shown
    * to a lookup started at `startedAt`. "Reaches" is the engine lookup's own
-   * rule (probe.ts `reaches`): within the radius, or sharing a band key of a
-   * comparable scheme, and under a key plan (`probe.alone`) one of its keys
+   * rule (probe.ts `reaches`, with the probe of `lookupProbe`): within the
+   * radius and sharing the segments the probe asks, or sharing a band key of
+   * a comparable scheme, and under a key plan (`probe.alone`) one of its keys
    * taken alone or two of the others. So a document is a candidate or not
    * whether its write is still in this window or already in the engine.
    */
