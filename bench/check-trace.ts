@@ -64,6 +64,8 @@ if (process.env.INGEST) {
   for (const [m, v] of Object.entries(wall)) console.log(m, "calls", v.length, "wall ms total", sum(v), "took total", sum(took[m]));
 } else {
   const N = Number(process.env.N ?? 200);
+  const profiled = Number(process.env.PROFILE_SLOWEST ?? 0);
+  if (!Number.isInteger(profiled) || profiled < 0) throw new Error(`PROFILE_SLOWEST must be a whole number of checks, got ${JSON.stringify(process.env.PROFILE_SLOWEST)}`);
   const rng = createRng(42);
   const latencies: number[] = [];
   const slowest: [number, string, string][] = [];
@@ -88,7 +90,6 @@ if (process.env.INGEST) {
   console.log("check p50 / p90 / p99 ms", pct(latencies, 50), pct(latencies, 90), pct(latencies, 99));
   for (const [ms, d] of slowest.sort((a, b) => b[0] - a[0]).slice(0, 8)) console.log(ms.toFixed(1), d);
   for (const [m, v] of Object.entries(wall)) console.log(m, "calls per check", (v.length / N).toFixed(2), "wall p50", pct(v, 50), "p99", pct(v, 99), "took p50", pct(took[m] ?? [], 50), "p99", pct(took[m] ?? [], 99));
-  const profiled = Number(process.env.PROFILE_SLOWEST ?? 0);
   if (profiled > 0) {
     const session = new Session();
     session.connect();

@@ -38,6 +38,14 @@ import { createAnalyzerPool } from "../src/workers/index.js";
 const DOCS = Number(process.env.NEARDUP_BENCH_DOCS ?? 10_000);
 const CLIENTS = Math.max(1, Number(process.env.NEARDUP_BENCH_CLIENTS ?? 1));
 const WORKERS = Math.max(0, Number(process.env.NEARDUP_BENCH_WORKERS ?? 0));
+/**
+ * NEARDUP_BENCH_DUP_SHARE (0..1, default 0): that share of the documents are
+ * near-duplicates (a few characters changed, a tag added) of one of the run's
+ * first 20 documents, as a burst of reposts makes: clusters of about
+ * DOCS x share / 20 copies.
+ */
+const DUP_SHARE = Number(process.env.NEARDUP_BENCH_DUP_SHARE ?? 0);
+if (!(DUP_SHARE >= 0 && DUP_SHARE <= 1)) throw new Error(`NEARDUP_BENCH_DUP_SHARE must be a number from 0 to 1, got ${JSON.stringify(process.env.NEARDUP_BENCH_DUP_SHARE)}`);
 const BATCH = 500;
 const T0 = Date.parse("2026-12-01T00:00:00Z");
 const url = (process.env.NEARDUP_ENGINE_URL ?? "").trim();
@@ -60,13 +68,6 @@ await service.ensureIndex();
 await fetch(`${url}/${index}/_settings`, { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify({ "index.number_of_replicas": 0, ...JSON.parse(process.env.NEARDUP_BENCH_INDEX_SETTINGS ?? "{}") }) });
 const { url: api, server } = await listenApi(metrics, fingerprinter, service);
 const bodies: string[] = [];
-/**
- * NEARDUP_BENCH_DUP_SHARE (0..1, default 0): that share of the documents are
- * near-duplicates (a few characters changed, a tag added) of one of the run's
- * first 20 documents, as a burst of reposts makes: clusters of about
- * DOCS x share / 20 copies.
- */
-const DUP_SHARE = Number(process.env.NEARDUP_BENCH_DUP_SHARE ?? 0);
 const textOf = (i: number): string => {
   const pick = ((i * 2654435761) >>> 0) / 2 ** 32;
   if (i - FIRST < 20 || pick >= DUP_SHARE) return makeDoc(poems, i);
