@@ -12,6 +12,15 @@ interface RootBody {
 }
 
 /** Moves `user:pass@` out of the URL into the connection's fields. */
+/** A percent-encoded user name or password of the engine URL; the error never shows the value. */
+function decodeCredential(value: string, what: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    throw new NeardupError("INVALID_CONFIG", `engine url: the ${what} is not valid percent-encoding (write a literal % as %25)`, { field: "engine.url" });
+  }
+}
+
 export function normaliseConnection(connection: EngineConnection): EngineConnection {
   let url: URL;
   try {
@@ -26,8 +35,8 @@ export function normaliseConnection(connection: EngineConnection): EngineConnect
   }
   const out: EngineConnection = { ...connection };
   if (url.username) {
-    out.username ??= decodeURIComponent(url.username);
-    out.password ??= decodeURIComponent(url.password);
+    out.username ??= decodeCredential(url.username, "user name");
+    out.password ??= decodeCredential(url.password, "password");
     url.username = "";
     url.password = "";
   }

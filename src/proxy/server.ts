@@ -87,6 +87,24 @@ function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
   });
 }
 
+/** The request's URL, or null when it cannot be parsed (e.g. `//`, `//[::1`): `new URL` throws there. */
+function parseRequestUrl(path: string): URL | null {
+  try {
+    return new URL(path, "http://proxy");
+  } catch {
+    return null;
+  }
+}
+
+/** A percent-encoded path segment, or null when it is not valid percent-encoding of UTF-8. */
+function decodePathPart(part: string): string | null {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return null;
+  }
+}
+
 function json(res: ServerResponse, status: number, body: unknown, product: string | undefined): void {
   const text = JSON.stringify(body);
   const headers: Record<string, string> = { "content-type": "application/json; charset=UTF-8", "content-length": String(Buffer.byteLength(text)) };
@@ -199,8 +217,15 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     }
   };
 
+  const badRequest = (res: ServerResponse, reason: string) => json(res, 400, engineErrorBody(400, "illegal_argument_exception", reason), undefined);
+
   const server = http.createServer((req, res) => {
-    const url = new URL(req.url ?? "/", "http://proxy");
+    const url = parseRequestUrl(req.url ?? "/");
+    if (url === null) {
+      badRequest(res, `invalid request path ${JSON.stringify((req.url ?? "").slice(0, 200))}`);
+      req.resume();
+      return;
+    }
     if (url.pathname === PEER_PATH && req.method === "POST") {
       onPeer(req, res).catch((err: unknown) => {
         logger?.error({ err: String(err) }, "proxy: forwarded chunk failed");
@@ -211,7 +236,12 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     }
     const m = BULK_PATH.exec(url.pathname);
     if (m && (req.method === "POST" || req.method === "PUT")) {
-      const pathIndex = m[1] === undefined ? undefined : decodeURIComponent(m[1]);
+      const pathIndex = m[1] === undefined ? undefined : decodePathPart(m[1]);
+      if (pathIndex === null) {
+        badRequest(res, `invalid index name in the path: ${JSON.stringify(m[1]!.slice(0, 200))} is not valid percent-encoding`);
+        req.resume();
+        return;
+      }
       onBulk(req, res, url, pathIndex).catch((err: unknown) => {
         logger?.error({ err: String(err) }, "proxy: _bulk failed");
         if (!res.headersSent) json(res, 500, engineErrorBody(500, "neardup_exception", "internal error in the neardup proxy"), undefined);

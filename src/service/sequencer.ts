@@ -38,7 +38,9 @@ export class Sequencer {
         if (released) return;
         released = true;
         this.finished += 1;
-        release();
+        // Never before the earlier tickets: one that gives up early (a failed lookup) must not let a later
+        // ticket decide ahead of an earlier one still looking up.
+        void previous.then(release);
       },
     };
   }

@@ -19,6 +19,16 @@ describe("normaliseConnection", () => {
   it("refuses a non-http URL naming the field", () => {
     expect(() => normaliseConnection({ url: "ftp://x" })).toThrow(/engine url must use http or https, got ftp:/);
   });
+  it("refuses a password that is not valid percent-encoding, naming the field but not the value", () => {
+    let err: unknown;
+    try {
+      normaliseConnection({ url: "http://bob:50%off@127.0.0.1:9200" });
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toMatchObject({ code: "INVALID_CONFIG", field: "engine.url", message: expect.stringContaining("password is not valid percent-encoding") });
+    expect(String((err as Error).message)).not.toContain("50%off");
+  });
 });
 
 describe("parseRoot", () => {

@@ -7,6 +7,7 @@ import { resolveDedupOptions } from "../../../src/service/options.js";
 import { MemoryEngine } from "../../helpers/memory-engine.js";
 import { LONG_ZH, MOM_A, MOM_B, RECIPE_EN, variants } from "../../fixtures/texts/near-duplicates.js";
 import { createAnalyzer, type Analyzer } from "../../../src/workers/index.js";
+import { withFaults } from "../../helpers/faulty-engine.js";
 
 describe("DedupService on an engine double", () => {
   let fp: Fingerprinter;
@@ -27,6 +28,35 @@ describe("DedupService on an engine double", () => {
     await new Promise((r) => setTimeout(r, 2200)); // visible after 1 s of refresh interval, then 1.1 s of hold
     const [again] = await service.index([parseDocInput({ id: "b", text: RECIPE_EN })], "mark");
     expect(again).toMatchObject({ id: "b", status: "original" });
+  });
+
+  it("a request whose lookup fails early does not let a later near-duplicate decide before an earlier request still looking up", async () => {
+    const { engine, faults } = withFaults(new MemoryEngine());
+    const service = new DedupService(engine, fp, resolveDedupOptions({ index: "order", lshKeyBudget: 0 }));
+    await service.ensureIndex();
+    const [textA, textC] = variants(LONG_ZH, 2);
+    // A's searches are held back; B's fail at once; C's go through.
+    let releaseA!: () => void;
+    const heldA = new Promise<void>((r) => (releaseA = r));
+    let issuedA = 0;
+    faults.searchGate = () => (issuedA++, heldA);
+    const a = service.index([parseDocInput({ id: "a", text: textA!, time: 1000 })], "mark");
+    // Every search A issues (its roots, the doc-values probe, its lookup) is held before the gate changes.
+    for (let seen = -1; seen !== issuedA; ) {
+      seen = issuedA;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(issuedA).toBeGreaterThan(0);
+    faults.searchGate = () => Promise.reject(new NeardupError("ENGINE_UNAVAILABLE", "injected: the lookup failed"));
+    const b = service.index([parseDocInput({ id: "b", text: RECIPE_EN, time: 2000 })], "mark");
+    await expect(b).rejects.toMatchObject({ code: "ENGINE_UNAVAILABLE" });
+    faults.searchGate = undefined;
+    const c = service.index([parseDocInput({ id: "c", text: textC!, time: 3000 })], "mark");
+    await new Promise((r) => setTimeout(r, 50)); // C's lookup is done; it must still wait for A
+    releaseA();
+    const [[ra], [rc]] = await Promise.all([a, c]);
+    expect(ra).toMatchObject({ id: "a", status: "original" });
+    expect(rc).toMatchObject({ id: "c", status: "duplicate", duplicate_of: "a" });
   });
 
   it("gives the same answers with its texts analysed on a pool of worker threads", async () => {

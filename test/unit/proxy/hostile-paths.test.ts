@@ -1,0 +1,63 @@
+/**
+ * Request lines a hostile or broken client can send to the `_bulk` proxy. Each
+ * gets a 400 in the engine's error shape, and the proxy keeps serving: before,
+ * a path that `new URL` or `decodeURIComponent` refused threw inside the
+ * request listener and took the whole sidecar down.
+ */
+import net from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseIndexRules, startProxy, type RunningProxy } from "../../../src/proxy/index.js";
+import { resolveDedupOptions } from "../../../src/service/options.js";
+import { sharedFingerprinter } from "../../helpers/api.js";
+
+/** Sends one raw request line (no client library normalizes it) and reads the status and body. */
+function raw(url: string, requestLine: string): Promise<{ status: number; body: string }> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(port), hostname, () => {
+      socket.end(`${requestLine}\r\nHost: x\r\nContent-Type: application/x-ndjson\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`);
+    });
+    let text = "";
+    socket.setEncoding("utf8");
+    socket.on("data", (d: string) => (text += d));
+    socket.on("error", reject);
+    socket.on("close", () => {
+      const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0);
+      resolve({ status, body: text.slice(text.indexOf("\r\n\r\n") + 4) });
+    });
+  });
+}
+
+describe("the _bulk proxy and hostile request lines", () => {
+  let proxy: RunningProxy;
+  beforeAll(async () => {
+    proxy = await startProxy({
+      host: "127.0.0.1",
+      port: 0,
+      // Nothing listens on port 9: what is forwarded answers 503, which is not what these tests look for.
+      connection: { url: "http://127.0.0.1:9", requestTimeoutMs: 2_000 },
+      rules: parseIndexRules("logs-*:message"),
+      dedup: resolveDedupOptions({}),
+      engine: () => undefined,
+      fingerprinter: sharedFingerprinter,
+    });
+  });
+  afterAll(async () => proxy?.close());
+
+  it.each([
+    ["POST /%E0%A4%A/_bulk HTTP/1.1", "index name"],
+    ["PUT /logs-%ZZ/_bulk HTTP/1.1", "index name"],
+    ["GET // HTTP/1.1", "path"],
+    ["GET //[::1/_search HTTP/1.1", "path"],
+  ])("%s answers 400 naming the %s, and the proxy keeps serving", async (line, what) => {
+    const r = await raw(proxy.url, line);
+    expect(r.status).toBe(400);
+    const body = JSON.parse(r.body) as { status: number; error: { type: string; reason: string } };
+    expect(body.status).toBe(400);
+    expect(body.error.type).toBe("illegal_argument_exception");
+    expect(body.error.reason).toContain(what);
+    // Still alive: a well-formed bulk is answered (503: no engine connected in this test).
+    const next = await raw(proxy.url, "POST /logs-1/_bulk HTTP/1.1");
+    expect(next.status).toBe(503);
+  });
+});
