@@ -3,7 +3,8 @@
  * the service and its HTTP API in this process over NEARDUP_ENGINE_URL, a fresh
  * index, NEARDUP_BENCH_DOCS documents of bench/service.ts (default 10,000) sent
  * in bulks of 500 by NEARDUP_BENCH_CLIENTS clients (default 1), analysis on
- * NEARDUP_BENCH_WORKERS worker threads (default 0: in the request thread).
+ * NEARDUP_BENCH_WORKERS worker threads (default 0: in the request thread),
+ * each bulk decided in chunks of NEARDUP_PIPELINE_CHUNK (the service's default).
  * Prints docs/s and CPU ms per document (this process, the engine).
  *
  * With NEARDUP_BENCH_PROFILE=<file>.cpuprofile, the ingest alone (not the
@@ -63,7 +64,9 @@ const FIRST = Number(process.env.NEARDUP_BENCH_FIRST ?? 0);
 if (!kept) await engine.deleteIndex(index);
 const metrics = createMetrics({ defaultMetrics: false });
 const analyzer = WORKERS > 0 ? await createAnalyzerPool(fingerprinter, { threads: WORKERS }) : undefined;
-const service = new DedupService(engine, fingerprinter, resolveDedupOptions({ index }), createDedupMetrics(metrics.registry), undefined, analyzer);
+// NEARDUP_PIPELINE_CHUNK: documents a bulk decides at a time (the service's default unless set; 500 or more: each bulk whole).
+const chunk = process.env.NEARDUP_PIPELINE_CHUNK ? { pipelineChunk: Number(process.env.NEARDUP_PIPELINE_CHUNK) } : {};
+const service = new DedupService(engine, fingerprinter, resolveDedupOptions({ index, ...chunk }), createDedupMetrics(metrics.registry), undefined, analyzer);
 await service.ensureIndex();
 await fetch(`${url}/${index}/_settings`, { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify({ "index.number_of_replicas": 0, ...JSON.parse(process.env.NEARDUP_BENCH_INDEX_SETTINGS ?? "{}") }) });
 const { url: api, server } = await listenApi(metrics, fingerprinter, service);

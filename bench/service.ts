@@ -5,6 +5,7 @@
  *   NEARDUP_BENCH_DOCS=1000000 npx tsx bench/service.ts
  *   NEARDUP_BENCH_CLIENTS=4 NEARDUP_BENCH_WORKERS=2 npx tsx bench/service.ts   # 4 concurrent clients, analysis on 2 worker threads
  *   NEARDUP_ENGINE_URL=http://127.0.0.1:9200 npx tsx bench/service.ts   # an engine you run
+ *   NEARDUP_PIPELINE_CHUNK=1000 npx tsx bench/service.ts   # each bulk decided whole (default: the service's, 100 at a time)
  *   NEARDUP_BENCH_DOCS=1010000 NEARDUP_BENCH_INGEST=10000 NEARDUP_BENCH_KEEP=1 NEARDUP_BENCH_BYTES=0 NEARDUP_ENGINE_URL=... npx tsx bench/service.ts
  *       # 1M documents in the window; again with NEARDUP_BENCH_INGEST_FROM=20000000 (and other clients/workers) to reuse it
  *
@@ -126,7 +127,7 @@ export async function run(): Promise<void> {
     }
     const metrics = createMetrics({ defaultMetrics: false });
     const analyzer = WORKERS > 0 ? await createAnalyzerPool(fingerprinter, { threads: WORKERS }) : undefined;
-    const service = new DedupService(engine, fingerprinter, resolveDedupOptions({ index: dedupIndex, lshKeyBudget: Number(process.env.NEARDUP_LSH_KEY_BUDGET ?? 200) }), createDedupMetrics(metrics.registry), undefined, analyzer);
+    const service = new DedupService(engine, fingerprinter, resolveDedupOptions({ index: dedupIndex, lshKeyBudget: Number(process.env.NEARDUP_LSH_KEY_BUDGET ?? 200), ...(process.env.NEARDUP_PIPELINE_CHUNK ? { pipelineChunk: Number(process.env.NEARDUP_PIPELINE_CHUNK) } : {}) }), createDedupMetrics(metrics.registry), undefined, analyzer);
     await service.ensureIndex();
     await fetch(`${engineUrl}/${dedupIndex}/_settings`, { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify({ "index.number_of_replicas": 0 }) });
 

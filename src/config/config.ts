@@ -117,6 +117,7 @@ export function buildConfig(raw: Partial<Record<SettingName | string, string | u
       maxCandidatePages: s.NEARDUP_MAX_CANDIDATE_PAGES,
       rollover: s.NEARDUP_INDEX_ROLLOVER,
       maxBulkItems: s.NEARDUP_MAX_BULK_ITEMS,
+      pipelineChunk: s.NEARDUP_PIPELINE_CHUNK,
       lshKeyBudget: s.NEARDUP_LSH_KEY_BUDGET,
     }),
     bodyLimit: s.NEARDUP_BODY_LIMIT,

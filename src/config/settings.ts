@@ -51,6 +51,11 @@ export const SETTINGS = {
     doc: "Engine documents a lookup may draw through LSH band keys shared alone: keys are taken alone from the rarest up while the documents holding them (index term statistics) sum to at most this; commoner keys reach a document only when it shares two of them. 0: every key alone.",
   },
   NEARDUP_MAX_BULK_ITEMS: { default: "1000", schema: z.coerce.number().int().positive(), doc: "Most documents in one bulk request." },
+  NEARDUP_PIPELINE_CHUNK: {
+    default: "100",
+    schema: z.coerce.number().int().positive(),
+    doc: "Documents a write request decides at a time: a longer bulk runs as a pipeline of chunks, the next analysed and looked up while one is decided and written.",
+  },
   NEARDUP_BODY_LIMIT: { default: "10mb", schema: z.string().regex(/^\d+(b|kb|mb)$/, "a size like 512kb or 10mb"), doc: "Largest accepted request body." },
   NEARDUP_MAX_TEXT_CHARS: { default: "1000000", schema: z.coerce.number().int().positive(), doc: "Largest accepted text, in UTF-16 code units." },
   NEARDUP_IDF_FILE: {

@@ -33,7 +33,7 @@ import type { DedupOptions, Policy } from "./options.js";
 import { chooseOriginal, compareCandidates, rankMatches, type Match } from "./rank.js";
 import { Slicer } from "./slicer.js";
 import { RecentWrites, type RecentEntry } from "./recent.js";
-import { Sequencer } from "./sequencer.js";
+import { Sequencer, type Ticket } from "./sequencer.js";
 import { editTextLimit, sketchOf } from "../core/sketch.js";
 import type { Analyzer } from "../workers/index.js";
 
@@ -315,32 +315,61 @@ export class DedupService {
     if (this.recent.bytes >= this.options.recentWindowBytes) {
       throw new NeardupError("RETRY", `the recent-writes window is full (${this.recent.bytes} of ${this.options.recentWindowBytes} bytes, ${this.recent.size} documents): writes wait until entries expire; send again`);
     }
-    const ticket = this.sequencer.take(); // arrival order: taken before any await
-    const label = (position: number, field: string) => (labels?.[position] ? `${labels[position]}.${field}` : field);
+    // Within one request, the earliest by time is decided first (ties: by id), so the chunks follow that order.
+    const order = docs.map((_, position) => position);
+    order.sort((a, b) => docs[a]!.time - docs[b]!.time || (docs[a]!.id < docs[b]!.id ? -1 : docs[a]!.id > docs[b]!.id ? 1 : a - b));
+    // A long request runs as a pipeline of chunks: the next chunk's analysis and lookup while this one is
+    // decided and written. Each chunk takes its ticket now, in order, so chunks decide as separate requests
+    // arriving one after the other would.
+    const size = this.options.pipelineChunk;
+    const chunks: number[][] = [];
+    for (let from = 0; from < order.length; from += size) chunks.push(order.slice(from, from + size));
+    const tickets = chunks.map(() => this.sequencer.take()); // arrival order: taken before any await
     const end = this.metrics?.checkDuration.startTimer({ operation: "index" });
     const results: (IndexResult | NeardupError)[] = new Array(docs.length);
+    const outcomes = await Promise.allSettled(chunks.map((positions, k) => this.indexChunk(docs, positions, tickets[k]!, policy, labels, results)));
+    end?.();
+    this.metrics?.recentEntries.set(this.recent.size);
+    this.metrics?.recentBytes.set(this.recent.bytes);
+    const failed = outcomes.flatMap((o, k) => (o.status === "rejected" ? [{ error: o.reason as unknown, positions: chunks[k]! }] : []));
+    // Nothing decided anywhere (the engine could not be reached, the lease was lost): the request fails whole, as before.
+    if (failed.length > 0 && failed.length === chunks.length) throw failed[0]!.error;
+    for (const { error, positions } of failed) {
+      // Other chunks were decided and written: this one's documents fail alone, each with the chunk's error.
+      if (!(error instanceof NeardupError)) throw error;
+      for (const position of positions) results[position] = error;
+    }
+    return results;
+  }
+
+  /**
+   * One chunk of a write request (positions in decision order): analysis and lookup at once, with other
+   * chunks and requests; the decisions in its ticket's turn; then the write. Per-document outcomes go to
+   * `results`; it throws, having decided nothing, when it cannot look up (the engine, the lease).
+   */
+  private async indexChunk(docs: DocInput[], positions: number[], ticket: Ticket, policy: Policy, labels: string[] | undefined, results: (IndexResult | NeardupError)[]): Promise<void> {
+    const label = (position: number, field: string) => (labels?.[position] ? `${labels[position]}.${field}` : field);
     let decided: Decided[];
     try {
       const items: Item[] = [];
       const outcomes = this.analyzer
         ? // The write path reads the sketch, the simhash and the keys, not the term Maps: they stay in the worker.
           await this.analyzer.analyzeMany(
-            docs.map((doc, position) => ({ text: doc.text, field: label(position, "text") })),
+            positions.map((position) => ({ text: docs[position]!.text, field: label(position, "text") })),
             { vectors: false },
           )
-        : docs.map((doc, position) => {
+        : positions.map((position) => {
             try {
-              return this.analyze(doc.text, label(position, "text"));
+              return this.analyze(docs[position]!.text, label(position, "text"));
             } catch (err) {
               return err as NeardupError;
             }
           });
-      outcomes.forEach((outcome, position) => {
+      outcomes.forEach((outcome, k) => {
+        const position = positions[k]!;
         if (outcome instanceof NeardupError) results[position] = outcome;
         else items.push({ doc: docs[position]!, analysis: outcome, position });
       });
-      // Within one request, the earliest by time is decided first (ties: by id).
-      items.sort((a, b) => a.doc.time - b.doc.time || (a.doc.id < b.doc.id ? -1 : a.doc.id > b.doc.id ? 1 : a.position - b.position));
       const radii = items.map((it) => this.radiusFor(it.analysis));
       const lookups = items.map((it, i) => ({ analysis: it.analysis, time: it.doc.time, excludeId: it.doc.idGiven ? it.doc.id : undefined, radius: radii[i]! }));
       let startedAt = Date.now();
@@ -366,12 +395,8 @@ export class DedupService {
       await this.write(decided, labels);
     } finally {
       for (const d of decided) if (d.entry?.visibleAt === undefined && d.entry) this.recent.settle(d.entry, false);
-      end?.();
     }
     for (const d of decided) results[d.item.position] = d.error ?? d.result;
-    this.metrics?.recentEntries.set(this.recent.size);
-    this.metrics?.recentBytes.set(this.recent.bytes);
-    return results;
   }
 
   /**

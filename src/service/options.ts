@@ -37,6 +37,13 @@ export interface DedupOptions {
   /** Most documents in one bulk request. Default 1,000. */
   maxBulkItems: number;
   /**
+   * Documents a write request decides at a time: a longer request runs as a
+   * pipeline of chunks of this many, the next chunk analysed and looked up
+   * while this one is decided and written (each chunk in arrival order, as
+   * separate requests would be). Default 100.
+   */
+  pipelineChunk: number;
+  /**
    * Memory budget of the recent-writes window, in bytes (rough: analyses and
    * keys). While it is full, new writes answer a retryable 503 until entries
    * expire: the window is never cut short, since that would lose first-one-wins.
@@ -63,6 +70,7 @@ export const DEFAULT_DEDUP_OPTIONS: Readonly<DedupOptions> = Object.freeze({
   maxCandidatePages: 10,
   recentWindowMs: 30_000,
   maxBulkItems: 1000,
+  pipelineChunk: 100,
   recentWindowBytes: 256 * 1024 * 1024,
   lshKeyBudget: 200,
 });
@@ -73,7 +81,7 @@ export function resolveDedupOptions(options: Partial<DedupOptions> = {}): DedupO
     if (!(key in DEFAULT_DEDUP_OPTIONS)) throw new NeardupError("INVALID_CONFIG", `unknown dedup option ${key}`, { field: key });
   }
   const o = { ...DEFAULT_DEDUP_OPTIONS, ...options };
-  for (const key of ["windowMs", "maxCandidates", "maxCandidatePages", "recentWindowMs", "maxBulkItems", "recentWindowBytes"] as const) {
+  for (const key of ["windowMs", "maxCandidates", "maxCandidatePages", "recentWindowMs", "maxBulkItems", "pipelineChunk", "recentWindowBytes"] as const) {
     if (!Number.isInteger(o[key]) || o[key] <= 0) {
       throw new NeardupError("INVALID_CONFIG", `${key} must be a positive integer, got ${JSON.stringify(o[key])}`, { field: key });
     }

@@ -19,8 +19,8 @@ export interface Faults {
   holdWrite(id: string): () => void;
   /** Delay of every search (search and msearch) issued while this is set, in ms (0: none). */
   slowSearchMs: number;
-  /** When set, every search issued meanwhile waits for the promise it returns. */
-  searchGate: (() => Promise<void>) | undefined;
+  /** When set, every search issued meanwhile waits for the promise it returns (given the search's arguments). */
+  searchGate: ((...args: unknown[]) => Promise<void>) | undefined;
 }
 
 export function withFaults<E extends Engine>(engine: E): { engine: E; faults: Faults } {
@@ -70,7 +70,7 @@ export function withFaults<E extends Engine>(engine: E): { engine: E; faults: Fa
       if (prop === "search" || prop === "msearch") {
         return async (...args: unknown[]) => {
           // Read the gate when the search is issued, not when it resumes.
-          const gate = faults.searchGate?.();
+          const gate = faults.searchGate?.(...args);
           const ms = faults.slowSearchMs;
           if (ms > 0) await sleep(ms);
           if (gate) await gate;

@@ -5,7 +5,7 @@ import { DedupService } from "../../../src/service/dedup-service.js";
 import { parseDocInput } from "../../../src/service/input.js";
 import { resolveDedupOptions } from "../../../src/service/options.js";
 import { MemoryEngine } from "../../helpers/memory-engine.js";
-import { LONG_ZH, MOM_A, MOM_B, RECIPE_EN, variants } from "../../fixtures/texts/near-duplicates.js";
+import { englishVariants, LONG_ZH, MOM_A, MOM_B, NEWS_EN, RECIPE_EN, variants } from "../../fixtures/texts/near-duplicates.js";
 import { createAnalyzer, type Analyzer } from "../../../src/workers/index.js";
 import { withFaults } from "../../helpers/faulty-engine.js";
 
@@ -57,6 +57,44 @@ describe("DedupService on an engine double", () => {
     const [[ra], [rc]] = await Promise.all([a, c]);
     expect(ra).toMatchObject({ id: "a", status: "original" });
     expect(rc).toMatchObject({ id: "c", status: "duplicate", duplicate_of: "a" });
+  });
+
+  it("a bulk decided as a pipeline of chunks gives the answers it gives decided whole, near-duplicates across chunks included", async () => {
+    // Out of time order on purpose: the earliest by time is the original whatever its place in the request.
+    const texts = [...variants(LONG_ZH, 5), RECIPE_EN, MOM_A, MOM_B, ...englishVariants(NEWS_EN, 2), "", NEWS_EN];
+    const docs = texts.map((text, i) => parseDocInput({ id: `d${i}`, text, time: 10_000 - ((i * 7) % texts.length) * 10 }));
+    const run = async (pipelineChunk: number) => {
+      const service = new DedupService(new MemoryEngine(), fp, resolveDedupOptions({ index: "chunks", pipelineChunk }));
+      await service.ensureIndex();
+      return (await service.index(docs, "mark")).map((r) => (r instanceof NeardupError ? `${r.code} ${r.field}` : `${r.id} ${r.status} ${r.duplicate_of} ${r.reason}`));
+    };
+    const whole = await run(1000);
+    expect(whole.filter((r) => r.includes(" duplicate "))).toHaveLength(7); // 4 of LONG_ZH, MOM_B, 2 of NEWS_EN
+    for (const chunk of [1, 2, 3, 5]) expect(await run(chunk)).toEqual(whole);
+  });
+
+  it("a chunk whose lookup fails answers its documents with the error; the other chunks are decided and written", async () => {
+    const { engine, faults } = withFaults(new MemoryEngine());
+    const windowMs = resolveDedupOptions({}).windowMs;
+    const service = new DedupService(engine, fp, resolveDedupOptions({ index: "chunk-fail", pipelineChunk: 2, lshKeyBudget: 0 }));
+    await service.ensureIndex();
+    const [a, b] = variants(LONG_ZH, 2);
+    // Times 1000, 1000, 5000, 5000: the second chunk's lookups are the only ones whose window starts at 5000.
+    const docs = [a!, RECIPE_EN, b!, NEWS_EN].map((text, i) => parseDocInput({ id: `d${i}`, text, time: i < 2 ? 1000 : 5000 }));
+    faults.searchGate = (...args) => (JSON.stringify(args).includes(String(5000 - windowMs)) ? Promise.reject(new NeardupError("ENGINE_UNAVAILABLE", "injected: the second chunk's lookup failed")) : Promise.resolve());
+    const results = await service.index(docs, "mark");
+    expect(results[0]).toMatchObject({ id: "d0", status: "original", action: "indexed" });
+    expect(results[1]).toMatchObject({ id: "d1", status: "original", action: "indexed" });
+    expect(results[2]).toMatchObject({ code: "ENGINE_UNAVAILABLE" });
+    expect(results[3]).toMatchObject({ code: "ENGINE_UNAVAILABLE" });
+    faults.searchGate = undefined;
+    await engine.refresh("chunk-fail");
+    const stored = await engine.search<unknown>({ index: "chunk-fail", body: { size: 10, query: { match_all: {} } } });
+    expect(stored.hits.hits.map((h) => h._id).sort()).toEqual(["d0", "d1"]);
+    // Sent again, the failed documents are decided against what was written.
+    const again = await service.index([docs[2]!, docs[3]!], "mark");
+    expect(again[0]).toMatchObject({ id: "d2", status: "duplicate", duplicate_of: "d0" });
+    expect(again[1]).toMatchObject({ id: "d3", status: "original" });
   });
 
   it("gives the same answers with its texts analysed on a pool of worker threads", async () => {
