@@ -312,7 +312,7 @@ export class BulkHandler {
    * (`POST /_neardup/internal/bulk`): decided here or refused, never sent on.
    */
   async handleForwarded(body: unknown): Promise<ChunkAnswer> {
-    const request = parseChunkRequest(body);
+    const request = parseChunkRequest(body, this.deps.maxBatch);
     const { index, docs } = request;
     const rule = ruleFor(this.deps.rules, index);
     if (!rule) {

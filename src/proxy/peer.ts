@@ -13,6 +13,7 @@
  */
 import { NeardupError, isNeardupError } from "../core/errors.js";
 import type { Policy } from "../service/options.js";
+import { isStorableTime } from "../service/input.js";
 import type { Failure, ItemBody } from "./items.js";
 
 export const PEER_PATH = "/_neardup/internal/bulk";
@@ -57,11 +58,12 @@ function isObject(value: unknown): value is Record<string, unknown> {
 }
 
 /** Checks the shape of a forwarded request (the writer trusts no more than `_bulk` does); throws INVALID_INPUT. */
-export function parseChunkRequest(body: unknown): ChunkRequest {
+export function parseChunkRequest(body: unknown, maxDocs = Infinity): ChunkRequest {
   const bad = (what: string) => new NeardupError("INVALID_INPUT", `forwarded _bulk chunk: ${what}`);
   if (!isObject(body) || typeof body.index !== "string" || typeof body.query !== "string" || typeof body.mayCreate !== "boolean") throw bad("expected index, query, mayCreate");
   if (body.policy !== "mark" && body.policy !== "skip" && body.policy !== "reject") throw bad(`policy ${JSON.stringify(body.policy)}`);
   if (!isObject(body.headers) || !Array.isArray(body.docs)) throw bad("expected headers and docs");
+  if (body.docs.length > maxDocs) throw new NeardupError("TOO_LARGE", `forwarded _bulk chunk: ${body.docs.length} docs, at most ${maxDocs} (NEARDUP_MAX_BULK_ITEMS)`, { field: "docs" });
   for (const [k, d] of body.docs.entries()) {
     const ok =
       isObject(d) &&
@@ -69,6 +71,7 @@ export function parseChunkRequest(body: unknown): ChunkRequest {
       typeof d.id === "string" &&
       typeof d.idGiven === "boolean" &&
       typeof d.time === "number" &&
+      isStorableTime(d.time) &&
       isObject(d.meta) &&
       isObject(d.source) &&
       typeof d.text === "string";

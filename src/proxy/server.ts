@@ -212,8 +212,8 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     try {
       json(res, 200, await (await bulkHandler(engine)).handleForwarded(body), undefined);
     } catch (err) {
-      if (!isNeardupError(err) || err.status !== 400) throw err;
-      json(res, 400, engineErrorBody(400, "neardup_invalid_input_exception", err.message), undefined);
+      if (!isNeardupError(err) || (err.status !== 400 && err.status !== 413)) throw err;
+      json(res, err.status, engineErrorBody(err.status, `neardup_${err.code.toLowerCase()}_exception`, err.message), undefined);
     }
   };
 

@@ -27,7 +27,7 @@ import componentTemplate from "../../mappings/component-template.neardup.json" w
 import type { Candidate } from "./candidate.js";
 import { documentSource, storedSketch, getDocument, writeDocuments, type Decision } from "./documents.js";
 import { fetchCandidates, DocValueReads, KeyStatistics, lookupProbe, type Lookup, type LookupResult } from "./candidates/index.js";
-import type { DocInput } from "./input.js";
+import { isStorableTime, MAX_TIME_MS, type DocInput } from "./input.js";
 import type { DedupMetrics } from "./metrics.js";
 import type { DedupOptions, Policy } from "./options.js";
 import { chooseOriginal, compareCandidates, rankMatches, type Match } from "./rank.js";
@@ -347,11 +347,17 @@ export class DedupService {
    * chunks and requests; the decisions in its ticket's turn; then the write. Per-document outcomes go to
    * `results`; it throws, having decided nothing, when it cannot look up (the engine, the lease).
    */
-  private async indexChunk(docs: DocInput[], positions: number[], ticket: Ticket, policy: Policy, labels: string[] | undefined, results: (IndexResult | NeardupError)[]): Promise<void> {
+  private async indexChunk(docs: DocInput[], chunk: number[], ticket: Ticket, policy: Policy, labels: string[] | undefined, results: (IndexResult | NeardupError)[]): Promise<void> {
     const label = (position: number, field: string) => (labels?.[position] ? `${labels[position]}.${field}` : field);
     let decided: Decided[];
     try {
       const items: Item[] = [];
+      // The routes check times; a caller that did not (a forwarded chunk, the library) gets a per-document 400, never a window entry it cannot write.
+      const positions = chunk.filter((position) => {
+        if (isStorableTime(docs[position]!.time)) return true;
+        results[position] = new NeardupError("INVALID_INPUT", `${label(position, "time")} must be whole epoch milliseconds from 0 to ${MAX_TIME_MS}, got ${String(docs[position]!.time)}`, { field: label(position, "time") });
+        return false;
+      });
       const outcomes = this.analyzer
         ? // The write path reads the sketch, the simhash and the keys, not the term Maps: they stay in the worker.
           await this.analyzer.analyzeMany(
@@ -460,9 +466,10 @@ export class DedupService {
     }
     if (write) {
       // The window holds what the re-rank needs (a sketch with the text where the edit rule may read it), not the analysis.
+      // The source first: if it cannot be built, no window entry is left behind that nothing would ever settle.
+      out.source = documentSource(this.options.textField, doc, analysis, decision);
       const sketch = sketchOf(analysis, editTextLimit(this.fingerprinter.verdictOptions));
       out.entry = this.recent.add({ id: doc.id, simhash: analysis.simhash, lsh: analysis.lsh, lshScheme: analysis.lshScheme, time: doc.time, status: decision.status, duplicateOf: decision.duplicateOf, sketch }, after);
-      out.source = documentSource(this.options.textField, doc, analysis, decision);
     }
     return out;
   }

@@ -184,10 +184,18 @@ function parseRfc3339(text: string): number {
  * times. A time more than `maxFutureMs` after `now` is refused: a
  * future-dated document would stay a candidate for everything after it.
  */
+/** The latest document time accepted: 9999-12-31T23:59:59.999Z (what `Date` and the engines' date fields hold). */
+export const MAX_TIME_MS = 253402300799999;
+
+/** A document time the service can store: whole epoch milliseconds from 1970 to {@link MAX_TIME_MS}. */
+export function isStorableTime(ms: number): boolean {
+  return Number.isInteger(ms) && ms >= 0 && ms <= MAX_TIME_MS;
+}
+
 export function parseTime(value: string | number | undefined, field: string, now: number, maxFutureMs = Infinity): number {
   if (value === undefined) return now;
   const ms = typeof value === "number" ? (Number.isInteger(value) ? value : NaN) : parseRfc3339(value);
-  if (!Number.isFinite(ms) || ms < 0 || ms > 253402300799999) {
+  if (!isStorableTime(ms)) {
     throw new NeardupError("INVALID_INPUT", `${field} must be an ISO-8601 date or epoch milliseconds, got ${JSON.stringify(value)}`, { field });
   }
   if (ms > now + maxFutureMs) {

@@ -3,7 +3,7 @@ import express, { Router, type ErrorRequestHandler, type Request } from "express
 import { z } from "zod";
 import { NeardupError } from "../../core/errors.js";
 import type { DedupService, IndexResult } from "../../service/dedup-service.js";
-import { DEFAULT_TIME_SKEW_MS, idSchema, parseDocInput, parseId, parsePolicy, parseTime, parseWith, type DocInput } from "../../service/input.js";
+import { DEFAULT_TIME_SKEW_MS, MAX_TIME_MS, idSchema, parseDocInput, parseId, parsePolicy, parseTime, parseWith, type DocInput } from "../../service/input.js";
 import { fromPeerDoc, toPeerAnswer, PEER_ROUTE } from "../peer.js";
 
 /** A write forwarded by another sidecar (already validated there). */
@@ -18,7 +18,7 @@ const peerBody = z
             id_given: z.boolean(),
             text: z.string(),
             fields: z.record(z.string(), z.unknown()).optional(),
-            time: z.number().int().min(0),
+            time: z.number().int().min(0).max(MAX_TIME_MS),
           })
           .strict(),
       )
@@ -174,6 +174,8 @@ export function documentRoutes(service: () => DedupService, options: DocumentRou
 
   router.post(PEER_ROUTE.replace(/^\/v1/, ""), async (req, res) => {
     const body = parseWith(peerBody, req.body);
+    const max = service().options.maxBulkItems;
+    if (body.items.length > max) throw new NeardupError("TOO_LARGE", `items holds ${body.items.length} documents, at most ${max} (NEARDUP_MAX_BULK_ITEMS)`, { field: "items" });
     const results = await service().index(body.items.map(fromPeerDoc), body.policy, body.labels, { forwarded: true });
     res.json({ items: results.map(toPeerAnswer) });
   });

@@ -7,6 +7,7 @@
 import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseIndexRules, startProxy, type RunningProxy } from "../../../src/proxy/index.js";
+import { parseChunkRequest } from "../../../src/proxy/peer.js";
 import { resolveDedupOptions } from "../../../src/service/options.js";
 import { sharedFingerprinter } from "../../helpers/api.js";
 
@@ -59,5 +60,20 @@ describe("the _bulk proxy and hostile request lines", () => {
     // Still alive: a well-formed bulk is answered (503: no engine connected in this test).
     const next = await raw(proxy.url, "POST /logs-1/_bulk HTTP/1.1");
     expect(next.status).toBe(503);
+  });
+});
+
+describe("a chunk forwarded by another sidecar's proxy", () => {
+  const chunk = (docs: unknown[]) => ({ index: "logs-1", query: "", mayCreate: true, policy: "mark", headers: {}, docs });
+  const doc = (time: unknown) => ({ op: "index", id: "x", idGiven: true, time, meta: {}, source: { message: "hello" }, text: "hello" });
+
+  it("refuses a time no engine date can hold, naming the document", () => {
+    for (const time of [1e309, 9007199254740991, -5, 1.5]) expect(() => parseChunkRequest(chunk([doc(time)]))).toThrow(/docs\[0\] is not a document/);
+    expect(parseChunkRequest(chunk([doc(1_700_000_000_000)])).docs).toHaveLength(1);
+  });
+
+  it("refuses more documents than a _bulk may hold, with a 413", () => {
+    expect(() => parseChunkRequest(chunk([doc(1), doc(2), doc(3)]), 2)).toThrow(expect.objectContaining({ code: "TOO_LARGE", status: 413 }));
+    expect(parseChunkRequest(chunk([doc(1), doc(2)]), 2).docs).toHaveLength(2);
   });
 });

@@ -97,6 +97,20 @@ describe("DedupService on an engine double", () => {
     expect(again[1]).toMatchObject({ id: "d3", status: "original" });
   });
 
+  it("a document whose time cannot be stored gets a 400 naming it, and leaves nothing behind that a later near-duplicate would wait for", async () => {
+    const service = new DedupService(new MemoryEngine(), fp, resolveDedupOptions({ index: "bad-time" }));
+    await service.ensureIndex();
+    const [a, b] = variants(LONG_ZH, 2);
+    // What a route would refuse, as a forwarded chunk or a library caller could still send it.
+    for (const time of [9007199254740991, 1e300, -1, 1.5]) {
+      const bad = { ...parseDocInput({ id: "bad", text: a! }), time };
+      const [r] = await service.index([bad], "mark", ["items[0]"]);
+      expect(r).toMatchObject({ code: "INVALID_INPUT", status: 400, field: "items[0].time" });
+    }
+    const later = await Promise.race([service.index([parseDocInput({ id: "b", text: b! })], "mark"), new Promise((r) => setTimeout(() => r("hung"), 5_000))]);
+    expect(later).toEqual([expect.objectContaining({ id: "b", status: "original" })]);
+  });
+
   it("gives the same answers with its texts analysed on a pool of worker threads", async () => {
     const docs = [...variants(LONG_ZH, 4), RECIPE_EN, "", MOM_A, MOM_B].map((text, i) => parseDocInput({ id: `d${i}`, text, time: 1000 + i }));
     const run = async (analyzer?: Analyzer) => {
