@@ -180,10 +180,17 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     let body: Buffer | undefined;
     try {
       body = await decode(raw, req.headers["content-encoding"]);
-    } catch {
-      body = undefined;
+    } catch (err) {
+      // A gzip or deflate body that does not decode (or decodes past the limit): the client's error, said as such.
+      const tooLong = (err as NodeJS.ErrnoException).code === "ERR_BUFFER_TOO_LARGE";
+      const status = tooLong ? 413 : 400;
+      const reason = tooLong
+        ? `request body decodes to more than ${MAX_BULK_BYTES} bytes`
+        : `request body is not valid ${String(req.headers["content-encoding"])} (Content-Encoding): ${(err as Error).message}`;
+      json(res, status, engineErrorBody(status, tooLong ? "content_too_long_exception" : "illegal_argument_exception", reason), product);
+      return;
     }
-    if (body === undefined) return forwardRaw(`content-encoding ${String(req.headers["content-encoding"])} could not be decoded`);
+    if (body === undefined) return forwardRaw(`content-encoding ${String(req.headers["content-encoding"])} is not one neardup decodes`);
     if (!engine) {
       json(res, 503, engineErrorBody(503, "neardup_engine_unavailable_exception", "neardup is not connected to the engine yet"), product);
       return;

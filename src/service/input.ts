@@ -87,14 +87,16 @@ function checkFields(fields: Record<string, unknown>, path: string): void {
   const fail = (at: string, problem: string): never => {
     throw new NeardupError("INVALID_INPUT", `${at} ${problem}`, { field: at });
   };
-  const walk = (value: unknown, at: string, depth: number): void => {
+  // `arrays`: arrays directly inside arrays (the engines flatten them, but each level is a level of recursion here and there).
+  const walk = (value: unknown, at: string, depth: number, arrays = 0): void => {
     if (typeof value === "string") {
       if (!isWellFormed(value)) fail(at, `must be well-formed Unicode${loneSurrogate(value)}`);
       if (value.length > MAX_FIELDS_VALUE_BYTES / 3 && Buffer.byteLength(value) > MAX_FIELDS_VALUE_BYTES) fail(at, `is longer than ${MAX_FIELDS_VALUE_BYTES} bytes`);
       return;
     }
     if (Array.isArray(value)) {
-      value.forEach((v, i) => walk(v, `${at}[${i}]`, depth));
+      if (arrays >= MAX_FIELDS_DEPTH) fail(at, `holds arrays nested deeper than ${MAX_FIELDS_DEPTH} levels`);
+      value.forEach((v, i) => walk(v, `${at}[${i}]`, depth, arrays + 1));
       return;
     }
     if (value === null || typeof value !== "object") return;

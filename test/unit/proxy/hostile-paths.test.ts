@@ -63,6 +63,30 @@ describe("the _bulk proxy and hostile request lines", () => {
   });
 });
 
+describe("the _bulk proxy and bodies that do not decode", () => {
+  let proxy: RunningProxy;
+  beforeAll(async () => {
+    proxy = await startProxy({
+      host: "127.0.0.1",
+      port: 0,
+      connection: { url: "http://127.0.0.1:9", requestTimeoutMs: 2_000 },
+      rules: parseIndexRules("logs-*:message"),
+      dedup: resolveDedupOptions({}),
+      engine: () => undefined,
+      fingerprinter: sharedFingerprinter,
+    });
+  });
+  afterAll(async () => proxy?.close());
+
+  it.each(["gzip", "deflate", "x-gzip"])("a plain body sent as %s answers 400 naming Content-Encoding (it was forwarded, and the engine's reset came back as a 503)", async (encoding) => {
+    const r = await fetch(`${proxy.url}/logs-1/_bulk`, { method: "POST", headers: { "content-type": "application/x-ndjson", "content-encoding": encoding }, body: '{"index":{}}\n{"message":"hi"}\n' });
+    expect(r.status).toBe(400);
+    const body = (await r.json()) as { error: { type: string; reason: string } };
+    expect(body.error.type).toBe("illegal_argument_exception");
+    expect(body.error.reason).toContain("Content-Encoding");
+  });
+});
+
 describe("a chunk forwarded by another sidecar's proxy", () => {
   const chunk = (docs: unknown[]) => ({ index: "logs-1", query: "", mayCreate: true, policy: "mark", headers: {}, docs });
   const doc = (time: unknown) => ({ op: "index", id: "x", idGiven: true, time, meta: {}, source: { message: "hello" }, text: "hello" });

@@ -70,6 +70,19 @@ describe("fields (issue 11): the client's data, checked before the engine sees i
     expect(errorOf(() => parseDocInput({ text: "t", fields: { a: [{ b: nested(MAX_FIELDS_DEPTH) }] } })).field).toBe("fields.a[0].b.l1.l2.l3.l4.l5.l6");
   });
 
+  it(`refuses arrays nested ${MAX_FIELDS_DEPTH + 1} deep inside each other with a 400 naming the path (thousands deep overflowed the stack: a 500)`, () => {
+    const arrays = (levels: number): unknown => {
+      let v: unknown = 1;
+      for (let i = 0; i < levels; i++) v = [v];
+      return v;
+    };
+    expect(parseDocInput({ text: "t", fields: { a: arrays(MAX_FIELDS_DEPTH) } }).fields).toEqual({ a: arrays(MAX_FIELDS_DEPTH) });
+    const err = errorOf(() => parseDocInput({ text: "t", fields: { a: arrays(MAX_FIELDS_DEPTH + 1) } }));
+    expect(err).toMatchObject({ code: "INVALID_INPUT", field: `fields.a${"[0]".repeat(MAX_FIELDS_DEPTH)}` });
+    expect(err.message).toContain(`holds arrays nested deeper than ${MAX_FIELDS_DEPTH} levels`);
+    expect(errorOf(() => parseDocInput({ text: "t", fields: { a: arrays(100_000) } })).code).toBe("INVALID_INPUT");
+  });
+
   it.each([
     [{ "": 1 }, "fields", "fields has an empty key"],
     [{ a: { "": 1 } }, "fields.a", "fields.a has an empty key"],
