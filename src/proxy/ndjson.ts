@@ -49,6 +49,10 @@ export function parseBulk(body: string, pathIndex: string | undefined): ParsedBu
     const op = keys[0];
     const meta = op === undefined ? undefined : action[op];
     if (keys.length !== 1 || !OPS.has(op!) || !isObject(meta)) return { ok: false, reason: `line ${i + 1} is not one of index, create, update, delete` };
+    // Values the engines refuse in the action line (the whole request fails there): forwarded, so their own error comes back.
+    if (meta._index !== undefined && meta._index !== null && typeof meta._index !== "string") return { ok: false, reason: `line ${i + 1} has an _index that is not a string` };
+    const id = meta._id;
+    if (id !== undefined && id !== null && typeof id !== "string" && !(typeof id === "number" && Number.isFinite(id))) return { ok: false, reason: `line ${i + 1} has an _id that is not a simple value` };
     const index = typeof meta._index === "string" ? meta._index : pathIndex;
     if (index === undefined || index === "") return { ok: false, reason: `line ${i + 1} names no index` };
     let sourceLine: string | undefined;

@@ -56,6 +56,12 @@ describe("parseBulk", () => {
     [body('{"index":{"_index":"a"}}'), "no source line"],
     [body('{"delete":{"_id":"1"}}'), "names no index"],
     ["", "no actions"],
+    // before: written as "[object Object]", "a,b", "Infinity", or into the path's index
+    [body('{"index":{"_index":"logs","_id":{"a":1}}}', "{}"), "_id that is not a simple value"],
+    [body('{"index":{"_index":"logs","_id":["a","b"]}}', "{}"), "_id that is not a simple value"],
+    [body('{"index":{"_index":"logs","_id":1e309}}', "{}"), "_id that is not a simple value"],
+    [body('{"index":{"_index":{"a":1}}}', "{}"), "_index that is not a string"],
+    [body('{"index":{"_index":5}}', "{}"), "_index that is not a string"],
   ])("leaves a whole-request problem to the engine: %j", (text, reason) => {
     const parsed = parseBulk(text, undefined);
     expect(parsed.ok).toBe(false);
