@@ -262,6 +262,12 @@ export class BulkHandler {
           // Not there and not to be created: the engine answers these items itself (index_not_found).
           if (err instanceof MissingIndex) return this.runPass(group, pathIndex, query, headers, results);
           if (isNeardupError(err) && err.code === "ENGINE_UNAVAILABLE") return { written: 0, failures: [{ failure: { kind: "unavailable", status: 503, reason: err.message }, items: group }] };
+          if (isNeardupError(err) && err.code === "INVALID_CONFIG" && err.field === "index") {
+            // The client's index name, not this sidecar's setup: a per-item 400, as the engine answers one.
+            const body = { _index: index, status: 400, error: { type: "invalid_index_name_exception", reason: `Invalid index name [${index}]: ${err.message}`, index } };
+            for (const d of group) results[d.at] = { [d.item.op]: { ...body, ...(idOf(d.item) === undefined ? {} : { _id: idOf(d.item) }) } };
+            return { written: 0, failures: [] };
+          }
           const failure = isNeardupError(err) ? err : new NeardupError("ENGINE_ERROR", String(err));
           for (const d of group) results[d.at] = { [d.item.op]: neardupErrorItem(index, idOf(d.item), failure) };
           return { written: 0, failures: [] };

@@ -190,6 +190,18 @@ describe.each(engineTargets())("_bulk proxy on $kind $version ($source)", (targe
     expect(await h.engine.get(other, "p")).toEqual({ message: b, kept: true });
   });
 
+  it("an index name the engine refuses gets the engine's per-item 400, not a 500; the other items are written", async () => {
+    const index = name("mark");
+    const bad = `${prefix}-mark-UPPER`; // matches the rule, and no engine takes an upper-case name
+    const body = lines({ index: { _index: bad, _id: "u" } }, { message: NEWS_EN }, { index: { _index: index, _id: "ok" } }, { message: RECIPE_EN });
+    const viaProxy = await rawBulk(h.url, "/_bulk?refresh=true", body);
+    const direct = await rawBulk(target.url, "/_bulk", lines({ index: { _index: bad, _id: "u" } }, { message: NEWS_EN }));
+    expect(viaProxy.status).toBe(200);
+    expect(viaProxy.body.items[0]!.index).toMatchObject({ _id: "u", status: 400, error: { type: direct.body.items[0]!.index!.error && (direct.body.items[0]!.index!.error as { type: string }).type } });
+    expect(viaProxy.body.items[0]!.index).toMatchObject({ error: { type: "invalid_index_name_exception" } });
+    expect(viaProxy.body.items[1]!.index).toMatchObject({ _id: "ok", status: 201, neardup: { status: "original" } });
+  });
+
   it("a malformed action line gets the engine's own whole-request error and nothing is written", async () => {
     const index = name("mark");
     const body = lines({ index: { _index: index, _id: "1" } }, { message: NEWS_EN }, '{"index":{bad', { message: RECIPE_EN });
