@@ -40,6 +40,13 @@ export interface ProxyOptions {
   fingerprinter: () => Promise<Fingerprinter>;
   /** The analysis worker pool to share (NEARDUP_WORKERS > 1), made with the same fingerprinter options; absent: analysis in this thread. */
   analyzer?: () => Analyzer | undefined;
+  /**
+   * Most `_bulk` body bytes held at once, decoded (NEARDUP_MAX_INFLIGHT_BODY): a request that would pass it,
+   * while others are held, gets `429` with `Retry-After` before its body is read (by Content-Length; a body
+   * without one counts as {@link MAX_BULK_BYTES}), or once its decoded size is known. One request alone is always let in.
+   * Default 64 MiB.
+   */
+  maxInflightBytes?: number;
   /** Source field read as each document's time. Default `@timestamp`. */
   timeField?: string;
   /**
@@ -157,9 +164,41 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     json(res, 503, engineErrorBody(503, "neardup_engine_unavailable_exception", err.message), product);
   };
 
+  const maxHeld = options.maxInflightBytes ?? 64 * 1024 * 1024;
+  let held = 0;
+  /** Takes `bytes` of the in-flight budget, or answers 429 (the engines' "too many requests" shape) and returns false. */
+  const hold = (res: ServerResponse, bytes: number, mine: number, product: string | undefined): boolean => {
+    if (held - mine > 0 && held + bytes > maxHeld) {
+      res.setHeader("retry-after", "1");
+      json(res, 429, engineErrorBody(429, "es_rejected_execution_exception", `neardup: _bulk bodies in flight would exceed ${maxHeld} bytes (NEARDUP_MAX_INFLIGHT_BODY); retry in 1 s`), product);
+      return false;
+    }
+    held += bytes;
+    return true;
+  };
+
   const onBulk = async (req: IncomingMessage, res: ServerResponse, url: URL, pathIndex: string | undefined): Promise<void> => {
     const engine = options.engine();
     const product = engine?.kind === "elasticsearch" ? "Elasticsearch" : undefined;
+    const length = Number(req.headers["content-length"]);
+    let mine = Number.isSafeInteger(length) && length >= 0 ? Math.min(length, MAX_BULK_BYTES) : MAX_BULK_BYTES;
+    if (!hold(res, mine, 0, product)) {
+      req.resume();
+      return;
+    }
+    try {
+      await onHeldBulk(req, res, url, pathIndex, engine, product, (decoded) => {
+        if (decoded <= mine) return true;
+        if (!hold(res, decoded - mine, mine, product)) return false;
+        mine = decoded;
+        return true;
+      });
+    } finally {
+      held -= mine;
+    }
+  };
+
+  const onHeldBulk = async (req: IncomingMessage, res: ServerResponse, url: URL, pathIndex: string | undefined, engine: Engine | undefined, product: string | undefined, decodedSize: (bytes: number) => boolean): Promise<void> => {
     const raw = await readBody(req);
     if (raw === undefined) {
       json(res, 413, engineErrorBody(413, "content_too_long_exception", `request body is larger than ${MAX_BULK_BYTES} bytes`), product);
@@ -191,6 +230,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       return;
     }
     if (body === undefined) return forwardRaw(`content-encoding ${String(req.headers["content-encoding"])} is not one neardup decodes`);
+    if (body !== raw && !decodedSize(body.length)) return;
     if (!engine) {
       json(res, 503, engineErrorBody(503, "neardup_engine_unavailable_exception", "neardup is not connected to the engine yet"), product);
       return;
@@ -250,7 +290,9 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
         return;
       }
       onBulk(req, res, url, pathIndex).catch((err: unknown) => {
-        logger?.error({ err: String(err) }, "proxy: _bulk failed");
+        // A client that went away mid-body is not the proxy's failure.
+        if (req.destroyed || (err as Error | undefined)?.message === "aborted") logger?.debug({ err: String(err) }, "proxy: _bulk client went away");
+        else logger?.error({ err: String(err) }, "proxy: _bulk failed");
         if (!res.headersSent) json(res, 500, engineErrorBody(500, "neardup_exception", "internal error in the neardup proxy"), undefined);
         else res.destroy();
       });

@@ -43,6 +43,7 @@ async function main(): Promise<void> {
           engine: () => engine,
           fingerprinter: service.fingerprinter,
           analyzer: service.analyzer,
+          maxInflightBytes: config.limits.maxInflightBodyBytes,
           lease: config.lease && { ttlMs: config.lease.ttlMs, advertiseUrl: proxyConfig.advertiseUrl },
           logger,
         });

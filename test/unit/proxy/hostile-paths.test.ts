@@ -5,6 +5,7 @@
  * request listener and took the whole sidecar down.
  */
 import net from "node:net";
+import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseIndexRules, startProxy, type RunningProxy } from "../../../src/proxy/index.js";
 import { parseChunkRequest } from "../../../src/proxy/peer.js";
@@ -84,6 +85,52 @@ describe("the _bulk proxy and bodies that do not decode", () => {
     const body = (await r.json()) as { error: { type: string; reason: string } };
     expect(body.error.type).toBe("illegal_argument_exception");
     expect(body.error.reason).toContain("Content-Encoding");
+  });
+});
+
+describe("the _bulk proxy's budget of bodies in flight", () => {
+  let proxy: RunningProxy;
+  beforeAll(async () => {
+    proxy = await startProxy({
+      host: "127.0.0.1",
+      port: 0,
+      connection: { url: "http://127.0.0.1:9", requestTimeoutMs: 2_000 },
+      rules: parseIndexRules("logs-*:message"),
+      dedup: resolveDedupOptions({}),
+      engine: () => undefined,
+      fingerprinter: sharedFingerprinter,
+      maxInflightBytes: 1_000,
+    });
+  });
+  afterAll(async () => proxy?.close());
+
+  const post = (body: Buffer, headers: Record<string, string> = {}) =>
+    fetch(`${proxy.url}/logs-1/_bulk`, { method: "POST", headers: { "content-type": "application/x-ndjson", ...headers }, body });
+
+  it("answers 429 with Retry-After while another body holds the budget; one request alone always goes in", async () => {
+    const { hostname, port } = new URL(proxy.url);
+    // A: 800 bytes announced, the body held back.
+    const a = net.connect(Number(port), hostname);
+    await new Promise((r) => a.once("connect", r));
+    let answerA = "";
+    a.setEncoding("utf8");
+    a.on("data", (d: string) => (answerA += d));
+    a.write("POST /logs-1/_bulk HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-ndjson\r\nContent-Length: 800\r\nConnection: close\r\n\r\n");
+    await new Promise((r) => setTimeout(r, 100));
+    const b = await post(Buffer.alloc(500, 0x20));
+    expect(b.status).toBe(429);
+    expect(b.headers.get("retry-after")).toBe("1");
+    expect(((await b.json()) as { error: { type: string } }).error.type).toBe("es_rejected_execution_exception");
+    // A decoded gzip larger than the budget is refused too while A is held.
+    const bomb = gzipSync(Buffer.alloc(5_000, 0x0a));
+    const c = await post(bomb, { "content-encoding": "gzip" });
+    expect(c.status).toBe(429);
+    a.end(Buffer.alloc(800, 0x20));
+    await new Promise((r) => a.once("close", r));
+    expect(answerA).toMatch(/^HTTP\/1\.1 503/); // A went in (no engine in this test)
+    // Alone, both go in.
+    expect((await post(Buffer.alloc(500, 0x20))).status).toBe(503);
+    expect((await post(bomb, { "content-encoding": "gzip" })).status).toBe(503);
   });
 });
 
