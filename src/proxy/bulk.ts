@@ -155,8 +155,9 @@ export class BulkHandler {
 
     if (written === 0 && failures.length > 0) {
       // Nothing reached the engine: answer for the whole request, as the engine would.
+      // The engine refused the request itself (a bad query parameter, a malformed action): its own answer, once.
       const only = failures[0]!;
-      if (failures.length === 1 && only.kind === "engine") return { kind: "json", status: only.status, body: only.body };
+      if (only.kind === "engine" && failures.every((f) => f.kind === "engine" && f.status === only.status)) return { kind: "json", status: only.status, body: only.body };
       const unavailable = failures.flatMap((f) => (f.kind === "unavailable" ? [f] : []));
       if (unavailable.length === failures.length) {
         const status = unavailable.some((f) => f.status === 429) ? 429 : 503;
@@ -366,6 +367,10 @@ export class BulkHandler {
     } finally {
       docs.forEach((doc, k) => entry.writer.forget(doc.id, plans[k]!));
     }
+    // The engine refused the write request as a whole for the client's reasons (e.g. `?refresh=bogus`) and nothing
+    // of this chunk was written: its own answer, not a per-item 502.
+    const refusal = plans.find((p) => p.refusal && !isUnavailableStatus(p.refusal.status))?.refusal;
+    if (refusal && refusal.status >= 400 && refusal.status < 500 && plans.every((p) => !p.result)) return { failure: { kind: "engine", status: refusal.status, body: refusal.body } };
     const items = outcome.map((r, k): ItemBody => {
       const plan = plans[k]!;
       if (plan.result) return isNeardupError(r) ? plan.result : { ...plan.result, neardup: verdictOf(r) };

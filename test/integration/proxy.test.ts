@@ -202,6 +202,21 @@ describe.each(engineTargets())("_bulk proxy on $kind $version ($source)", (targe
     expect(viaProxy.body.items[1]!.index).toMatchObject({ _id: "ok", status: 201, neardup: { status: "original" } });
   });
 
+  it("a query parameter the engine refuses gets the engine's own whole-request 400 and nothing is written", async () => {
+    const index = name("mark");
+    const body = lines({ index: { _index: index, _id: "1" } }, { message: NEWS_EN }, { index: { _index: index, _id: "2" } }, { message: RECIPE_EN });
+    const viaProxy = await rawBulk(h.url, "/_bulk?refresh=bogus", body);
+    const direct = await rawBulk(target.url, "/_bulk?refresh=bogus", body);
+    expect(direct.status).toBe(400);
+    expect(viaProxy.status).toBe(400); // was 200 with a per-item 502 "refused the bulk write with HTTP 400"
+    expect(viaProxy.body.error!.type).toBe(direct.body.error!.type);
+    await h.engine.refresh(index).catch(() => undefined);
+    expect(await h.engine.get(index, "1")).toBeUndefined();
+    // The proxy is not left holding anything: the same documents go in afterwards.
+    const again = await rawBulk(h.url, "/_bulk?refresh=true", body);
+    expect(again.body.items.map((i) => i.index!.status)).toEqual([201, 201]);
+  });
+
   it("a malformed action line gets the engine's own whole-request error and nothing is written", async () => {
     const index = name("mark");
     const body = lines({ index: { _index: index, _id: "1" } }, { message: NEWS_EN }, '{"index":{bad', { message: RECIPE_EN });
