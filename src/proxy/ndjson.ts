@@ -66,9 +66,38 @@ export function parseBulk(body: string, pathIndex: string | undefined): ParsedBu
   return { ok: true, items };
 }
 
-/** The source line as an object, or `undefined` when it is not a JSON object (the engine will say why). */
+/**
+ * Deepest nesting of objects and arrays the proxy parses and writes again: a source nested deeper goes to
+ * the engine as sent (its parser and mapping limits answer for it, per item). Rebuilding one thousands deep
+ * overflowed the stack, and its whole chunk was answered a retryable 503 for ever.
+ */
+export const MAX_SOURCE_DEPTH = 100;
+
+/** Whether a JSON text nests objects and arrays deeper than `max` (a scan that skips strings; no parse). */
+export function nestsDeeperThan(json: string, max: number): boolean {
+  let depth = 0;
+  for (let i = 0; i < json.length; i++) {
+    const c = json.charCodeAt(i);
+    if (c === 0x22) {
+      // a string: skip to its closing quote, past escapes
+      for (i++; i < json.length; i++) {
+        const d = json.charCodeAt(i);
+        if (d === 0x5c) i++;
+        else if (d === 0x22) break;
+      }
+    } else if (c === 0x7b || c === 0x5b) {
+      if (++depth > max) return true;
+    } else if (c === 0x7d || c === 0x5d) {
+      depth--;
+    }
+  }
+  return false;
+}
+
+/** The source line as an object, or `undefined` when it is not a JSON object or is nested past {@link MAX_SOURCE_DEPTH} (the engine will say why). */
 export function parseSource(item: BulkItem): Record<string, unknown> | undefined {
   if (item.sourceLine === undefined) return undefined;
+  if (nestsDeeperThan(item.sourceLine, MAX_SOURCE_DEPTH)) return undefined;
   try {
     const value: unknown = JSON.parse(item.sourceLine);
     return isObject(value) ? value : undefined;

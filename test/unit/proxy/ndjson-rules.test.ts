@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { arrivalId } from "../../../src/proxy/bulk.js";
-import { parseBulk, parseSource } from "../../../src/proxy/ndjson.js";
+import { MAX_SOURCE_DEPTH, nestsDeeperThan, parseBulk, parseSource } from "../../../src/proxy/ndjson.js";
 import { parseIndexRules, ruleFor } from "../../../src/proxy/rules.js";
 
 describe("parseIndexRules", () => {
@@ -66,6 +66,27 @@ describe("parseBulk", () => {
     const parsed = parseBulk(text, undefined);
     expect(parsed.ok).toBe(false);
     if (!parsed.ok) expect(parsed.reason).toContain(reason);
+  });
+});
+
+describe("sources nested too deep to rebuild", () => {
+  const deep = (levels: number, open = '{"a":', close = "}") => `{"message":"hi","x":${open.repeat(levels)}1${close.repeat(levels)}}`;
+
+  it(`are left to the engine past ${MAX_SOURCE_DEPTH} levels (counting brackets inside strings as text)`, () => {
+    const item = (sourceLine: string) => ({ op: "index" as const, meta: {}, index: "logs", actionLine: "{}", sourceLine });
+    expect(parseSource(item(deep(MAX_SOURCE_DEPTH - 1)))).toBeDefined();
+    expect(parseSource(item(deep(MAX_SOURCE_DEPTH)))).toBeUndefined();
+    expect(parseSource(item(deep(5_000, "[", "]")))).toBeUndefined();
+    // brackets and escaped quotes inside strings are not nesting
+    expect(parseSource(item(`{"message":"${"[{".repeat(500)} \\" ${"{".repeat(300)}"}`))).toMatchObject({ message: expect.stringContaining("[{") });
+  });
+
+  it("nestsDeeperThan agrees with the nesting JSON.parse sees", () => {
+    for (const [text, depth] of [["1", 0], ["[]", 1], ['{"a":[{"b":"]]]"}]}', 3], [String.raw`["\\", ["\""]]`, 2]] as const) {
+      JSON.parse(text);
+      expect(nestsDeeperThan(text, depth)).toBe(false);
+      expect(nestsDeeperThan(text, depth - 1)).toBe(depth > 0);
+    }
   });
 });
 
