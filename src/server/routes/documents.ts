@@ -176,6 +176,8 @@ export function documentRoutes(service: () => DedupService, options: DocumentRou
     const body = parseWith(peerBody, req.body);
     const max = service().options.maxBulkItems;
     if (body.items.length > max) throw new NeardupError("TOO_LARGE", `items holds ${body.items.length} documents, at most ${max} (NEARDUP_MAX_BULK_ITEMS)`, { field: "items" });
+    // Checked as the public routes check them (the sending sidecar did; a client calling this route directly did not).
+    body.items.forEach((item, k) => parseDocInput({ id: item.id, text: item.text, fields: item.fields, time: item.time }, `items[${k}]`));
     const results = await service().index(body.items.map(fromPeerDoc), body.policy, body.labels, { forwarded: true });
     res.json({ items: results.map(toPeerAnswer) });
   });

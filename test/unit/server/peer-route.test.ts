@@ -1,0 +1,58 @@
+/**
+ * `POST /v1/internal/documents` takes the writes other sidecars forward. A
+ * client can call it directly too, so it checks each document as the public
+ * routes do, and caps the items as `_bulk` does. Before: ids starting with
+ * `_`, lone surrogates in ids, `fields` keys the engine refuses and fields
+ * nested thousands deep went to the engine (or answered an item error naming
+ * a serialization failure), and 20,000 similar documents were decided in one
+ * request.
+ */
+import request from "supertest";
+import { beforeAll, describe, expect, it } from "vitest";
+import { createApp } from "../../../src/server/app.js";
+import { createLogger } from "../../../src/server/logger.js";
+import { createMetrics } from "../../../src/server/metrics.js";
+import { Readiness } from "../../../src/server/readiness.js";
+import { DedupService } from "../../../src/service/dedup-service.js";
+import { resolveDedupOptions } from "../../../src/service/options.js";
+import { MemoryEngine } from "../../helpers/memory-engine.js";
+import { sharedFingerprinter } from "../../helpers/api.js";
+
+describe("POST /v1/internal/documents", () => {
+  let app: ReturnType<typeof createApp>;
+  beforeAll(async () => {
+    const service = new DedupService(new MemoryEngine(), await sharedFingerprinter(), resolveDedupOptions({ index: "peer", maxBulkItems: 3 }));
+    await service.ensureIndex();
+    const readiness = new Readiness();
+    readiness.markReady();
+    app = createApp({ logger: createLogger("silent"), metrics: createMetrics({ defaultMetrics: false }), readiness, service: () => service });
+  });
+
+  const item = (over: Record<string, unknown> = {}) => ({ id: "a", id_given: true, text: "hello world, a forwarded document", time: 1_700_000_000_000, ...over });
+  const post = (items: unknown[]) => request(app).post("/v1/internal/documents").send({ policy: "mark", items });
+
+  it("decides what a sidecar forwards", async () => {
+    const r = await post([item()]);
+    expect(r.status).toBe(200);
+    expect(r.body.items[0].result).toMatchObject({ id: "a", status: "original" });
+  });
+
+  it.each([
+    ["an id starting with _", { id: "_x" }, "items[0].id"],
+    ["a lone surrogate in the id", { id: "a\ud800" }, "items[0].id"],
+    ["a fields key starting with _", { fields: { _x: 1 } }, "items[0].fields._x"],
+    ["an empty fields key", { fields: { "": 1 } }, "items[0].fields"],
+    ["arrays 3,000 deep in fields", { fields: { a: JSON.parse("[".repeat(3000) + "]".repeat(3000)) as unknown } }, "items[0].fields.a"],
+    ["a time past year 9999", { time: 253402300800000 }, "items[0].time"],
+  ])("refuses %s with a 400 naming the field", async (_what, over, field) => {
+    const r = await post([item(over)]);
+    expect(r.status).toBe(400);
+    expect(JSON.stringify(r.body)).toContain(field);
+  });
+
+  it("refuses more items than NEARDUP_MAX_BULK_ITEMS with a 413", async () => {
+    const r = await post([1, 2, 3, 4].map((n) => item({ id: `d${n}` })));
+    expect(r.status).toBe(413);
+    expect(JSON.stringify(r.body)).toContain("NEARDUP_MAX_BULK_ITEMS");
+  });
+});
