@@ -56,3 +56,20 @@ describe("POST /v1/internal/documents", () => {
     expect(JSON.stringify(r.body)).toContain("NEARDUP_MAX_BULK_ITEMS");
   });
 });
+
+describe("POST /v1/documents/_bulk as NDJSON, past the item limit", () => {
+  it("answers 413 from counting lines, before parsing them", async () => {
+    const service = new DedupService(new MemoryEngine(), await sharedFingerprinter(), resolveDedupOptions({ index: "ndjson-cap", maxBulkItems: 3 }));
+    await service.ensureIndex();
+    const readiness = new Readiness();
+    readiness.markReady();
+    const app = createApp({ logger: createLogger("silent"), metrics: createMetrics({ defaultMetrics: false }), readiness, service: () => service });
+    // The fourth line is not even JSON: it is never parsed, the count alone refuses the body.
+    const body = ['{"text":"a"}', '{"text":"b"}', "", '{"text":"c"}', "not json", ...Array.from({ length: 100_000 }, () => '{"text":"x"}')].join("\n");
+    const r = await request(app).post("/v1/documents/_bulk").set("content-type", "application/x-ndjson").send(body);
+    expect(r.status).toBe(413);
+    expect(JSON.stringify(r.body)).toContain("more than 3 documents");
+    const ok = await request(app).post("/v1/documents/_bulk").set("content-type", "application/x-ndjson").send('{"text":"a"}\n\n{"text":"b"}\n');
+    expect(ok.status).toBe(200);
+  });
+});
