@@ -5,6 +5,7 @@ import { NeardupError } from "../../core/errors.js";
 import type { DedupService, IndexResult } from "../../service/dedup-service.js";
 import { DEFAULT_TIME_SKEW_MS, MAX_TIME_MS, idSchema, parseDocInput, parseId, parsePolicy, parseTime, parseWith, type DocInput } from "../../service/input.js";
 import { fromPeerDoc, toPeerAnswer, PEER_ROUTE } from "../peer.js";
+import type { Policy } from "../../service/options.js";
 
 /** A write forwarded by another sidecar (already validated there). */
 const peerBody = z
@@ -51,6 +52,14 @@ function errorBody(err: NeardupError) {
 }
 
 /** Items of a bulk body: a JSON array, or NDJSON (one document a line). Unparseable lines become per-item errors. */
+/** The write routes' query: `policy` alone; anything else is a 400 naming it (it was silently ignored). */
+function writePolicy(req: Request, fallback: Policy): Policy {
+  for (const key of Object.keys(req.query as object)) {
+    if (key !== "policy") throw new NeardupError("INVALID_INPUT", `${key} is not a known parameter (policy)`, { field: key });
+  }
+  return parsePolicy(req.query.policy, fallback);
+}
+
 function bulkItems(req: Request, maxItems: number): unknown[] {
   let items: unknown[];
   if (typeof req.body === "string") {
@@ -132,7 +141,7 @@ export function documentRoutes(service: () => DedupService, options: DocumentRou
 
   router.post("/documents", async (req, res) => {
     const svc = service();
-    const policy = parsePolicy(req.query.policy, svc.options.policy);
+    const policy = writePolicy(req, svc.options.policy);
     const doc = parseDocInput(req.body, "", Date.now(), skew);
     const [result] = await svc.index([doc], policy);
     if (result instanceof NeardupError) throw result;
@@ -148,7 +157,7 @@ export function documentRoutes(service: () => DedupService, options: DocumentRou
 
   router.post("/documents/_bulk", express.text({ type: "application/x-ndjson", limit: options.bodyLimit }), async (req, res) => {
     const svc = service();
-    const policy = parsePolicy(req.query.policy, svc.options.policy);
+    const policy = writePolicy(req, svc.options.policy);
     const started = Date.now();
     const raw = bulkItems(req, svc.options.maxBulkItems);
     const now = Date.now();

@@ -1,4 +1,5 @@
 /**
+ * Input checks of the write and stats routes, found by a hostile-input audit.
  * `POST /v1/internal/documents` takes the writes other sidecars forward. A
  * client can call it directly too, so it checks each document as the public
  * routes do, and caps the items as `_bulk` does. Before: ids starting with
@@ -71,5 +72,35 @@ describe("POST /v1/documents/_bulk as NDJSON, past the item limit", () => {
     expect(JSON.stringify(r.body)).toContain("more than 3 documents");
     const ok = await request(app).post("/v1/documents/_bulk").set("content-type", "application/x-ndjson").send('{"text":"a"}\n\n{"text":"b"}\n');
     expect(ok.status).toBe(200);
+  });
+});
+
+describe("write routes' query parameters", () => {
+  it("refuse a parameter other than policy with a 400 naming it (it was silently ignored)", async () => {
+    const service = new DedupService(new MemoryEngine(), await sharedFingerprinter(), resolveDedupOptions({ index: "query-params" }));
+    await service.ensureIndex();
+    const readiness = new Readiness();
+    readiness.markReady();
+    const app = createApp({ logger: createLogger("silent"), metrics: createMetrics({ defaultMetrics: false }), readiness, service: () => service });
+    for (const path of ["/v1/documents?refresh=true", "/v1/documents?policy[x]=skip", "/v1/documents/_bulk?polcy=skip"]) {
+      const r = await request(app).post(path).send(path.includes("_bulk") ? [{ text: "a" }] : { text: "a" });
+      expect(r.status, path).toBe(400);
+      expect(r.body.error.message, path).toMatch(/is not a known parameter \(policy\)/);
+    }
+    expect((await request(app).post("/v1/documents?policy=skip").send({ text: "b" })).status).toBe(201);
+  });
+});
+
+describe("GET /v1/stats top", () => {
+  it("takes decimal digits only: 0x10, 1e1 and ' 5' are a 400 naming top (0x10 was read as 16)", async () => {
+    const service = new DedupService(new MemoryEngine(), await sharedFingerprinter(), resolveDedupOptions({ index: "stats-top" }));
+    const readiness = new Readiness();
+    readiness.markReady();
+    const app = createApp({ logger: createLogger("silent"), metrics: createMetrics({ defaultMetrics: false }), readiness, service: () => service });
+    for (const top of ["0x10", "1e1", " 5", "5.0", "0", "101"]) {
+      const r = await request(app).get("/v1/stats").query({ top });
+      expect(r.status, top).toBe(400);
+      expect(r.body.error.field, top).toBe("top");
+    }
   });
 });
