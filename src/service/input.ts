@@ -94,6 +94,8 @@ function checkFields(fields: Record<string, unknown>, path: string): void {
       if (value.length > MAX_FIELDS_VALUE_BYTES / 3 && Buffer.byteLength(value) > MAX_FIELDS_VALUE_BYTES) fail(at, `is longer than ${MAX_FIELDS_VALUE_BYTES} bytes`);
       return;
     }
+    // JSON numbers past ±1.8e308 parse as Infinity and would be stored as null.
+    if (typeof value === "number" && !Number.isFinite(value)) fail(at, "is a number too large to store");
     if (Array.isArray(value)) {
       if (arrays >= MAX_FIELDS_DEPTH) fail(at, `holds arrays nested deeper than ${MAX_FIELDS_DEPTH} levels`);
       value.forEach((v, i) => walk(v, `${at}[${i}]`, depth, arrays + 1));

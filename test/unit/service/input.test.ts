@@ -83,6 +83,14 @@ describe("fields (issue 11): the client's data, checked before the engine sees i
     expect(errorOf(() => parseDocInput({ text: "t", fields: { a: arrays(100_000) } })).code).toBe("INVALID_INPUT");
   });
 
+  it("refuses a number JSON parsed as Infinity (1e309), naming the path (it was stored as null)", () => {
+    const raw = JSON.parse('{"text":"t","fields":{"a":{"b":[1,1e309]}}}') as unknown;
+    const err = errorOf(() => parseDocInput(raw));
+    expect(err).toMatchObject({ code: "INVALID_INPUT", field: "fields.a.b[1]" });
+    expect(err.message).toContain("too large to store");
+    expect(parseDocInput({ text: "t", fields: { a: 1.7e308, b: -0.5 } }).fields).toEqual({ a: 1.7e308, b: -0.5 });
+  });
+
   it.each([
     [{ "": 1 }, "fields", "fields has an empty key"],
     [{ a: { "": 1 } }, "fields.a", "fields.a has an empty key"],
