@@ -11,7 +11,6 @@ interface RootBody {
   tagline?: string;
 }
 
-/** Moves `user:pass@` out of the URL into the connection's fields. */
 /** A percent-encoded user name or password of the engine URL; the error never shows the value. */
 function decodeCredential(value: string, what: string): string {
   try {
@@ -21,6 +20,7 @@ function decodeCredential(value: string, what: string): string {
   }
 }
 
+/** Moves `user:pass@` out of the URL into the connection's fields. */
 export function normaliseConnection(connection: EngineConnection): EngineConnection {
   let url: URL;
   try {

@@ -182,12 +182,6 @@ function parseRfc3339(text: string): number {
   return utc.getTime() - offset;
 }
 
-/**
- * Epoch ms from a strict RFC 3339 string or a JSON number of epoch
- * milliseconds (an integer >= 0). Strings of digits (`"1"`, `"0"`) are not
- * times. A time more than `maxFutureMs` after `now` is refused: a
- * future-dated document would stay a candidate for everything after it.
- */
 /** The latest document time accepted: 9999-12-31T23:59:59.999Z (what `Date` and the engines' date fields hold). */
 export const MAX_TIME_MS = 253402300799999;
 
@@ -196,6 +190,12 @@ export function isStorableTime(ms: number): boolean {
   return Number.isInteger(ms) && ms >= 0 && ms <= MAX_TIME_MS;
 }
 
+/**
+ * Epoch ms from a strict RFC 3339 string or a JSON number of epoch
+ * milliseconds (an integer >= 0). Strings of digits (`"1"`, `"0"`) are not
+ * times. A time more than `maxFutureMs` after `now` is refused: a
+ * future-dated document would stay a candidate for everything after it.
+ */
 export function parseTime(value: string | number | undefined, field: string, now: number, maxFutureMs = Infinity): number {
   if (value === undefined) return now;
   const ms = typeof value === "number" ? (Number.isInteger(value) ? value : NaN) : parseRfc3339(value);

@@ -51,7 +51,6 @@ function errorBody(err: NeardupError) {
   return { code: err.code, message: err.message, ...(err.field ? { field: err.field } : {}) };
 }
 
-/** Items of a bulk body: a JSON array, or NDJSON (one document a line). Unparseable lines become per-item errors. */
 /** The write routes' query: `policy` alone; anything else is a 400 naming it (it was silently ignored). */
 function writePolicy(req: Request, fallback: Policy): Policy {
   for (const key of Object.keys(req.query as object)) {
@@ -60,6 +59,7 @@ function writePolicy(req: Request, fallback: Policy): Policy {
   return parsePolicy(req.query.policy, fallback);
 }
 
+/** Items of a bulk body: a JSON array, or NDJSON (one document a line). Unparseable lines become per-item errors. */
 function bulkItems(req: Request, maxItems: number): unknown[] {
   let items: unknown[];
   if (typeof req.body === "string") {
