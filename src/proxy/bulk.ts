@@ -29,7 +29,7 @@ import { describeEngineError } from "../engine/errors.js";
 import type { IndexResult } from "../service/dedup-service.js";
 import type { DocInput } from "../service/input.js";
 import type { Policy } from "../service/options.js";
-import { neardupErrorItem, noopItem, rejectedItem, unavailableItem, verdictOf, writtenItem, type Failure, type ItemBody } from "./items.js";
+import { invalidIndexItem, neardupErrorItem, noopItem, rejectedItem, unavailableItem, verdictOf, writtenItem, type Failure, type ItemBody } from "./items.js";
 import { parseBulk, parseSource, type BulkItem } from "./ndjson.js";
 import { forwardChunk, isRetry, parseChunkRequest, retryFailure, type ChunkAnswer, type ChunkRequest, type ProxyDoc } from "./peer.js";
 import { MissingIndex, type IndexDedup, type ServicePool } from "./pool.js";
@@ -265,8 +265,7 @@ export class BulkHandler {
           if (isNeardupError(err) && err.code === "ENGINE_UNAVAILABLE") return { written: 0, failures: [{ failure: { kind: "unavailable", status: 503, reason: err.message }, items: group }] };
           if (isNeardupError(err) && err.code === "INVALID_CONFIG" && err.field === "index") {
             // The client's index name, not this sidecar's setup: a per-item 400, as the engine answers one.
-            const body = { _index: index, status: 400, error: { type: "invalid_index_name_exception", reason: `Invalid index name [${index}]: ${err.message}`, index } };
-            for (const d of group) results[d.at] = { [d.item.op]: { ...body, ...(idOf(d.item) === undefined ? {} : { _id: idOf(d.item) }) } };
+            for (const d of group) results[d.at] = { [d.item.op]: invalidIndexItem(index, idOf(d.item), err.message) };
             return { written: 0, failures: [] };
           }
           const failure = isNeardupError(err) ? err : new NeardupError("ENGINE_ERROR", String(err));

@@ -28,16 +28,24 @@ export function writtenItem(index: string, r: IndexResult): ItemBody {
   return { _index: index, _id: r.id, result: "created", status: 201, neardup: verdictOf(r) };
 }
 
+/** An item that failed: the engines' per-item error shape (`_id` only when the item has one). */
+export function errorItem(index: string, id: string | undefined, status: number, type: string, reason: string): ItemBody {
+  return { _index: index, ...(id === undefined ? {} : { _id: id }), status, error: { type, reason, index } };
+}
+
 /** An item neardup could not handle (its text was refused, or the index could not be prepared). */
 export function neardupErrorItem(index: string, id: string | undefined, err: NeardupError): ItemBody {
-  const type = `neardup_${err.code.toLowerCase()}_exception`;
-  return { _index: index, ...(id === undefined ? {} : { _id: id }), status: err.status, error: { type, reason: err.message, index } };
+  return errorItem(index, id, err.status, `neardup_${err.code.toLowerCase()}_exception`, err.message);
 }
 
 /** An item that did not reach the engine because the engine was down or overloaded. */
 export function unavailableItem(index: string, id: string | undefined, status: number, reason: string): ItemBody {
-  const type = status === 429 ? "es_rejected_execution_exception" : "unavailable_shards_exception";
-  return { _index: index, ...(id === undefined ? {} : { _id: id }), status, error: { type, reason, index } };
+  return errorItem(index, id, status, status === 429 ? "es_rejected_execution_exception" : "unavailable_shards_exception", reason);
+}
+
+/** An item whose index name the engine would refuse (neardup could not prepare it): the engine's own per-item 400. */
+export function invalidIndexItem(index: string, id: string | undefined, reason: string): ItemBody {
+  return errorItem(index, id, 400, "invalid_index_name_exception", `Invalid index name [${index}]: ${reason}`);
 }
 
 /**

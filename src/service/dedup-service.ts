@@ -27,7 +27,7 @@ import componentTemplate from "../../mappings/component-template.neardup.json" w
 import type { Candidate } from "./candidate.js";
 import { documentSource, storedSketch, getDocument, writeDocuments, type Decision } from "./documents.js";
 import { fetchCandidates, DocValueReads, KeyStatistics, lookupProbe, type Lookup, type LookupResult } from "./candidates/index.js";
-import { isStorableTime, MAX_TIME_MS, type DocInput } from "./input.js";
+import { parseTime, type DocInput } from "./input.js";
 import type { DedupMetrics } from "./metrics.js";
 import type { DedupOptions, Policy } from "./options.js";
 import { chooseOriginal, compareCandidates, rankMatches, type Match } from "./rank.js";
@@ -354,9 +354,13 @@ export class DedupService {
       const items: Item[] = [];
       // The routes check times; a caller that did not (a forwarded chunk, the library) gets a per-document 400, never a window entry it cannot write.
       const positions = chunk.filter((position) => {
-        if (isStorableTime(docs[position]!.time)) return true;
-        results[position] = new NeardupError("INVALID_INPUT", `${label(position, "time")} must be whole epoch milliseconds from 0 to ${MAX_TIME_MS}, got ${String(docs[position]!.time)}`, { field: label(position, "time") });
-        return false;
+        try {
+          parseTime(docs[position]!.time, label(position, "time"), 0);
+          return true;
+        } catch (err) {
+          results[position] = err as NeardupError;
+          return false;
+        }
       });
       const outcomes = this.analyzer
         ? // The write path reads the sketch, the simhash and the keys, not the term Maps: they stay in the worker.

@@ -59,24 +59,32 @@ function writePolicy(req: Request, fallback: Policy): Policy {
   return parsePolicy(req.query.policy, fallback);
 }
 
+/** The write routes' item limit (NEARDUP_MAX_BULK_ITEMS): a 413 naming the field. */
+function tooManyItems(field: string, count: string, maxItems: number): NeardupError {
+  return new NeardupError("TOO_LARGE", `${field} has ${count} documents; the limit is ${maxItems} (NEARDUP_MAX_BULK_ITEMS)`, { field });
+}
+
 /** Items of a bulk body: a JSON array, or NDJSON (one document a line). Unparseable lines become per-item errors. */
 function bulkItems(req: Request, maxItems: number): unknown[] {
   let items: unknown[];
   if (typeof req.body === "string") {
-    const lines = req.body.split("\n");
-    // Counted before any line is parsed: millions of tiny lines are a 413 at once, not seconds of parsing first.
-    let count = 0;
-    for (const line of lines) if (line.trim() !== "" && ++count > maxItems) throw new NeardupError("TOO_LARGE", `bulk body has more than ${maxItems} documents; the limit is ${maxItems}`, { field: "body" });
-    items = lines
-      .map((line, i) => ({ line: line.trim(), i }))
-      .filter(({ line }) => line !== "")
-      .map(({ line, i }) => {
-        try {
-          return JSON.parse(line) as unknown;
-        } catch (err) {
-          return new NeardupError("INVALID_INPUT", `line ${i + 1} is not valid JSON: ${(err as Error).message}`, { field: `items[${i}]` });
-        }
-      });
+    // Non-blank lines with their line numbers, refused past the limit before any line is parsed:
+    // millions of tiny lines are a 413 at once, not seconds of parsing first.
+    const lines: [number, string][] = [];
+    const raw = req.body.split("\n");
+    for (let i = 0; i < raw.length; i++) {
+      const line = raw[i]!.trim();
+      if (line === "") continue;
+      if (lines.length === maxItems) throw tooManyItems("body", `more than ${maxItems}`, maxItems);
+      lines.push([i + 1, line]);
+    }
+    items = lines.map(([number, line], k) => {
+      try {
+        return JSON.parse(line) as unknown;
+      } catch (err) {
+        return new NeardupError("INVALID_INPUT", `line ${number} is not valid JSON: ${(err as Error).message}`, { field: `items[${k}]` });
+      }
+    });
   } else if (Array.isArray(req.body)) {
     items = req.body;
   } else if (req.body && typeof req.body === "object" && Array.isArray((req.body as { items?: unknown }).items)) {
@@ -87,7 +95,7 @@ function bulkItems(req: Request, maxItems: number): unknown[] {
     throw new NeardupError("INVALID_INPUT", "bulk body must be a JSON array of documents, {\"items\": [...]}, or NDJSON (application/x-ndjson)", { field: "body" });
   }
   if (items.length === 0) throw new NeardupError("INVALID_INPUT", "bulk body has no documents", { field: "body" });
-  if (items.length > maxItems) throw new NeardupError("TOO_LARGE", `bulk body has ${items.length} documents; the limit is ${maxItems}`, { field: "body" });
+  if (items.length > maxItems) throw tooManyItems("body", String(items.length), maxItems);
   return items;
 }
 
@@ -187,7 +195,7 @@ export function documentRoutes(service: () => DedupService, options: DocumentRou
   router.post(PEER_ROUTE.replace(/^\/v1/, ""), async (req, res) => {
     const body = parseWith(peerBody, req.body);
     const max = service().options.maxBulkItems;
-    if (body.items.length > max) throw new NeardupError("TOO_LARGE", `items holds ${body.items.length} documents, at most ${max} (NEARDUP_MAX_BULK_ITEMS)`, { field: "items" });
+    if (body.items.length > max) throw tooManyItems("items", String(body.items.length), max);
     // Checked as the public routes check them (the sending sidecar did; a client calling this route directly did not).
     body.items.forEach((item, k) => parseDocInput({ id: item.id, text: item.text, fields: item.fields, time: item.time }, `items[${k}]`));
     const results = await service().index(body.items.map(fromPeerDoc), body.policy, body.labels, { forwarded: true });

@@ -30,19 +30,24 @@ function raw(url: string, requestLine: string): Promise<{ status: number; body: 
   });
 }
 
+/** A proxy with no engine behind it: nothing listens on port 9, so what it forwards answers 503, which is not what these tests look for. */
+function bareProxy(maxInflightBytes?: number): Promise<RunningProxy> {
+  return startProxy({
+    host: "127.0.0.1",
+    port: 0,
+    connection: { url: "http://127.0.0.1:9", requestTimeoutMs: 2_000 },
+    rules: parseIndexRules("logs-*:message"),
+    dedup: resolveDedupOptions({}),
+    engine: () => undefined,
+    fingerprinter: sharedFingerprinter,
+    ...(maxInflightBytes === undefined ? {} : { maxInflightBytes }),
+  });
+}
+
 describe("the _bulk proxy and hostile request lines", () => {
   let proxy: RunningProxy;
   beforeAll(async () => {
-    proxy = await startProxy({
-      host: "127.0.0.1",
-      port: 0,
-      // Nothing listens on port 9: what is forwarded answers 503, which is not what these tests look for.
-      connection: { url: "http://127.0.0.1:9", requestTimeoutMs: 2_000 },
-      rules: parseIndexRules("logs-*:message"),
-      dedup: resolveDedupOptions({}),
-      engine: () => undefined,
-      fingerprinter: sharedFingerprinter,
-    });
+    proxy = await bareProxy();
   });
   afterAll(async () => proxy?.close());
 
@@ -67,15 +72,7 @@ describe("the _bulk proxy and hostile request lines", () => {
 describe("the _bulk proxy and bodies that do not decode", () => {
   let proxy: RunningProxy;
   beforeAll(async () => {
-    proxy = await startProxy({
-      host: "127.0.0.1",
-      port: 0,
-      connection: { url: "http://127.0.0.1:9", requestTimeoutMs: 2_000 },
-      rules: parseIndexRules("logs-*:message"),
-      dedup: resolveDedupOptions({}),
-      engine: () => undefined,
-      fingerprinter: sharedFingerprinter,
-    });
+    proxy = await bareProxy();
   });
   afterAll(async () => proxy?.close());
 
@@ -91,16 +88,7 @@ describe("the _bulk proxy and bodies that do not decode", () => {
 describe("the _bulk proxy's budget of bodies in flight", () => {
   let proxy: RunningProxy;
   beforeAll(async () => {
-    proxy = await startProxy({
-      host: "127.0.0.1",
-      port: 0,
-      connection: { url: "http://127.0.0.1:9", requestTimeoutMs: 2_000 },
-      rules: parseIndexRules("logs-*:message"),
-      dedup: resolveDedupOptions({}),
-      engine: () => undefined,
-      fingerprinter: sharedFingerprinter,
-      maxInflightBytes: 1_000,
-    });
+    proxy = await bareProxy(1_000);
   });
   afterAll(async () => proxy?.close());
 

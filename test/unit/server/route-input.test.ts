@@ -73,6 +73,21 @@ describe("POST /v1/documents/_bulk as NDJSON, past the item limit", () => {
     const ok = await request(app).post("/v1/documents/_bulk").set("content-type", "application/x-ndjson").send('{"text":"a"}\n\n{"text":"b"}\n');
     expect(ok.status).toBe(200);
   });
+
+  it("names an unparseable line by its item index and its line number (blank lines are not items)", async () => {
+    const service = new DedupService(new MemoryEngine(), await sharedFingerprinter(), resolveDedupOptions({ index: "ndjson-lines" }));
+    await service.ensureIndex();
+    const readiness = new Readiness();
+    readiness.markReady();
+    const app = createApp({ logger: createLogger("silent"), metrics: createMetrics({ defaultMetrics: false }), readiness, service: () => service });
+    const r = await request(app).post("/v1/documents/_bulk").set("content-type", "application/x-ndjson").send('{"text":"a"}\n\n{"text"\n{"text":"c"}\n');
+    expect(r.status).toBe(200);
+    expect(r.body.items).toHaveLength(3);
+    expect(r.body.items[1].status).toBe(400);
+    expect(r.body.items[1].error.field).toBe("items[1]");
+    expect(r.body.items[1].error.message).toMatch(/^line 3 is not valid JSON/);
+    expect(r.body.items[2].status).toBe(201);
+  });
 });
 
 describe("write routes' query parameters", () => {
