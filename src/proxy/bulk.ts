@@ -30,7 +30,7 @@ import type { IndexResult } from "../service/dedup-service.js";
 import type { DocInput } from "../service/input.js";
 import type { Policy } from "../service/options.js";
 import { invalidIndexItem, neardupErrorItem, noopItem, rejectedItem, unavailableItem, verdictOf, writtenItem, type Failure, type ItemBody } from "./items.js";
-import { parseBulk, parseSource, type BulkItem } from "./ndjson.js";
+import { parseBulkInSlices, parseSource, type BulkItem } from "./ndjson.js";
 import { forwardChunk, isRetry, parseChunkRequest, retryFailure, type ChunkAnswer, type ChunkRequest, type ProxyDoc } from "./peer.js";
 import { MissingIndex, type IndexDedup, type ServicePool } from "./pool.js";
 import { ruleFor, type IndexRule } from "./rules.js";
@@ -117,8 +117,11 @@ export class BulkHandler {
   constructor(private readonly deps: BulkDeps) {}
 
   async handle(request: BulkRequest): Promise<BulkAnswer> {
-    const parsed = parseBulk(request.body, request.pathIndex);
+    const parsed = await parseBulkInSlices(request.body, request.pathIndex);
     if (!parsed.ok) return { kind: "raw", reason: parsed.reason };
+    const segments = this.segments(parsed.items);
+    // Nothing to fingerprint: the engine's own answer, as sent (no items parsed and written again; `filter_path` kept).
+    if (segments.every((segment) => segment.dedup.length === 0)) return { kind: "raw", reason: "no item is fingerprinted" };
     const started = performance.now();
     const query = new URLSearchParams(request.query);
     query.delete("filter_path"); // the proxy reads the engine's items; it answers them whole
@@ -134,7 +137,7 @@ export class BulkHandler {
     const failures: Failure[] = [];
     let written = 0;
     let down: Failure | undefined;
-    for (const segment of this.segments(items)) {
+    for (const segment of segments) {
       if (down) {
         this.fail([...segment.pass, ...segment.dedup], results, down);
         continue;

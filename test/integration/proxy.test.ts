@@ -228,6 +228,20 @@ describe.each(engineTargets())("_bulk proxy on $kind $version ($source)", (targe
     expect(await h.engine.indexExists(index)).toBe(false);
   });
 
+  it("a bulk with nothing to fingerprint is the engine's answer as sent: filter_path holds, deletes and other indices go through", async () => {
+    const index = name("mark");
+    const outside = `${prefix}-plain-${created.length}`;
+    created.push(outside);
+    await rawBulk(h.url, "/_bulk?refresh=true", lines({ index: { _index: index, _id: "1" } }, { message: NEWS_EN }));
+    const body = lines({ delete: { _index: index, _id: "1" } }, { index: { _index: outside, _id: "p" } }, { message: NEWS_EN }, { update: { _index: index, _id: "none" } }, { doc: { host: "x" } });
+    const res = await rawBulk(h.url, "/_bulk?refresh=true&filter_path=items.*.status", body);
+    expect(res.status).toBe(200);
+    // The engine's filter_path answer, not the proxy's whole one (took, errors, neardup verdicts).
+    expect(res.body).toEqual({ items: [{ delete: { status: 200 } }, { index: { status: 201 } }, { update: { status: 404 } }] });
+    expect(await h.engine.get(index, "1")).toBeUndefined();
+    expect(await h.engine.get(outside, "p")).toBeDefined();
+  });
+
   it("the index in the path, and pipeline, routing and require_alias are forwarded", async () => {
     const index = name("mark");
     const res = await rawBulk(h.url, `/${index}/_bulk?routing=r1&refresh=wait_for`, lines({ index: { _id: "a" } }, { message: NEWS_EN }));

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { arrivalId } from "../../../src/proxy/bulk.js";
-import { MAX_SOURCE_DEPTH, nestsDeeperThan, parseBulk, parseSource } from "../../../src/proxy/ndjson.js";
+import { MAX_SOURCE_DEPTH, nestsDeeperThan, PARSE_SLICE_LINES, parseBulk, parseBulkInSlices, parseSource } from "../../../src/proxy/ndjson.js";
 import { parseIndexRules, ruleFor } from "../../../src/proxy/rules.js";
 
 describe("parseIndexRules", () => {
@@ -95,5 +95,23 @@ describe("arrivalId", () => {
     const ids = [arrivalId(1000), arrivalId(1000), arrivalId(1000), arrivalId(1001), arrivalId(36 ** 5)];
     expect([...ids].sort()).toEqual(ids);
     expect(new Set(ids).size).toBe(ids.length);
+  });
+});
+
+describe("parseBulkInSlices", () => {
+  it("gives the event loop turns on a large body and parses it as parseBulk does", async () => {
+    const body = '{"delete":{"_index":"logs-1","_id":"x"}}\n'.repeat(PARSE_SLICE_LINES * 3) + '{"index":{"_id":"y"}}\n{"message":"hi"}\n';
+    let turns = 0;
+    const timer = setInterval(() => turns++, 0);
+    const parsed = await parseBulkInSlices(body, "logs-2");
+    clearInterval(timer);
+    expect(turns).toBeGreaterThan(0);
+    expect(parsed).toEqual(parseBulk(body, "logs-2"));
+    expect(parsed.ok && parsed.items.at(-1)).toMatchObject({ op: "index", index: "logs-2", sourceLine: '{"message":"hi"}' });
+  });
+
+  it("names the line of a missing source line past a slice boundary", async () => {
+    const body = "\n".repeat(PARSE_SLICE_LINES + 4) + '{"index":{"_index":"a"}}\n';
+    expect(await parseBulkInSlices(body, undefined)).toEqual({ ok: false, reason: `line ${PARSE_SLICE_LINES + 5} has no source line` });
   });
 });
