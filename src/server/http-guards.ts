@@ -41,8 +41,10 @@ function hasBody(headers: Record<string, string | string[] | undefined>): boolea
 
 /**
  * Writes must say they are JSON (or NDJSON where `ndjson` lists the path):
- * anything else is 415 before the body is read. Media type parameters
- * (`; charset=utf-8`) are allowed; body-parser refuses charsets other than UTF-8.
+ * anything else is 415 before the body is read. Media type parameters are
+ * allowed, but a charset other than UTF-8 is a 415 too: JSON is UTF-8 (RFC
+ * 8259), and body-parser would decode an NDJSON body as `latin1` and store
+ * the garbled text.
  */
 export function requireJson(ndjsonPaths: readonly string[] = []): RequestHandler {
   return (req, _res, next) => {
@@ -57,6 +59,11 @@ export function requireJson(ndjsonPaths: readonly string[] = []): RequestHandler
     }
     const type = (raw ?? "").split(";")[0]!.trim().toLowerCase();
     const ndjson = ndjsonPaths.includes(req.path);
+    const charset = /;\s*charset\s*=\s*"?([^";\s]*)/i.exec(raw ?? "")?.[1]?.toLowerCase();
+    if (charset !== undefined && charset !== "utf-8") {
+      next(new HttpError("UNSUPPORTED_MEDIA_TYPE", `Content-Type charset must be utf-8, got ${JSON.stringify(charset.slice(0, 40))}`, { field: "Content-Type" }));
+      return;
+    }
     if (type === "application/json" || (ndjson && type === "application/x-ndjson")) {
       next();
       return;

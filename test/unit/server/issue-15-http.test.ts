@@ -89,6 +89,21 @@ describe("CORS and Content-Type: no cross-site simple POST (issue 15)", () => {
     const nd = await request(plain).post("/v1/documents/_bulk").set("Content-Type", "application/x-ndjson").send('{"text":"a"}\n');
     expect(nd.status).toBe(503);
   });
+  it.each([
+    ["/v1/documents/_bulk", "application/x-ndjson; charset=latin1"],
+    ["/v1/documents/_bulk", 'application/x-ndjson; charset="ISO-8859-1"'],
+    ["/v1/fingerprint", "application/json; charset=utf-16"],
+  ])("%s sent as %s is 415 naming the charset (NDJSON was decoded as latin1 and stored garbled)", async (path, type) => {
+    const res = await request(plain).post(path).set("Content-Type", type).send(Buffer.from('{"text":"caf\u00e9"}\n', "latin1"));
+    expect(res.status).toBe(415);
+    expect(res.body.error).toMatchObject({ code: "UNSUPPORTED_MEDIA_TYPE", field: "Content-Type" });
+    expect(res.body.error.message).toMatch(/charset must be utf-8/);
+  });
+  it("utf-8 in any spelling is accepted", async () => {
+    for (const type of ["application/json; charset=UTF-8", 'application/json;charset="utf-8"']) {
+      expect((await request(plain).post("/v1/fingerprint").set("Content-Type", type).send('{"text":"hello world"}')).status, type).toBe(200);
+    }
+  });
 });
 
 describe("statuses of malformed requests (issue 15)", () => {
