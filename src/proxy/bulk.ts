@@ -296,7 +296,9 @@ export class BulkHandler {
       const meta = { ...d.item.meta };
       delete meta._index;
       delete meta._id;
-      return { op: d.item.op as ProxyDoc["op"], id: given ?? arrivalId(now), idGiven: given !== undefined, time: timeOf(d.source, this.deps.timeField, now), meta, source: d.source, text: d.text };
+      // A source with its own `neardup` gets it replaced (written again from the object); any other is written as sent, plus `neardup`.
+      const sourceLine = Object.hasOwn(d.source, "neardup") ? undefined : d.item.sourceLine;
+      return { op: d.item.op as ProxyDoc["op"], id: given ?? arrivalId(now), idGiven: given !== undefined, time: timeOf(d.source, this.deps.timeField, now), meta, source: d.source, sourceLine, text: d.text };
     });
     const answer = await this.route(entry, { ...request, index, policy: chunk[0]!.rule.policy ?? this.deps.defaultPolicy, docs });
     if ("failure" in answer) return answer.failure;
@@ -347,7 +349,7 @@ export class BulkHandler {
     const plans: WritePlan[] = [];
     for (const d of request.docs) {
       const doc: DocInput = { id: d.id, idGiven: d.idGiven, text: d.text, fields: undefined, time: d.time, source: d.source };
-      const plan: WritePlan = { op: d.op, meta: d.meta, query, headers };
+      const plan: WritePlan = { op: d.op, meta: d.meta, query, headers, sourceLine: d.sourceLine };
       entry.writer.expect(doc.id, plan);
       docs.push(doc);
       plans.push(plan);

@@ -29,6 +29,12 @@ export interface ProxyDoc {
   /** The client's action metadata, less `_index` and `_id`. */
   meta: Record<string, unknown>;
   source: Record<string, unknown>;
+  /**
+   * The client's source line as sent, when the write can be that line with `neardup` added
+   * ({@link withNeardup}): written again from `source`, numbers past 2^53 lose digits, `1e309`
+   * becomes null and `1.0` becomes `1` (a long where dynamic mapping would have made a float).
+   */
+  sourceLine?: string;
   /** The source's text field. */
   text: string;
 }
@@ -74,6 +80,7 @@ export function parseChunkRequest(body: unknown, maxDocs = Infinity): ChunkReque
       isStorableTime(d.time) &&
       isObject(d.meta) &&
       isObject(d.source) &&
+      (d.sourceLine === undefined || typeof d.sourceLine === "string") &&
       typeof d.text === "string";
     if (!ok) throw bad(`docs[${k}] is not a document`);
   }

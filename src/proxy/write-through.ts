@@ -24,6 +24,8 @@ export interface WritePlan {
   query: string;
   /** The client's headers to send (credentials, opaque id). */
   headers: Record<string, string | string[]>;
+  /** The client's source line, written as sent with the service's `neardup` added ({@link withNeardup}); else the service's source. */
+  sourceLine?: string;
   /** The engine's own item for this write, once written. */
   result?: Record<string, unknown>;
   /** The whole-request status when the engine refused the write request itself. */
@@ -84,7 +86,9 @@ export class WriteThrough {
       const plan = this.take(meta._id);
       const line = plan ? { [plan.op]: { ...plan.meta, _index: meta._index, _id: meta._id } } : action;
       const key = plan ? JSON.stringify([plan.query, plan.headers.authorization ?? ""]) : "";
-      const entry = { plan, at: i / 2, lines: `${JSON.stringify(line)}\n${JSON.stringify(operations[i + 1])}\n` };
+      const source = operations[i + 1]!;
+      const sourceText = plan?.sourceLine === undefined || source.neardup === undefined ? JSON.stringify(source) : withNeardup(plan.sourceLine, source.neardup);
+      const entry = { plan, at: i / 2, lines: `${JSON.stringify(line)}\n${sourceText}\n` };
       const group = groups.get(key);
       if (group) group.push(entry);
       else groups.set(key, [entry]);
@@ -116,6 +120,15 @@ export class WriteThrough {
     }
     return toBulkResult({ errors, items: items as never });
   }
+}
+
+/**
+ * A client's source line (a JSON object) with `"neardup": ...` as its first
+ * key, every other byte as sent. The line must not hold a `neardup` key of its own.
+ */
+export function withNeardup(sourceLine: string, neardup: unknown): string {
+  const rest = sourceLine.slice(sourceLine.indexOf("{") + 1);
+  return `{"neardup":${JSON.stringify(neardup)}${rest.trim() === "}" ? "" : ","}${rest}`;
 }
 
 function parseJson(body: Buffer): unknown {
