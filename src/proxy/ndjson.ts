@@ -11,8 +11,6 @@
  */
 export type BulkOp = "index" | "create" | "update" | "delete";
 
-const OPS: ReadonlySet<string> = new Set(["index", "create", "update", "delete"]);
-
 export interface BulkItem {
   op: BulkOp;
   /** The action's metadata (`_index`, `_id`, `routing`, `pipeline`, ...). */
@@ -28,6 +26,17 @@ export type ParsedBulk = { ok: true; items: BulkItem[] } | { ok: false; reason: 
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** The first key of an action line, when it is one of the four actions (the engines read that key, in text order). */
+const ACTION_KEY = /^\s*\{\s*"(index|create|update|delete)"\s*:/;
+
+/**
+ * A line without its byte order mark: both engines skip one at the start of
+ * any line (each line is parsed on its own), and `JSON.parse` does not.
+ */
+function withoutBom(line: string): string {
+  return line.charCodeAt(0) === 0xfeff ? line.slice(1) : line;
 }
 
 /** Lines {@link parseBulkInSlices} parses between two turns of the event loop (about 15 ms of work). */
@@ -56,17 +65,18 @@ function* parseSteps(body: string, pathIndex: string | undefined): Generator<voi
     if (lineNumber % PARSE_SLICE_LINES === 0) yield;
     if (actionLine.trim() === "") continue;
     const at = lineNumber;
+    const text = withoutBom(actionLine);
     let action: unknown;
     try {
-      action = JSON.parse(actionLine);
+      action = JSON.parse(text);
     } catch {
       return { ok: false, reason: `line ${at} is not a JSON action` };
     }
     if (!isObject(action)) return { ok: false, reason: `line ${at} is not an action object` };
-    const keys = Object.keys(action);
-    const op = keys[0];
+    // The engines read the first key as the action and ignore any after it; so does the proxy.
+    const op = ACTION_KEY.exec(text)?.[1];
     const meta = op === undefined ? undefined : action[op];
-    if (keys.length !== 1 || !OPS.has(op!) || !isObject(meta)) return { ok: false, reason: `line ${at} is not one of index, create, update, delete` };
+    if (op === undefined || !isObject(meta)) return { ok: false, reason: `line ${at} is not one of index, create, update, delete` };
     // Values the engines refuse in the action line (the whole request fails there): forwarded, so their own error comes back.
     if (meta._index !== undefined && meta._index !== null && typeof meta._index !== "string") return { ok: false, reason: `line ${at} has an _index that is not a string` };
     const id = meta._id;
@@ -139,7 +149,7 @@ export function parseSource(item: BulkItem): Record<string, unknown> | undefined
   if (item.sourceLine === undefined) return undefined;
   if (nestsDeeperThan(item.sourceLine, MAX_SOURCE_DEPTH)) return undefined;
   try {
-    const value: unknown = JSON.parse(item.sourceLine);
+    const value: unknown = JSON.parse(withoutBom(item.sourceLine));
     return isObject(value) ? value : undefined;
   } catch {
     return undefined;

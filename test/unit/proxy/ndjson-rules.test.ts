@@ -48,11 +48,30 @@ describe("parseBulk", () => {
     expect(parseSource(parsed.items[3]!)).toBeUndefined();
   });
 
+  it("reads an action line as the engines do: the first key is the action, later keys are ignored, a byte order mark is skipped", () => {
+    const bom = "\ufeff";
+    const parsed = parseBulk(
+      body(`${bom}{"index":{"_id":"1"}}`, `${bom}{"message":"a"}`, '{"index":{"_id":"2"},"delete":{"_id":"9"}}', '{"message":"b"}', '{"delete":{"_id":"3"},"index":{}}', '{"create":{"_id":"4"},"x":1}', '{"message":"c"}'),
+      "logs",
+    );
+    expect(parsed.ok).toBe(true);
+    if (!parsed.ok) return;
+    expect(parsed.items.map((i) => [i.op, i.meta._id])).toEqual([
+      ["index", "1"],
+      ["index", "2"],
+      ["delete", "3"],
+      ["create", "4"],
+    ]);
+    // Before, each of these sent the whole body to the engine as it was, and its documents were written without dedup.
+    expect(parseSource(parsed.items[0]!)).toEqual({ message: "a" });
+  });
+
   it.each([
     ['{"index":{}}\n{"a":1}', "newline"],
     [body('{"index":{bad', "{}"), "not a JSON action"],
     [body('{"upsert":{}}', "{}"), "one of index"],
-    [body('{"index":{},"delete":{}}', "{}"), "one of index"],
+    [body('{"x":{},"index":{}}', "{}"), "one of index"],
+    [body('{"1":{},"index":{}}', "{}"), "one of index"],
     [body('{"index":{"_index":"a"}}'), "no source line"],
     [body('{"delete":{"_id":"1"}}'), "names no index"],
     ["", "no actions"],
