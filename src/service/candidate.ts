@@ -32,6 +32,13 @@ export interface Candidate {
    * (candidates/index.ts `fillTexts`); the re-rank uses it for that same pair.
    */
   verdict?: { of: Analysis; options: VerdictOptions; verdict: Verdict } | undefined;
+  /**
+   * The lookup stopped comparing before this candidate: a write's decision
+   * needs only the earliest duplicate, and an earlier candidate was one. Its
+   * normalized text, when the edit rule needs it, is read if the decision
+   * reaches it after all (rank.ts `CompareOptions.readText`).
+   */
+  unread?: boolean | undefined;
 }
 
 /** The `neardup` object as stored on a document (data contract v4, mappings/README.md). */

@@ -26,7 +26,7 @@ import type { Engine } from "../engine/types.js";
 import componentTemplate from "../../mappings/component-template.neardup.json" with { type: "json" };
 import type { Candidate } from "./candidate.js";
 import { documentSource, storedSketch, getDocument, writeDocuments, type Decision } from "./documents.js";
-import { fetchCandidates, DocValueReads, KeyStatistics, lookupProbe, type Lookup, type LookupResult } from "./candidates/index.js";
+import { fetchCandidates, readNormalizedTexts, DocValueReads, KeyStatistics, lookupProbe, type Lookup, type LookupResult } from "./candidates/index.js";
 import { parseTime, type DocInput } from "./input.js";
 import type { DedupMetrics } from "./metrics.js";
 import type { DedupOptions, Policy } from "./options.js";
@@ -221,9 +221,13 @@ export class DedupService {
     return this.fingerprinter.analyze(text, field);
   }
 
+  /** Where and how candidates are read. */
+  private candidateSource() {
+    return { ...this.options, maxPages: this.options.maxCandidatePages, verdict: this.fingerprinter.verdictOptions, keyStatistics: this.keyStatistics, docValueReads: this.docValueReads };
+  }
+
   private engineCandidates(lookups: Lookup[]): Promise<LookupResult[]> {
-    const source = { ...this.options, maxPages: this.options.maxCandidatePages, verdict: this.fingerprinter.verdictOptions, keyStatistics: this.keyStatistics, docValueReads: this.docValueReads };
-    return fetchCandidates(this.engine, source, lookups, {
+    return fetchCandidates(this.engine, this.candidateSource(), lookups, {
       onHits: (hits) => this.metrics?.engineHits.observe(hits),
       onPaired: (_lookup, plan) => this.metrics?.pairedKeys.inc(plan.paired.length),
       onKeyStatisticsError: (err) => {
@@ -272,7 +276,8 @@ export class DedupService {
     }
     // A long text stored without a sketch is analysed by the analyzer (on its worker pool), not on the event loop.
     const analyzer = this.analyzer;
-    const compareOptions = analyzer ? { slicer, untilDuplicate, analyze: (text: string) => analyzer.analyze(text).catch(() => undefined) } : { slicer, untilDuplicate };
+    const readText = (c: Candidate) => readNormalizedTexts(this.engine, this.candidateSource(), [c], slicer);
+    const compareOptions = analyzer ? { slicer, untilDuplicate, readText, analyze: (text: string) => analyzer.analyze(text).catch(() => undefined) } : { slicer, untilDuplicate, readText };
     return { matches: await compareCandidates(this.fingerprinter, analysis, all, radius, compareOptions), candidates: all.length, pending };
   }
 
@@ -381,7 +386,7 @@ export class DedupService {
         else items.push({ doc: docs[position]!, analysis: outcome, position });
       });
       const radii = items.map((it) => this.radiusFor(it.analysis));
-      const lookups = items.map((it, i) => ({ analysis: it.analysis, time: it.doc.time, excludeId: it.doc.idGiven ? it.doc.id : undefined, radius: radii[i]! }));
+      const lookups = items.map((it, i): Lookup => ({ analysis: it.analysis, time: it.doc.time, excludeId: it.doc.idGiven ? it.doc.id : undefined, radius: radii[i]!, untilDuplicate: true }));
       let startedAt = Date.now();
       const lookedUp = Promise.all([this.engineCandidates(lookups), this.rootsAmong(items)]);
       // While the engine answers: the stored re-rank fields, so the ordered section only assembles sources.

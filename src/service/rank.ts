@@ -44,6 +44,12 @@ export interface CompareOptions {
    * hold that one and the non-duplicates before it.
    */
   untilDuplicate?: boolean;
+  /**
+   * Reads the normalized text of a candidate the lookup left `unread`, when
+   * its comparison needs it (candidates/index.ts `readNormalizedTexts`).
+   * Without it such a candidate is compared without its text (no edit rule).
+   */
+  readText?: (candidate: Candidate) => Promise<void>;
 }
 
 /** A stored text up to this many characters is analysed on the event loop (a few ms), longer ones by `CompareOptions.analyze`. */
@@ -72,8 +78,12 @@ export async function compareCandidates(fingerprinter: Fingerprinter, query: Ana
     else if (candidate.verdict?.of === query && candidate.verdict.options === fingerprinter.verdictOptions) verdict = candidate.verdict.verdict;
     else if (candidate.sketch) {
       sketched ??= { simhash: query.simhash, sketch: sketchOf(query, Infinity) };
-      // undefined: the edit rule needed a text that could not be read (the document is gone).
+      // undefined: the edit rule needed a text that could not be read (the document is gone), or that the lookup left unread.
       verdict = compareSketches(sketched, { simhash: candidate.simhash, sketch: candidate.sketch }, fingerprinter.verdictOptions);
+      if (verdict === undefined && candidate.unread && options.readText) {
+        await options.readText(candidate);
+        verdict = compareSketches(sketched, { simhash: candidate.simhash, sketch: candidate.sketch }, fingerprinter.verdictOptions);
+      }
     } else if (candidate.text !== undefined) {
       const other = options.analyze && candidate.text.length > INLINE_TEXT_CHARS ? await options.analyze(candidate.text) : safeAnalyze(fingerprinter, candidate.text);
       if (other) {

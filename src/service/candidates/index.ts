@@ -25,6 +25,7 @@ import { candidateFromHit, hasV4Fields, hitId } from "./hit.js";
 import type { DocValueReads } from "./reads.js";
 import { KeyStatistics, planKeys, type KeyPlan } from "./keys.js";
 import { Slicer } from "../slicer.js";
+import { byTimeThenId } from "../../core/original.js";
 import { lookupProbe, reaches } from "./probe.js";
 import { segmentValues, type Fingerprint } from "../../core/fingerprint.js";
 import { neighboursForRadius } from "../../core/neighbours.js";
@@ -42,6 +43,12 @@ export interface Lookup {
   time: number;
   excludeId: string | undefined;
   radius: number;
+  /**
+   * Only the earliest duplicate is wanted (a write's decision, which leaves
+   * out `excludeId`'s own duplicates): the sketches are compared oldest first
+   * up to the first duplicate, and later candidates are left `unread`.
+   */
+  untilDuplicate?: boolean | undefined;
 }
 
 /** Where and how candidates are read. */
@@ -442,26 +449,36 @@ async function keyPlans(engine: Engine, source: CandidateSource, lookups: Lookup
  * a candidate stored without a sketch (before contract v3), from the
  * concrete index that holds it. Each sketched candidate is compared with its
  * lookup here; a verdict that needed no text is kept on the candidate, and
- * the re-rank takes it instead of comparing the pair again.
+ * the re-rank takes it instead of comparing the pair again. A lookup that
+ * wants only the earliest duplicate (`untilDuplicate`) stops comparing at it:
+ * with reposts, most candidates of a lookup are duplicates of it.
  */
 async function fillTexts(engine: Engine, source: CandidateSource, lookups: Lookup[], out: LookupResult[]): Promise<void> {
-  const needNormalized = new Map<string, Candidate[]>();
+  const needNormalized: Candidate[] = [];
   const needText = new Map<string, Map<string, Candidate[]>>();
   // A bulk's lookups times their candidates can be many thousands of comparisons: they yield to the event loop.
   const slicer = new Slicer();
   for (const [i, result] of out.entries()) {
     const l = lookups[i]!;
     const query = source.verdict ? { simhash: l.analysis.simhash, sketch: sketchOf(l.analysis, Infinity) } : undefined;
-    for (const c of result.candidates) {
+    const candidates = l.untilDuplicate ? [...result.candidates].sort(byTimeThenId) : result.candidates;
+    let found = false;
+    for (const c of candidates) {
       if (slicer.due) await slicer.yield();
       if (c.sketch) {
         if (!query) continue;
+        if (found) {
+          c.unread = true;
+          continue;
+        }
         const verdict = compareSketches(query, { simhash: c.simhash, sketch: c.sketch }, source.verdict!);
         if (verdict !== undefined) {
           c.verdict = { of: l.analysis, options: source.verdict!, verdict }; // the re-rank takes it instead of comparing again
+          // The decision leaves out the document's own duplicates (an update of an original): they do not stop it.
+          if (l.untilDuplicate && verdict.duplicate && (l.excludeId === undefined || c.duplicateOf !== l.excludeId)) found = true;
           continue;
         }
-        push(needNormalized, c.id, c);
+        needNormalized.push(c);
       } else {
         const index = c.index ?? source.index;
         let ids = needText.get(index);
@@ -470,17 +487,7 @@ async function fillTexts(engine: Engine, source: CandidateSource, lookups: Looku
       }
     }
   }
-  const ids = [...needNormalized.keys()];
-  for (let k = 0; k < ids.length; k += FETCH_CHUNK) {
-    const body = normalizedTextQuery(ids.slice(k, k + FETCH_CHUNK), source.textField);
-    const hits = hitsOf(await engine.search({ index: source.index, ignoreUnavailable: true, body }).catch((e: Error) => e));
-    for (const h of hits) {
-      if (slicer.due) await slicer.yield();
-      const text = normalizedTextOf(h, source.textField);
-      if (text === undefined) continue;
-      for (const c of needNormalized.get(h._id) ?? []) c.sketch = { ...c.sketch!, text };
-    }
-  }
+  await readNormalizedTexts(engine, source, needNormalized, slicer);
   for (const [index, byId] of needText) {
     const all = [...byId.keys()];
     for (let k = 0; k < all.length; k += FETCH_CHUNK) {
@@ -492,6 +499,30 @@ async function fillTexts(engine: Engine, source: CandidateSource, lookups: Looku
       for (const [id, doc] of texts) {
         const text = doc[source.textField];
         if (typeof text === "string") for (const c of byId.get(id) ?? []) c.text = text;
+      }
+    }
+  }
+}
+
+/**
+ * Sets the normalized text on the sketches of `candidates` (sketched ones
+ * whose pair needs the edit rule), read by id from the window; a document
+ * that is gone keeps none.
+ */
+export async function readNormalizedTexts(engine: Engine, source: Pick<CandidateSource, "index" | "textField">, candidates: readonly Candidate[], slicer = new Slicer()): Promise<void> {
+  const byId = new Map<string, Candidate[]>();
+  for (const c of candidates) push(byId, c.id, c);
+  const ids = [...byId.keys()];
+  for (let k = 0; k < ids.length; k += FETCH_CHUNK) {
+    const body = normalizedTextQuery(ids.slice(k, k + FETCH_CHUNK), source.textField);
+    const hits = hitsOf(await engine.search({ index: source.index, ignoreUnavailable: true, body }).catch((e: Error) => e));
+    for (const h of hits) {
+      if (slicer.due) await slicer.yield();
+      const text = normalizedTextOf(h, source.textField);
+      if (text === undefined) continue;
+      for (const c of byId.get(h._id) ?? []) {
+        c.sketch = { ...c.sketch!, text };
+        c.unread = false;
       }
     }
   }
