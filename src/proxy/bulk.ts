@@ -330,6 +330,14 @@ export class BulkHandler {
       const err = new NeardupError("INVALID_CONFIG", `this sidecar's NEARDUP_PROXY_INDICES has no rule for index ${JSON.stringify(index)}: sidecars sharing an index need the same rules`);
       return { items: docs.map((d) => neardupErrorItem(index, d.id, err)) };
     }
+    // The line is what gets written: the text decided on is taken from it, never trusted beside it.
+    for (const d of docs) {
+      if (d.sourceLine === undefined) continue;
+      const source = parseSource({ sourceLine: d.sourceLine });
+      const text = source?.[rule.textField];
+      if (source && !Object.hasOwn(source, "neardup") && typeof text === "string" && text.trim() !== "") Object.assign(d, { source, text });
+      else delete d.sourceLine;
+    }
     let entry;
     try {
       entry = await this.deps.pool.get(index, rule, request.mayCreate);

@@ -145,7 +145,7 @@ export function nestsDeeperThan(json: string, max: number): boolean {
 }
 
 /** The source line as an object, or `undefined` when it is not a JSON object or is nested past {@link MAX_SOURCE_DEPTH} (the engine will say why). */
-export function parseSource(item: BulkItem): Record<string, unknown> | undefined {
+export function parseSource(item: Pick<BulkItem, "sourceLine">): Record<string, unknown> | undefined {
   if (item.sourceLine === undefined) return undefined;
   if (nestsDeeperThan(item.sourceLine, MAX_SOURCE_DEPTH)) return undefined;
   try {

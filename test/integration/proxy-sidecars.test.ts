@@ -13,6 +13,9 @@ import { startSidecar, type Sidecar } from "../helpers/sidecars.js";
 import { LEASE_INDEX, type LeaseDoc } from "../../src/service/writer-lease.js";
 import type { Engine } from "../../src/engine/types.js";
 
+/** Past 2^53: `JSON.parse` reads it as 1234567890123456800. */
+const BIG = "1234567890123456789";
+
 type Item = Record<string, { status: number; result?: string; error?: { type: string }; neardup?: { status: string; duplicate_of: string | null } }>;
 
 /** What a client saw for one near-duplicate: the status and verdict of its `index` item, after retries. */
@@ -35,7 +38,8 @@ async function send(sidecars: Sidecar[], start: number, index: string, passIndex
   const body =
     [
       { index: { _index: index, _id: id } },
-      { message: text },
+      // A number JSON.parse cannot hold: the writer (the lease holder, for forwarded items) writes the client's line as sent.
+      `{"message":${JSON.stringify(text)},"big":${BIG}}`,
       { update: { _index: index, _id: id } },
       { doc: { tag: `u-${id}` } },
       { index: { _index: passIndex, _id: id } },
@@ -43,7 +47,7 @@ async function send(sidecars: Sidecar[], start: number, index: string, passIndex
       { update: { _index: passIndex, _id: id } },
       { doc: { n: 2 } },
     ]
-      .map((line) => JSON.stringify(line))
+      .map((line) => (typeof line === "string" ? line : JSON.stringify(line)))
       .join("\n") + "\n";
   for (let attempt = 0; ; attempt++) {
     const sidecar = sidecars[(start + attempt) % sidecars.length]!;
@@ -122,6 +126,12 @@ describe.each(engineTargets())("several sidecars' _bulk proxies on $kind $versio
         expect([...docs.values()].filter((d) => d.neardup?.status === "original")).toHaveLength(1);
         // The update that followed each fingerprinted write in its request landed after it.
         for (const id of ids) expect(docs.get(id)?.tag).toBe(`u-${id}`);
+        if (round === 0) {
+          // Two of three items went through a follower to the lease holder: every stored source kept the client's number.
+          const query = JSON.stringify({ size: 100, query: { ids: { values: ids } } });
+          const raw = await fetch(`${target.url}/${index}/_search`, { method: "POST", headers: { "content-type": "application/json" }, body: query }).then((r) => r.text());
+          expect(raw.split(`"big":${BIG}`).length - 1).toBe(60);
+        }
         const passed = await engine.mget<{ n: number; neardup?: unknown }>(passIndex, ids);
         expect([...passed.values()].every((d) => d.n === 2 && d.neardup === undefined)).toBe(true);
       }
