@@ -28,6 +28,8 @@ export const ERROR_CODES = {
   OVERLOADED: 503,
   /** A local tool (Java, Maven) needed to start the embedded engine is missing or failed. */
   ENVIRONMENT: 500,
+  /** A fault in neardup itself (logged with its stack); sending the same request again will not help. */
+  INTERNAL: 500,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

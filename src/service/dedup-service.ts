@@ -147,7 +147,7 @@ export class DedupService {
     private readonly fingerprinter: Fingerprinter,
     readonly options: DedupOptions,
     private readonly metrics?: DedupMetrics,
-    private readonly log?: { warn(details: object, message: string): void },
+    private readonly log?: { warn(details: object, message: string): void; error(details: object, message: string): void },
     /** Analyses the texts of write requests (a worker pool, NEARDUP_WORKERS); default: in this thread. */
     private readonly analyzer?: Analyzer,
   ) {
@@ -524,7 +524,10 @@ export class DedupService {
     for (const d of batch) this.inflight.set(d.item.doc.id, settled);
     try {
       const bulk = await run.catch((err: unknown) => {
-        const error = err instanceof NeardupError ? err : new NeardupError("ENGINE_UNAVAILABLE", `bulk write failed: ${String(err)}`);
+        // Engine failures arrive as NeardupErrors (the adapters' guard); anything else is a fault here, which a retry
+        // would only repeat: a 500 and a log line with its stack, not a retryable 503 that clients send for ever.
+        if (!(err instanceof NeardupError)) this.log?.error({ err }, "bulk write failed inside neardup");
+        const error = err instanceof NeardupError ? err : new NeardupError("INTERNAL", "bulk write failed inside neardup (logged); nothing was written", { cause: err });
         for (const d of batch) d.error = error;
         return undefined;
       });

@@ -36,7 +36,7 @@ describe.each(engineTargets())("candidate lookups over many shared keys on $kind
     engine = await connectTarget(target);
     await installTemplates(engine);
     const fingerprinter = await sharedFingerprinter();
-    const log = { warn: (details: object, message: string) => void warnings.push({ details, message }) };
+    const log = { warn: (details: object, message: string) => void warnings.push({ details, message }), error: () => undefined };
     const base = { index, maxCandidates: 20, recentWindowMs: 1001 };
     cutService = new DedupService(engine, fingerprinter, resolveDedupOptions({ ...base, maxCandidatePages: 3 }), createDedupMetrics(registry), log);
     fullService = new DedupService(engine, fingerprinter, resolveDedupOptions({ ...base, maxCandidatePages: 1000 }));

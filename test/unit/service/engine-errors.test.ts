@@ -104,3 +104,20 @@ describe("DedupService.index with refused bulk items", () => {
     expect(busy).toMatchObject({ code: "ENGINE_UNAVAILABLE", field: "items[2]" });
   });
 });
+
+describe("a fault inside neardup while writing", () => {
+  it("is a 500 INTERNAL per document and logged, not a retryable 503 that clients would send for ever", async () => {
+    const engine = fakeEngine({});
+    engine.bulk = () => Promise.reject(new TypeError("cannot read properties of undefined (reading 'x')"));
+    const logged: object[] = [];
+    const log = { warn: () => undefined, error: (details: object) => void logged.push(details) };
+    const service = new DedupService(engine, fingerprinter, resolveDedupOptions({ index: "i" }), undefined, log);
+    const results = await service.index([parseDocInput({ id: "a", text: TEXTS[0] }, "items[0]"), parseDocInput({ id: "b", text: TEXTS[1] }, "items[1]")], "mark", ["items[0]", "items[1]"]);
+    for (const r of results) {
+      expect(r).toMatchObject({ code: "INTERNAL" });
+      expect((r as NeardupError).status).toBe(500);
+    }
+    expect(logged).toHaveLength(1);
+    expect((logged[0] as { err: Error }).err).toBeInstanceOf(TypeError);
+  });
+});
