@@ -68,6 +68,8 @@ function methodsByPath(): Record<string, string[]> {
  */
 export function createApp(deps: AppDeps): Express {
   const app = express();
+  // Paths are case-sensitive, as the engines' and as the auth scopes (auth.ts `scopeFor`) read them.
+  app.set("case sensitive routing", true);
   app.disable("x-powered-by");
   const limits: LimitsConfig = { ...DEFAULT_LIMITS, ...deps.limits };
   app.use((req, res, next) => {
@@ -109,7 +111,7 @@ export function createApp(deps: AppDeps): Express {
     res.json(openApiDocument);
   });
 
-  const v1 = Router();
+  const v1 = Router({ caseSensitive: true });
   v1.use(authenticate(deps.apiKeys ?? [], (reason) => deps.metrics.authFailures.inc({ reason })));
   v1.use(authorize((reason) => deps.metrics.authFailures.inc({ reason })));
   v1.use(rateLimit(limits, deps.metrics));

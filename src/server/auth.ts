@@ -76,7 +76,8 @@ export function authenticate(keys: readonly ApiKey[], onFailure: (reason: "missi
  * fingerprint, compare, clusters). New write routes must be added here.
  */
 export function scopeFor(method: string, path: string): Scope {
-  if (method === "POST" && /^\/(documents|documents\/_bulk|internal\/documents)\/?$/.test(path)) return "write";
+  // Lower-cased as well as the routers matching case-sensitively: /v1/DOCUMENTS once wrote with a read key.
+  if (method === "POST" && /^\/(documents|documents\/_bulk|internal\/documents)\/?$/.test(path.toLowerCase())) return "write";
   return "read";
 }
 

@@ -16,7 +16,7 @@ export interface AnalysisRouteOptions {
 }
 
 export function analysisRoutes(analyzer: Analyzer, options: AnalysisRouteOptions = {}): Router {
-  const router = Router();
+  const router = Router({ caseSensitive: true });
   const editMaxChars = options.compareEditMaxChars ?? 4000;
 
   router.post("/fingerprint", async (req, res) => {

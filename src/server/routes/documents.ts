@@ -138,7 +138,7 @@ export function documentRoutes(service: () => DedupService, options: DocumentRou
       release();
     }
   };
-  const router = Router();
+  const router = Router({ caseSensitive: true });
 
   router.post("/check", async (req, res) => {
     const body = parseWith(checkBody, req.body);

@@ -24,7 +24,7 @@ function time(raw: string | undefined, name: string, fallback: number): number {
 }
 
 export function statsRoutes(service: () => DedupService): Router {
-  const router = Router();
+  const router = Router({ caseSensitive: true });
   router.get("/stats", async (req, res) => {
     const query = req.query as Record<string, unknown>;
     for (const key of Object.keys(query)) {

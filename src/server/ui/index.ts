@@ -27,7 +27,7 @@ export function pagePanels(): { id: string; title: string; description: string; 
 }
 
 export function uiRoutes(): Router {
-  const router = Router();
+  const router = Router({ caseSensitive: true });
   const panels = pagePanels();
   router.get("/", (_req, res) => res.redirect(302, "/ui/"));
   // Express matches "/ui" for "/ui/" too: redirect only the bare path.

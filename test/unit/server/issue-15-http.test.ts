@@ -54,6 +54,14 @@ describe("access control (issue 15)", () => {
     expect((await request(secured).post("/v1/documents").set("Authorization", "ApiKey w-key-0123456789").send({ text: "hello world" })).status).toBe(503);
   });
 
+  it.each(["/v1/DOCUMENTS", "/v1/Documents/", "/v1/documents/_BULK", "/v1/Internal/Documents"])("a read key cannot write by changing the case of the path: %s", async (path) => {
+    // Before: the routers matched case-insensitively and the scope check did not, so these passed as reads (here 503: no engine).
+    const res = await request(secured).post(path).set("Authorization", "ApiKey r-key-0123456789").send(path.includes("_BULK") ? [{ text: "hello world" }] : { text: "hello world" });
+    expect(res.status).toBe(403);
+    // With a write key the path is not a route at all: paths are case-sensitive.
+    expect((await request(secured).post(path).set("Authorization", "ApiKey w-key-0123456789").send({ text: "hello world" })).status).toBe(404);
+  });
+
   it("keeps /livez, /readyz, /metrics and /openapi.json open", async () => {
     expect((await request(secured).get("/livez")).status).toBe(200);
     expect((await request(secured).get("/readyz")).status).toBe(503);
