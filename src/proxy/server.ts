@@ -63,7 +63,8 @@ export interface RunningProxy {
   close(): Promise<void>;
 }
 
-const BULK_PATH = /^\/(?:([^/_][^/]*)\/)?_bulk\/?$/;
+/** `/_bulk` and `/{index}/_bulk`, any first segment (the engines take `/_all/_bulk` too: each action names its index). */
+const BULK_PATH = /^\/(?:([^/]+)\/)?_bulk\/?$/;
 const gunzip = promisify(zlib.gunzip);
 const inflate = promisify(zlib.inflate);
 const inflateRaw = promisify(zlib.inflateRaw);

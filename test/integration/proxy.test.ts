@@ -267,6 +267,14 @@ describe.each(engineTargets())("_bulk proxy on $kind $version ($source)", (targe
     expect(await h.engine.get(outside, "p")).toBeDefined();
   });
 
+  it("a path whose first segment starts with an underscore (/_all/_bulk) is a _bulk too: its items are fingerprinted (they went in without dedup)", async () => {
+    const index = name("mark");
+    const res = await rawBulk(h.url, "/_all/_bulk?refresh=true", lines({ index: { _index: index, _id: "u1" } }, { message: NEWS_EN }));
+    expect(res.status).toBe(200);
+    expect(res.body.items[0]!.index).toMatchObject({ _id: "u1", status: 201, neardup: { status: "original" } });
+    expect(await h.engine.get(index, "u1")).toMatchObject({ neardup: { status: "original" } });
+  });
+
   it("the index in the path, and pipeline, routing and require_alias are forwarded", async () => {
     const index = name("mark");
     const res = await rawBulk(h.url, `/${index}/_bulk?routing=r1&refresh=wait_for`, lines({ index: { _id: "a" } }, { message: NEWS_EN }));
