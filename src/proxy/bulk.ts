@@ -30,7 +30,7 @@ import type { IndexResult } from "../service/dedup-service.js";
 import type { DocInput } from "../service/input.js";
 import type { Policy } from "../service/options.js";
 import { invalidIndexItem, neardupErrorItem, noopItem, rejectedItem, unavailableItem, verdictOf, writtenItem, type Failure, type ItemBody } from "./items.js";
-import { parseBulkInSlices, parseSource, type BulkItem } from "./ndjson.js";
+import { parseBulkInSlices, textSource, writtenAsSent, type BulkItem } from "./ndjson.js";
 import { forwardChunk, isRetry, parseChunkRequest, retryFailure, type ChunkAnswer, type ChunkRequest, type ProxyDoc } from "./peer.js";
 import { MissingIndex, type IndexDedup, type ServicePool } from "./pool.js";
 import { ruleFor, type IndexRule } from "./rules.js";
@@ -198,10 +198,8 @@ export class BulkHandler {
     if (item.op !== "index" && item.op !== "create") return undefined;
     const rule = ruleFor(this.deps.rules, item.index);
     if (!rule) return undefined;
-    const source = parseSource(item);
-    const text = source?.[rule.textField];
-    if (!source || typeof text !== "string" || text.trim() === "") return undefined;
-    return { at, item, rule, source, text };
+    const parsed = textSource(item.sourceLine, rule.textField);
+    return parsed && { at, item, rule, ...parsed };
   }
 
   private fail(items: { at: number; item: BulkItem }[], results: Record<string, ItemBody>[], failure: Failure): void {
@@ -296,8 +294,7 @@ export class BulkHandler {
       const meta = { ...d.item.meta };
       delete meta._index;
       delete meta._id;
-      // A source with its own `neardup` gets it replaced (written again from the object); any other is written as sent, plus `neardup`.
-      const sourceLine = Object.hasOwn(d.source, "neardup") ? undefined : d.item.sourceLine;
+      const sourceLine = writtenAsSent(d.source) ? d.item.sourceLine : undefined;
       return { op: d.item.op as ProxyDoc["op"], id: given ?? arrivalId(now), idGiven: given !== undefined, time: timeOf(d.source, this.deps.timeField, now), meta, source: d.source, sourceLine, text: d.text };
     });
     const answer = await this.route(entry, { ...request, index, policy: chunk[0]!.rule.policy ?? this.deps.defaultPolicy, docs });
@@ -333,9 +330,8 @@ export class BulkHandler {
     // The line is what gets written: the text decided on is taken from it, never trusted beside it.
     for (const d of docs) {
       if (d.sourceLine === undefined) continue;
-      const source = parseSource({ sourceLine: d.sourceLine });
-      const text = source?.[rule.textField];
-      if (source && !Object.hasOwn(source, "neardup") && typeof text === "string" && text.trim() !== "") Object.assign(d, { source, text });
+      const parsed = textSource(d.sourceLine, rule.textField);
+      if (parsed && writtenAsSent(parsed.source)) Object.assign(d, parsed);
       else delete d.sourceLine;
     }
     let entry;

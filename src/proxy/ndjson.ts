@@ -155,3 +155,15 @@ export function parseSource(item: Pick<BulkItem, "sourceLine">): Record<string, 
     return undefined;
   }
 }
+
+/** A source line the proxy fingerprints: a JSON object whose `textField` is a non-blank string; its object and text. */
+export function textSource(sourceLine: string | undefined, textField: string): { source: Record<string, unknown>; text: string } | undefined {
+  const source = parseSource({ sourceLine });
+  const text = source?.[textField];
+  return source && typeof text === "string" && text.trim() !== "" ? { source, text } : undefined;
+}
+
+/** Whether a source is written as its client's line plus `neardup` (write-through.ts `withNeardup`): not when it has a `neardup` key of its own, which is replaced. */
+export function writtenAsSent(source: Record<string, unknown>): boolean {
+  return !Object.hasOwn(source, "neardup");
+}
