@@ -7,32 +7,13 @@
  * service whose recent-writes window never saw the original.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadPoems } from "../../bench/poems.js";
 import type { Engine } from "../../src/engine/index.js";
-import { probeOf, reaches } from "../../src/service/candidates/index.js";
 import { DedupService } from "../../src/service/dedup-service.js";
 import { neardupSource } from "../../src/service/documents.js";
 import { resolveDedupOptions } from "../../src/service/options.js";
 import { sharedFingerprinter } from "../helpers/api.js";
+import { editOnlyPairs } from "../helpers/edit-pairs.js";
 import { connectTarget, engineTargets, uniqueIndex } from "../helpers/engines.js";
-
-/** Pairs (original, every 12th character replaced) that only the edit rule calls duplicates, and that the lookup reaches. */
-async function editOnlyPairs(count: number): Promise<{ a: string; b: string }[]> {
-  const fp = await sharedFingerprinter();
-  const poems = loadPoems(1);
-  const out: { a: string; b: string }[] = [];
-  for (let i = 0; out.length < count && i < 500; i++) {
-    const a = poems.slice(i * 4, i * 4 + 4).join("");
-    const length = [...a].length;
-    if (length < 320 || length > 900) continue;
-    const b = [...a].map((c, k) => (k % 12 === 5 ? "某" : c)).join("");
-    const A = fp.analyze(a);
-    const B = fp.analyze(b);
-    const verdict = fp.compare(B, A);
-    if (verdict.rule === "medium.edit" && reaches(probeOf(B, 3), { simhash: A.simhash, lsh: A.lsh, lshScheme: A.lshScheme })) out.push({ a, b });
-  }
-  return out;
-}
 
 describe.each(engineTargets())("edit rule on long stored texts on $kind $version", (target) => {
   let engine: Engine;
@@ -41,7 +22,7 @@ describe.each(engineTargets())("edit rule on long stored texts on $kind $version
 
   beforeAll(async () => {
     engine = await connectTarget(target);
-    pairs = await editOnlyPairs(2);
+    pairs = editOnlyPairs(await sharedFingerprinter(), 2);
     expect(pairs).toHaveLength(2);
   }, 120_000);
   afterAll(async () => {

@@ -8,11 +8,12 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { loadPoems } from "../../../bench/poems.js";
 import type { Fingerprinter } from "../../../src/core/index.js";
 import { sketchOf } from "../../../src/core/sketch.js";
-import { fetchCandidates, probeOf, reaches, type Lookup } from "../../../src/service/candidates/index.js";
+import { fetchCandidates, type Lookup } from "../../../src/service/candidates/index.js";
 import type { Candidate } from "../../../src/service/candidate.js";
 import { neardupSource } from "../../../src/service/documents.js";
 import { compareCandidates } from "../../../src/service/rank.js";
 import { sharedFingerprinter } from "../../helpers/api.js";
+import { editOnlyPairs } from "../../helpers/edit-pairs.js";
 import { MemoryEngine } from "../../helpers/memory-engine.js";
 
 const WINDOW = 24 * 3600 * 1000;
@@ -68,23 +69,10 @@ describe("a write's lookup stops comparing at the earliest duplicate", () => {
 });
 
 describe("a decision that reaches an unread candidate", () => {
-  /** A poem stretch and a copy with every 12th character replaced: only the edit rule calls them duplicates, and it needs the stored text. */
-  function editOnlyPair(): { a: string; b: string } {
-    const poems = loadPoems(1);
-    for (let i = 0; i < 500; i++) {
-      const a = poems.slice(i * 4, i * 4 + 4).join("");
-      const length = [...a].length;
-      if (length < 320 || length > 900) continue;
-      const b = [...a].map((c, k) => (k % 12 === 5 ? "某" : c)).join("");
-      const A = fp.analyze(a);
-      const B = fp.analyze(b);
-      if (fp.compare(B, A).rule === "medium.edit" && reaches(probeOf(B, 3), { simhash: A.simhash, lsh: A.lsh, lshScheme: A.lshScheme })) return { a, b };
-    }
-    throw new Error("no edit-only pair in the poems");
-  }
-
   it("reads its text when the edit rule needs it, and finds the duplicate", async () => {
-    const { a, b } = editOnlyPair();
+    const pairs = editOnlyPairs(fp, 1);
+    expect(pairs).toHaveLength(1);
+    const { a, b } = pairs[0]!;
     const A = fp.analyze(a);
     const query = fp.analyze(b);
     const candidate = (): Candidate => ({ id: "y", simhash: A.simhash, lsh: A.lsh, lshScheme: A.lshScheme, time: NOW - 1000, status: "original", duplicateOf: undefined, sketch: sketchOf(A), unread: true });
