@@ -131,6 +131,11 @@ describe("a chunk forwarded by another sidecar's proxy", () => {
     expect(parseChunkRequest(chunk([doc(1_700_000_000_000)])).docs).toHaveLength(1);
   });
 
+  it("refuses a source line that is not a string, naming the document", () => {
+    for (const sourceLine of [5, null, { message: "hello" }]) expect(() => parseChunkRequest(chunk([{ ...doc(1), sourceLine }]))).toThrow(expect.objectContaining({ code: "INVALID_INPUT", status: 400, message: expect.stringMatching(/docs\[0\] is not a document/) }));
+    expect(parseChunkRequest(chunk([{ ...doc(1), sourceLine: '{"message":"hello"}' }])).docs[0]!.sourceLine).toBe('{"message":"hello"}');
+  });
+
   it("refuses more documents than a _bulk may hold, with a 413", () => {
     expect(() => parseChunkRequest(chunk([doc(1), doc(2), doc(3)]), 2)).toThrow(expect.objectContaining({ code: "TOO_LARGE", status: 413 }));
     expect(parseChunkRequest(chunk([doc(1), doc(2)]), 2).docs).toHaveLength(2);
