@@ -87,7 +87,7 @@ export const SETTINGS = {
   NEARDUP_MAX_INFLIGHT_BODY: {
     default: "64mb",
     schema: z.string().regex(/^\d+(b|kb|mb)$/, "a size like 512kb or 64mb"),
-    doc: "Most request body bytes in flight at once, for the API and (separately, decoded bodies counted too) for the _bulk proxy (by Content-Length; a chunked body counts as NEARDUP_BODY_LIMIT, on the proxy as 100 MB); more get 429 with Retry-After before their body is read.",
+    doc: "Most request body bytes in flight at once, for the API and (separately, decoded bodies counted too) for the _bulk proxy (counted as they arrive); the request whose bytes would pass it gets 429 with Retry-After.",
   },
   NEARDUP_COMPARE_EDIT_MAX_CHARS: {
     default: "4000",

@@ -99,8 +99,7 @@ export function arrivalId(now = Date.now()): string {
 }
 
 function docKey(item: BulkItem): string | undefined {
-  const id = item.meta._id;
-  return id === undefined || id === null ? undefined : `${item.index}\u0000${String(id)}`;
+  return item.id === undefined ? undefined : `${item.index}\u0000${item.id}`;
 }
 
 function timeOf(source: Record<string, unknown>, field: string, now: number): number {
@@ -204,7 +203,7 @@ export class BulkHandler {
 
   private fail(items: { at: number; item: BulkItem }[], results: Record<string, ItemBody>[], failure: Failure): void {
     for (const { at, item } of items) {
-      const id = item.meta._id === undefined ? undefined : String(item.meta._id);
+      const id = item.id;
       const status = failure.status;
       const body =
         failure.kind === "unavailable"
@@ -291,11 +290,8 @@ export class BulkHandler {
     const now = Date.now();
     const docs = chunk.map((d): ProxyDoc => {
       const given = idOf(d.item);
-      const meta = { ...d.item.meta };
-      delete meta._index;
-      delete meta._id;
       const sourceLine = writtenAsSent(d.source) ? d.item.sourceLine : undefined;
-      return { op: d.item.op as ProxyDoc["op"], id: given ?? arrivalId(now), idGiven: given !== undefined, time: timeOf(d.source, this.deps.timeField, now), meta, source: d.source, sourceLine, text: d.text };
+      return { op: d.item.op as ProxyDoc["op"], id: given ?? arrivalId(now), idGiven: given !== undefined, time: timeOf(d.source, this.deps.timeField, now), meta: d.item.metaText, source: d.source, sourceLine, text: d.text };
     });
     const answer = await this.route(entry, { ...request, index, policy: chunk[0]!.rule.policy ?? this.deps.defaultPolicy, docs });
     if ("failure" in answer) return answer.failure;
@@ -391,6 +387,5 @@ export class BulkHandler {
 }
 
 function idOf(item: BulkItem): string | undefined {
-  const id = item.meta._id;
-  return id === undefined || id === null || id === "" ? undefined : String(id);
+  return item.id === "" ? undefined : item.id;
 }

@@ -9,12 +9,18 @@
  * answered here: the caller forwards the body as is and returns the engine's
  * own whole-request error, which the engines give before writing anything.
  */
+import { objectMembers, objectText } from "./json-text.js";
+
 export type BulkOp = "index" | "create" | "update" | "delete";
 
 export interface BulkItem {
   op: BulkOp;
-  /** The action's metadata (`_index`, `_id`, `routing`, `pipeline`, ...). */
+  /** The action's metadata (`_index`, `_id`, `routing`, `pipeline`, ...), parsed: for reading flags, never for writing. */
   meta: Record<string, unknown>;
+  /** The `_id` as the engines read it: a string's value, or a number's text as sent (`9007199254740993`, `1.0`). */
+  id: string | undefined;
+  /** The metadata less `_index` and `_id`, as a JSON object whose values are the client's text (numbers keep every digit). */
+  metaText: string;
   /** Target index: the action's `_index`, else the one in the URL path. */
   index: string;
   actionLine: string;
@@ -74,9 +80,13 @@ function* parseSteps(body: string, pathIndex: string | undefined): Generator<voi
     }
     if (!isObject(action)) return { ok: false, reason: `line ${at} is not an action object` };
     // The engines read the first key as the action and ignore any after it; so does the proxy.
-    const op = ACTION_KEY.exec(text)?.[1];
+    const match = ACTION_KEY.exec(text);
+    const op = match?.[1];
     const meta = op === undefined ? undefined : action[op];
-    if (op === undefined || !isObject(meta)) return { ok: false, reason: `line ${at} is not one of index, create, update, delete` };
+    if (match === null || op === undefined || !isObject(meta)) return { ok: false, reason: `line ${at} is not one of index, create, update, delete` };
+    const members = objectMembers(text, match[0].length);
+    // The engines refuse a repeated key (strict duplicate detection); JSON.parse would keep the last one.
+    if (new Set(members.map((m) => m.key)).size !== members.length) return { ok: false, reason: `line ${at} repeats a key of its metadata` };
     // Values the engines refuse in the action line (the whole request fails there): forwarded, so their own error comes back.
     if (meta._index !== undefined && meta._index !== null && typeof meta._index !== "string") return { ok: false, reason: `line ${at} has an _index that is not a string` };
     const id = meta._id;
@@ -88,7 +98,10 @@ function* parseSteps(body: string, pathIndex: string | undefined): Generator<voi
       sourceLine = nextLine();
       if (sourceLine === undefined) return { ok: false, reason: `line ${at} has no source line` };
     }
-    items.push({ op: op as BulkOp, meta, index, actionLine, sourceLine });
+    const rawId = members.find((m) => m.key === "_id")?.raw;
+    const itemId = rawId === undefined || rawId === "null" ? undefined : rawId.startsWith('"') ? (JSON.parse(rawId) as string) : rawId;
+    const metaText = objectText(members.filter((m) => m.key !== "_index" && m.key !== "_id"));
+    items.push({ op: op as BulkOp, meta, id: itemId, metaText, index, actionLine, sourceLine });
   }
   if (items.length === 0) return { ok: false, reason: "the body has no actions" };
   return { ok: true, items };

@@ -15,6 +15,7 @@ import { NeardupError, isNeardupError } from "../core/errors.js";
 import type { Policy } from "../service/options.js";
 import { isStorableTime } from "../service/input.js";
 import type { Failure, ItemBody } from "./items.js";
+import { nestsDeeperThan } from "./ndjson.js";
 
 export const PEER_PATH = "/_neardup/internal/bulk";
 
@@ -26,8 +27,8 @@ export interface ProxyDoc {
   idGiven: boolean;
   /** Epoch ms: the source's time field, or the arrival time. */
   time: number;
-  /** The client's action metadata, less `_index` and `_id`. */
-  meta: Record<string, unknown>;
+  /** The client's action metadata less `_index` and `_id`: a JSON object's text, values as sent (ndjson.ts `metaText`). */
+  meta: string;
   source: Record<string, unknown>;
   /**
    * The client's source line as sent, when the write can be that line with `neardup` added
@@ -63,6 +64,17 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
+/** Action metadata a forwarded document may carry: a flat JSON object's text without `_index` or `_id` (the writer sets those). */
+function isMetaText(value: unknown): value is string {
+  if (typeof value !== "string" || nestsDeeperThan(value, 2)) return false;
+  try {
+    const meta: unknown = JSON.parse(value);
+    return isObject(meta) && !Object.hasOwn(meta, "_index") && !Object.hasOwn(meta, "_id");
+  } catch {
+    return false;
+  }
+}
+
 /** Checks the shape of a forwarded request (the writer trusts no more than `_bulk` does); throws INVALID_INPUT. */
 export function parseChunkRequest(body: unknown, maxDocs = Infinity): ChunkRequest {
   const bad = (what: string) => new NeardupError("INVALID_INPUT", `forwarded _bulk chunk: ${what}`);
@@ -78,7 +90,7 @@ export function parseChunkRequest(body: unknown, maxDocs = Infinity): ChunkReque
       typeof d.idGiven === "boolean" &&
       typeof d.time === "number" &&
       isStorableTime(d.time) &&
-      isObject(d.meta) &&
+      isMetaText(d.meta) &&
       isObject(d.source) &&
       (d.sourceLine === undefined || typeof d.sourceLine === "string") &&
       typeof d.text === "string";

@@ -41,9 +41,9 @@ export interface ProxyOptions {
   /** The analysis worker pool to share (NEARDUP_WORKERS > 1), made with the same fingerprinter options; absent: analysis in this thread. */
   analyzer?: () => Analyzer | undefined;
   /**
-   * Most `_bulk` body bytes held at once, decoded (NEARDUP_MAX_INFLIGHT_BODY): a request that would pass it,
-   * while others are held, gets `429` with `Retry-After` before its body is read (by Content-Length; a body
-   * without one counts as {@link MAX_BULK_BYTES}), or once its decoded size is known. One request alone is always let in.
+   * Most `_bulk` body bytes held at once, decoded (NEARDUP_MAX_INFLIGHT_BODY): bytes are counted as they arrive,
+   * and a request whose next bytes would pass it while others hold some gets `429` with `Retry-After` (the rest of
+   * its body is read and dropped); so does one whose decoded body would. One request alone is always let in.
    * Default 64 MiB.
    */
   maxInflightBytes?: number;
@@ -77,21 +77,44 @@ async function decode(body: Buffer, encoding: string | undefined): Promise<Buffe
   return undefined;
 }
 
-function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
+/**
+ * The request body, each chunk charged to the in-flight budget as it arrives (`take`; an idle connection that
+ * announced 100 MB holds nothing): `busy` when `take` refused a chunk, `tooLarge` past {@link MAX_BULK_BYTES}.
+ * Either way the rest of the body is read and dropped.
+ */
+function readBody(req: IncomingMessage, take: (bytes: number) => boolean): Promise<Buffer | "busy" | "tooLarge"> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    req.on("data", (c: Buffer) => {
-      size += c.length;
-      if (size > MAX_BULK_BYTES) {
-        resolve(undefined);
+    let done = false;
+    const finish = (value: Buffer | "busy" | "tooLarge") => {
+      if (done) return;
+      done = true;
+      if (typeof value === "string") {
+        chunks.length = 0;
+        req.removeListener("data", onData);
         req.resume();
-        return;
       }
+      resolve(value);
+    };
+    const onData = (c: Buffer) => {
+      size += c.length;
+      if (size > MAX_BULK_BYTES) return finish("tooLarge");
+      if (!take(c.length)) return finish("busy");
       chunks.push(c);
+    };
+    req.on("data", onData);
+    req.on("end", () => finish(Buffer.concat(chunks)));
+    req.on("error", (err) => {
+      if (!done) reject(err);
+      done = true;
     });
-    req.on("end", () => resolve(Buffer.concat(chunks)));
-    req.on("error", reject);
+    req.on("close", () => {
+      if (!done && !req.complete) {
+        done = true;
+        reject(new Error("the client closed the connection before its body ended"));
+      }
+    });
   });
 }
 
@@ -167,41 +190,46 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
 
   const maxHeld = options.maxInflightBytes ?? 64 * 1024 * 1024;
   let held = 0;
-  /** Takes `bytes` of the in-flight budget, or answers 429 (the engines' "too many requests" shape) and returns false. */
-  const hold = (res: ServerResponse, bytes: number, mine: number, product: string | undefined): boolean => {
-    if (held - mine > 0 && held + bytes > maxHeld) {
-      res.setHeader("retry-after", "1");
-      json(res, 429, engineErrorBody(429, "es_rejected_execution_exception", `neardup: _bulk bodies in flight would exceed ${maxHeld} bytes (NEARDUP_MAX_INFLIGHT_BODY); retry in 1 s`), product);
-      return false;
-    }
+  /** Takes `bytes` more of the in-flight budget for a request holding `mine`; refused while others hold bytes and the total would pass it. */
+  const take = (bytes: number, mine: number): boolean => {
+    if (held - mine > 0 && held + bytes > maxHeld) return false;
     held += bytes;
     return true;
+  };
+  const busy = (res: ServerResponse, product: string | undefined) => {
+    res.setHeader("retry-after", "1");
+    json(res, 429, engineErrorBody(429, "es_rejected_execution_exception", `neardup: _bulk bodies in flight would exceed ${maxHeld} bytes (NEARDUP_MAX_INFLIGHT_BODY); retry in 1 s`), product);
   };
 
   const onBulk = async (req: IncomingMessage, res: ServerResponse, url: URL, pathIndex: string | undefined): Promise<void> => {
     const engine = options.engine();
     const product = engine?.kind === "elasticsearch" ? "Elasticsearch" : undefined;
-    const length = Number(req.headers["content-length"]);
-    let mine = Number.isSafeInteger(length) && length >= 0 ? Math.min(length, MAX_BULK_BYTES) : MAX_BULK_BYTES;
-    if (!hold(res, mine, 0, product)) {
-      req.resume();
-      return;
-    }
+    let mine = 0;
+    const more = (bytes: number): boolean => {
+      if (!take(bytes, mine)) return false;
+      mine += bytes;
+      return true;
+    };
     try {
-      await onHeldBulk(req, res, url, pathIndex, engine, product, (decoded) => {
-        if (decoded <= mine) return true;
-        if (!hold(res, decoded - mine, mine, product)) return false;
-        mine = decoded;
-        return true;
-      });
+      await onHeldBulk(req, res, url, pathIndex, engine, product, more, (decoded) => decoded <= mine || more(decoded - mine));
     } finally {
       held -= mine;
     }
   };
 
-  const onHeldBulk = async (req: IncomingMessage, res: ServerResponse, url: URL, pathIndex: string | undefined, engine: Engine | undefined, product: string | undefined, decodedSize: (bytes: number) => boolean): Promise<void> => {
-    const raw = await readBody(req);
-    if (raw === undefined) {
+  const onHeldBulk = async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: URL,
+    pathIndex: string | undefined,
+    engine: Engine | undefined,
+    product: string | undefined,
+    take: (bytes: number) => boolean,
+    decodedSize: (bytes: number) => boolean,
+  ): Promise<void> => {
+    const raw = await readBody(req, take);
+    if (raw === "busy") return busy(res, product);
+    if (raw === "tooLarge") {
       json(res, 413, engineErrorBody(413, "content_too_long_exception", `request body is larger than ${MAX_BULK_BYTES} bytes`), product);
       return;
     }
@@ -231,7 +259,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       return;
     }
     if (body === undefined) return forwardRaw(`content-encoding ${String(req.headers["content-encoding"])} is not one neardup decodes`);
-    if (body !== raw && !decodedSize(body.length)) return;
+    if (body !== raw && !decodedSize(body.length)) return busy(res, product);
     if (!engine) {
       json(res, 503, engineErrorBody(503, "neardup_engine_unavailable_exception", "neardup is not connected to the engine yet"), product);
       return;
@@ -245,8 +273,11 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   /** A chunk from another sidecar's proxy, this one holding the index's lease. */
   const onPeer = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const engine = options.engine();
-    const raw = await readBody(req);
-    if (!engine || raw === undefined) {
+    let mine = 0;
+    res.once("close", () => (held -= mine)); // held until answered, as a _bulk body is
+    const raw = await readBody(req, (bytes) => take(bytes, mine) && (mine += bytes) > 0);
+    if (raw === "busy") return busy(res, undefined);
+    if (!engine || raw === "tooLarge") {
       json(res, engine ? 413 : 503, engineErrorBody(engine ? 413 : 503, "neardup_exception", engine ? "chunk too large" : "neardup is not connected to the engine yet"), undefined);
       return;
     }

@@ -18,8 +18,8 @@ import { send, type Upstream } from "./upstream.js";
 
 export interface WritePlan {
   op: "index" | "create";
-  /** The client's action metadata; `_index` and `_id` are set from the write. */
-  meta: Record<string, unknown>;
+  /** The client's action metadata as a JSON object's text, values as sent; `_index` and `_id` are set from the write. */
+  meta: string;
   /** Query string forwarded to `_bulk` (without `?`). */
   query: string;
   /** The client's headers to send (credentials, opaque id). */
@@ -84,11 +84,11 @@ export class WriteThrough {
       const op = Object.keys(action)[0]!;
       const meta = action[op] as { _index: string; _id: string };
       const plan = this.take(meta._id);
-      const line = plan ? { [plan.op]: { ...plan.meta, _index: meta._index, _id: meta._id } } : action;
+      const line = plan ? actionLine(plan, meta._index, meta._id) : JSON.stringify(action);
       const key = plan ? JSON.stringify([plan.query, plan.headers.authorization ?? ""]) : "";
       const source = operations[i + 1]!;
       const sourceText = plan?.sourceLine === undefined || source.neardup === undefined ? JSON.stringify(source) : withNeardup(plan.sourceLine, source.neardup);
-      const entry = { plan, at: i / 2, lines: `${JSON.stringify(line)}\n${sourceText}\n` };
+      const entry = { plan, at: i / 2, lines: `${line}\n${sourceText}\n` };
       const group = groups.get(key);
       if (group) group.push(entry);
       else groups.set(key, [entry]);
@@ -120,6 +120,12 @@ export class WriteThrough {
     }
     return toBulkResult({ errors, items: items as never });
   }
+}
+
+/** The client's action line for a write: its metadata's text as sent, with the write's `_index` and `_id` first. */
+function actionLine(plan: WritePlan, index: string, id: string): string {
+  const rest = plan.meta.slice(plan.meta.indexOf("{") + 1);
+  return `{${JSON.stringify(plan.op)}:{"_index":${JSON.stringify(index)},"_id":${JSON.stringify(id)}${rest.trim() === "}" ? "" : ","}${rest}}`;
 }
 
 /**

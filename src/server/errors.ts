@@ -43,6 +43,9 @@ export class HttpError extends Error {
   }
 }
 
+/** The `type` of the error limits.ts raises on a request's body stream when the in-flight budget refuses its next bytes. */
+export const INFLIGHT_BODY_TYPE = "neardup.inflight.body";
+
 interface HttpLayerError {
   name?: string;
   type?: string;
@@ -68,6 +71,8 @@ function fromHttpLayer(err: HttpLayerError): NeardupError | HttpError | undefine
   if (err.status === 400 && typeof err.code === "string" && (err.code.startsWith("Z_") || err.code.startsWith("ERR__ERROR") || err.code.startsWith("ERR_BROTLI"))) {
     return new NeardupError("INVALID_INPUT", `request body could not be decoded as its Content-Encoding says (${err.message})`, { field: "Content-Encoding" });
   }
+  // limits.ts stopped the body's read: the bodies in flight would pass NEARDUP_MAX_INFLIGHT_BODY.
+  if (err.type === INFLIGHT_BODY_TYPE) return new HttpError("RATE_LIMITED", err.message ?? "", { headers: { "Retry-After": "1" } });
   if (err.type === "request.aborted") return new NeardupError("INVALID_INPUT", "the client closed the request before its body was read", { field: "body" });
   if (err.type === "stream.encoding.set" || err.type === "stream.not.readable") return undefined;
   // Any other client error http-errors marks as safe to show.

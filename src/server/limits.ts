@@ -1,11 +1,12 @@
 /**
- * Load limits, applied to /v1 before the body is read: a token bucket per
- * API key and global bounds on requests and body bytes in flight. Both answer 429 with Retry-After; a request refused here
- * costs no body parsing and no memory for its body.
+ * Load limits, applied to /v1: a token bucket per API key and global bounds
+ * on requests and body bytes in flight. Each answers 429 with Retry-After; a
+ * request refused for its rate or the request count costs no body parsing, one
+ * refused for its body's bytes holds none of them.
  */
 import type { RequestHandler } from "express";
 import { callerOf } from "./auth.js";
-import { HttpError } from "./errors.js";
+import { HttpError, INFLIGHT_BODY_TYPE } from "./errors.js";
 import type { Metrics } from "./metrics.js";
 
 /** Tokens refill continuously at `rate` per second up to `burst`; one request takes one token. */
@@ -53,15 +54,8 @@ export interface LimitOptions {
   rateLimitRps: number;
   rateLimitBurst: number;
   maxConcurrent: number;
-  /** Request body bytes in flight at once (by Content-Length). */
+  /** Request body bytes in flight at once (counted as they arrive). */
   maxInflightBodyBytes: number;
-}
-
-/** The bytes a request's body may take: its Content-Length, or the body limit for a chunked one. */
-function bodyBytes(headers: Record<string, string | string[] | undefined>, bodyLimitBytes: number): number {
-  const length = Number(headers["content-length"]);
-  if (Number.isFinite(length) && length >= 0) return Math.min(length, bodyLimitBytes);
-  return headers["transfer-encoding"] !== undefined ? bodyLimitBytes : 0;
 }
 
 /**
@@ -96,38 +90,51 @@ export function rateLimit(options: LimitOptions, metrics: Metrics): RequestHandl
 
 /**
  * Bounds the requests in flight and the body bytes they bring (so many large
- * bodies at once cannot balloon memory, even ones that will be refused); the
- * slot is released when the answer is sent or the connection closes.
+ * bodies at once cannot balloon memory, even ones that will be refused). Body
+ * bytes are counted as they arrive, not by `Content-Length`: a connection that
+ * announces a large body and sends nothing holds nothing. A request whose next
+ * bytes would pass the budget while others hold some fails its body read with
+ * 429 (the body parser reads off the rest and drops it). Slot and bytes are
+ * released when the answer is sent or the connection closes.
  */
-export function concurrencyLimit(options: LimitOptions & { bodyLimitBytes: number }, metrics: Metrics): RequestHandler {
+export function concurrencyLimit(options: LimitOptions, metrics: Metrics): RequestHandler {
   let inFlight = 0;
   let inFlightBytes = 0;
+  // A plain error with a `type`, as the body parser's own are (it sets `status` on what the stream raises): errors.ts maps it to a 429.
+  const busy = () => Object.assign(new Error(`request bodies in flight would exceed ${options.maxInflightBodyBytes} bytes (NEARDUP_MAX_INFLIGHT_BODY); retry in 1 s`), { type: INFLIGHT_BODY_TYPE, status: 429 });
   return (req, res, next) => {
     if (inFlight >= options.maxConcurrent) {
       metrics.limitRejections.inc({ limit: "concurrency" });
       next(new HttpError("RATE_LIMITED", `the service is handling ${options.maxConcurrent} requests already (NEARDUP_MAX_CONCURRENT); retry in 1 s`, { headers: { "Retry-After": "1" } }));
       return;
     }
-    const bytes = bodyBytes(req.headers, options.bodyLimitBytes);
-    // One request alone is always let in (its own size is bounded by the body limit).
-    if (inFlightBytes > 0 && inFlightBytes + bytes > options.maxInflightBodyBytes) {
-      metrics.limitRejections.inc({ limit: "inflight_body" });
-      next(
-        new HttpError("RATE_LIMITED", `request bodies in flight would exceed ${options.maxInflightBodyBytes} bytes (NEARDUP_MAX_INFLIGHT_BODY); retry in 1 s`, {
-          headers: { "Retry-After": "1" },
-        }),
-      );
-      return;
-    }
     inFlight++;
-    inFlightBytes += bytes;
     metrics.inFlight.set(inFlight);
+    let mine = 0;
+    let refused = false;
+    // Each chunk is counted as the body parser receives it ("data" is emitted only to a reader, as bytes arrive).
+    const emit = req.emit.bind(req);
+    req.emit = ((event: string | symbol, ...args: unknown[]): boolean => {
+      if (event !== "data") return emit(event, ...args);
+      if (refused) return false; // read off and dropped
+      const bytes = (args[0] as Buffer).length;
+      // One request alone is always let in (its own size is bounded by the body limit).
+      if (inFlightBytes - mine > 0 && inFlightBytes + bytes > options.maxInflightBodyBytes) {
+        refused = true;
+        metrics.limitRejections.inc({ limit: "inflight_body" });
+        return emit("error", busy());
+      }
+      mine += bytes;
+      inFlightBytes += bytes;
+      return emit(event, ...args);
+    }) as typeof req.emit;
     let released = false;
     const release = (): void => {
       if (released) return;
       released = true;
       inFlight--;
-      inFlightBytes -= bytes;
+      inFlightBytes -= mine;
+      mine = 0;
       metrics.inFlight.set(inFlight);
     };
     res.once("finish", release);

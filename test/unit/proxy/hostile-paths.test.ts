@@ -95,16 +95,30 @@ describe("the _bulk proxy's budget of bodies in flight", () => {
   const post = (body: Buffer, headers: Record<string, string> = {}) =>
     fetch(`${proxy.url}/logs-1/_bulk`, { method: "POST", headers: { "content-type": "application/x-ndjson", ...headers }, body });
 
-  it("answers 429 with Retry-After while another body holds the budget; one request alone always goes in", async () => {
+  /** A connection that sent a `_bulk`'s headers announcing `length` bytes, then `sent` of them; its answer accumulates in `answer()`. */
+  const partial = async (length: number | "chunked", sent: Buffer) => {
     const { hostname, port } = new URL(proxy.url);
-    // A: 800 bytes announced, the body held back.
-    const a = net.connect(Number(port), hostname);
-    await new Promise((r) => a.once("connect", r));
-    let answerA = "";
-    a.setEncoding("utf8");
-    a.on("data", (d: string) => (answerA += d));
-    a.write("POST /logs-1/_bulk HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-ndjson\r\nContent-Length: 800\r\nConnection: close\r\n\r\n");
+    const socket = net.connect(Number(port), hostname);
+    await new Promise((r) => socket.once("connect", r));
+    let answer = "";
+    socket.setEncoding("utf8");
+    socket.on("data", (d: string) => (answer += d));
+    const framing = length === "chunked" ? "Transfer-Encoding: chunked" : `Content-Length: ${length}`;
+    socket.write(`POST /logs-1/_bulk HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-ndjson\r\n${framing}\r\nConnection: close\r\n\r\n`);
+    if (sent.length > 0) socket.write(length === "chunked" ? Buffer.concat([Buffer.from(`${sent.length.toString(16)}\r\n`), sent, Buffer.from("\r\n")]) : sent);
     await new Promise((r) => setTimeout(r, 100));
+    return { socket, answer: () => answer };
+  };
+
+  it("counts bytes as they arrive: idle connections that announced large bodies hold nothing (they held the budget for 300 s)", async () => {
+    const idle = [await partial(900, Buffer.alloc(0)), await partial("chunked", Buffer.alloc(0)), await partial(100 * 1024 * 1024, Buffer.alloc(0))];
+    expect((await post(Buffer.alloc(500, 0x20))).status).toBe(503); // went in (no engine in this test); it was a 429
+    for (const { socket } of idle) socket.destroy();
+  });
+
+  it("answers 429 with Retry-After while another body holds the budget; one request alone always goes in", async () => {
+    // A: 900 bytes announced, 800 of them sent, the rest held back.
+    const { socket: a, answer: answerA } = await partial(900, Buffer.alloc(800, 0x20));
     const b = await post(Buffer.alloc(500, 0x20));
     expect(b.status).toBe(429);
     expect(b.headers.get("retry-after")).toBe("1");
@@ -113,9 +127,9 @@ describe("the _bulk proxy's budget of bodies in flight", () => {
     const bomb = gzipSync(Buffer.alloc(5_000, 0x0a));
     const c = await post(bomb, { "content-encoding": "gzip" });
     expect(c.status).toBe(429);
-    a.end(Buffer.alloc(800, 0x20));
+    a.end(Buffer.alloc(100, 0x20));
     await new Promise((r) => a.once("close", r));
-    expect(answerA).toMatch(/^HTTP\/1\.1 503/); // A went in (no engine in this test)
+    expect(answerA()).toMatch(/^HTTP\/1\.1 503/); // A went in (no engine in this test)
     // Alone, both go in.
     expect((await post(Buffer.alloc(500, 0x20))).status).toBe(503);
     expect((await post(bomb, { "content-encoding": "gzip" })).status).toBe(503);
@@ -124,7 +138,7 @@ describe("the _bulk proxy's budget of bodies in flight", () => {
 
 describe("a chunk forwarded by another sidecar's proxy", () => {
   const chunk = (docs: unknown[]) => ({ index: "logs-1", query: "", mayCreate: true, policy: "mark", headers: {}, docs });
-  const doc = (time: unknown) => ({ op: "index", id: "x", idGiven: true, time, meta: {}, source: { message: "hello" }, text: "hello" });
+  const doc = (time: unknown) => ({ op: "index", id: "x", idGiven: true, time, meta: "{}", source: { message: "hello" }, text: "hello" });
 
   it("refuses a time no engine date can hold, naming the document", () => {
     for (const time of [Number.POSITIVE_INFINITY, 9007199254740991, -5, 1.5]) expect(() => parseChunkRequest(chunk([doc(time)]))).toThrow(/docs\[0\] is not a document/);
@@ -134,6 +148,11 @@ describe("a chunk forwarded by another sidecar's proxy", () => {
   it("refuses a source line that is not a string, naming the document", () => {
     for (const sourceLine of [5, null, { message: "hello" }]) expect(() => parseChunkRequest(chunk([{ ...doc(1), sourceLine }]))).toThrow(expect.objectContaining({ code: "INVALID_INPUT", status: 400, message: expect.stringMatching(/docs\[0\] is not a document/) }));
     expect(parseChunkRequest(chunk([{ ...doc(1), sourceLine: '{"message":"hello"}' }])).docs[0]!.sourceLine).toBe('{"message":"hello"}');
+  });
+
+  it("refuses action metadata that is not a flat JSON object's text, or that sets _index or _id (the writer sets those)", () => {
+    for (const meta of [{}, "[]", "{", '{"_id":"y"}', '{"_index":"other"}', '{"a":{"b":{"c":1}}}']) expect(() => parseChunkRequest(chunk([{ ...doc(1), meta }]))).toThrow(/docs\[0\] is not a document/);
+    expect(parseChunkRequest(chunk([{ ...doc(1), meta: '{"routing":9007199254740995}' }])).docs[0]!.meta).toBe('{"routing":9007199254740995}');
   });
 
   it("refuses more documents than a _bulk may hold, with a 413", () => {

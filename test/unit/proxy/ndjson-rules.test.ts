@@ -56,7 +56,7 @@ describe("parseBulk", () => {
     );
     expect(parsed.ok).toBe(true);
     if (!parsed.ok) return;
-    expect(parsed.items.map((i) => [i.op, i.meta._id])).toEqual([
+    expect(parsed.items.map((i) => [i.op, i.id])).toEqual([
       ["index", "1"],
       ["index", "2"],
       ["delete", "3"],
@@ -64,6 +64,22 @@ describe("parseBulk", () => {
     ]);
     // Before, each of these sent the whole body to the engine as it was, and its documents were written without dedup.
     expect(parseSource(parsed.items[0]!)).toEqual({ message: "a" });
+  });
+
+  it("keeps the action's metadata as sent: an _id past 2^53 keeps its digits, as the engines read it (two such ids were one document)", () => {
+    const parsed = parseBulk(body('{"index":{"_index":"a","_id":9007199254740993, "routing" : 9007199254740995,"version":1.0}}', "{}", '{"index":{"_id":9007199254740992}}', "{}", '{"delete":{"_id":"q\\"1"}}'), "logs");
+    expect(parsed.ok).toBe(true);
+    if (!parsed.ok) return;
+    expect(parsed.items.map((i) => [i.id, i.metaText])).toEqual([
+      ["9007199254740993", '{"routing":9007199254740995,"version":1.0}'],
+      ["9007199254740992", "{}"],
+      ['q"1', "{}"],
+    ]);
+  });
+
+  it("leaves an action with a repeated key to the engine, which refuses it", () => {
+    const parsed = parseBulk(body('{"index":{"_id":"1","_id":"2"}}', "{}"), "logs");
+    expect(parsed).toMatchObject({ ok: false, reason: expect.stringContaining("repeats") });
   });
 
   it.each([
@@ -92,7 +108,7 @@ describe("sources nested too deep to rebuild", () => {
   const deep = (levels: number, open = '{"a":', close = "}") => `{"message":"hi","x":${open.repeat(levels)}1${close.repeat(levels)}}`;
 
   it(`are left to the engine past ${MAX_SOURCE_DEPTH} levels (counting brackets inside strings as text)`, () => {
-    const item = (sourceLine: string) => ({ op: "index" as const, meta: {}, index: "logs", actionLine: "{}", sourceLine });
+    const item = (sourceLine: string) => ({ sourceLine });
     expect(parseSource(item(deep(MAX_SOURCE_DEPTH - 1)))).toBeDefined();
     expect(parseSource(item(deep(MAX_SOURCE_DEPTH)))).toBeUndefined();
     expect(parseSource(item(deep(5_000, "[", "]")))).toBeUndefined();

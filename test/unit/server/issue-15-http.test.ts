@@ -199,7 +199,26 @@ describe("limits (issue 15)", () => {
     server.closeAllConnections();
     await new Promise((r) => server.close(r));
   });
-  it("the in-flight body budget answers 429 before reading a body that would exceed it", async () => {
+  it("the in-flight body budget counts bytes as they arrive: idle connections that announced large bodies hold nothing (they blocked /v1 for 300 s)", async () => {
+    const { app: small } = app({ limits: { maxInflightBodyBytes: 1000 } });
+    const server = small.listen(0, "127.0.0.1");
+    await new Promise((r) => server.once("listening", r));
+    const port = (server.address() as { port: number }).port;
+    const http = await import("node:http");
+    const idle = [900, 5_000_000, undefined].map((length) => {
+      const headers: Record<string, string> = { "Content-Type": "application/json", ...(length === undefined ? { "Transfer-Encoding": "chunked" } : { "Content-Length": String(length) }) };
+      const r = http.request({ host: "127.0.0.1", port, method: "POST", path: "/v1/fingerprint", headers });
+      r.on("error", () => undefined);
+      r.flushHeaders();
+      return r;
+    });
+    await new Promise((r) => setTimeout(r, 100));
+    expect((await request(`http://127.0.0.1:${port}`).post("/v1/fingerprint").send({ text: "x".repeat(200) })).status).toBe(200);
+    for (const r of idle) r.destroy();
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+  });
+  it("the in-flight body budget answers 429 to a body whose bytes would exceed it while another holds some", async () => {
     const { app: small, metrics } = app({ limits: { maxInflightBodyBytes: 1000 } });
     const server = small.listen(0, "127.0.0.1");
     await new Promise((r) => server.once("listening", r));
@@ -207,7 +226,7 @@ describe("limits (issue 15)", () => {
     const http = await import("node:http");
     const hold = http.request({ host: "127.0.0.1", port, method: "POST", path: "/v1/fingerprint", headers: { "Content-Type": "application/json", "Content-Length": "900" } });
     hold.on("error", () => undefined);
-    hold.write('{"text": "');
+    hold.write(`{"text": "${"y".repeat(790)}`);
     await new Promise((r) => setTimeout(r, 100));
     const res = await request(`http://127.0.0.1:${port}`).post("/v1/fingerprint").send({ text: "x".repeat(200) });
     expect(res.status).toBe(429);

@@ -1,0 +1,76 @@
+/**
+ * Reading JSON text without parsing its values: `JSON.parse` turns
+ * 9007199254740993 into 9007199254740992, and the engines do not (they keep a
+ * number's text where they read it as a string, and read longs whole). The
+ * proxy keeps the raw text of what it passes on.
+ *
+ * Every function here expects text that `JSON.parse` has already accepted.
+ */
+
+/** One member of a JSON object: its key (decoded) and its value's text as sent. */
+export interface Member {
+  key: string;
+  raw: string;
+}
+
+const WHITE = new Set([0x20, 0x09, 0x0a, 0x0d]);
+
+function skipWhite(text: string, at: number): number {
+  while (at < text.length && WHITE.has(text.charCodeAt(at))) at++;
+  return at;
+}
+
+/** End (exclusive) of the string that opens at `at`. */
+function stringEnd(text: string, at: number): number {
+  for (let i = at + 1; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x5c) i++;
+    else if (c === 0x22) return i + 1;
+  }
+  return text.length;
+}
+
+/** End (exclusive) of the value that starts at `at`. */
+function valueEnd(text: string, at: number): number {
+  const c = text.charCodeAt(at);
+  if (c === 0x22) return stringEnd(text, at);
+  if (c === 0x7b || c === 0x5b) {
+    let depth = 0;
+    for (let i = at; i < text.length; i++) {
+      const d = text.charCodeAt(i);
+      if (d === 0x22) i = stringEnd(text, i) - 1;
+      else if (d === 0x7b || d === 0x5b) depth++;
+      else if ((d === 0x7d || d === 0x5d) && --depth === 0) return i + 1;
+    }
+    return text.length;
+  }
+  let i = at;
+  while (i < text.length) {
+    const d = text.charCodeAt(i);
+    if (WHITE.has(d) || d === 0x2c || d === 0x7d || d === 0x5d) break;
+    i++;
+  }
+  return i;
+}
+
+/** The members of the object that opens at `at` (white space before it allowed), in text order, repeated keys included. */
+export function objectMembers(text: string, at: number): Member[] {
+  const members: Member[] = [];
+  let i = skipWhite(text, at) + 1; // past "{"
+  for (;;) {
+    i = skipWhite(text, i);
+    if (text.charCodeAt(i) !== 0x22) return members; // "}"
+    const keyEnd = stringEnd(text, i);
+    const key = JSON.parse(text.slice(i, keyEnd)) as string;
+    const start = skipWhite(text, skipWhite(text, keyEnd) + 1); // past ":"
+    const end = valueEnd(text, start);
+    members.push({ key, raw: text.slice(start, end) });
+    i = skipWhite(text, end);
+    if (text.charCodeAt(i) === 0x2c) i++;
+  }
+}
+
+/** A JSON object's text from members. */
+export function objectText(members: readonly Member[]): string {
+  return `{${members.map((m) => `${JSON.stringify(m.key)}:${m.raw}`).join(",")}}`;
+}
