@@ -27,7 +27,7 @@ import type { IncomingHttpHeaders } from "node:http";
 import { NeardupError, isNeardupError } from "../core/errors.js";
 import { describeEngineError } from "../engine/errors.js";
 import type { IndexResult } from "../service/dedup-service.js";
-import type { DocInput } from "../service/input.js";
+import { isStorableTime, readSourceTime, type DocInput } from "../service/input.js";
 import type { Policy } from "../service/options.js";
 import { invalidIndexItem, neardupErrorItem, noopItem, rejectedItem, unavailableItem, verdictOf, writtenItem, type Failure, type ItemBody } from "./items.js";
 import { parseBulkInSlices, textSource, writtenAsSent, type BulkItem } from "./ndjson.js";
@@ -46,8 +46,10 @@ export interface BulkDeps {
   /** Most documents per `DedupService.index` call. */
   maxBatch: number;
   timeoutMs: number;
-  /** Source field read as the document time (ISO 8601 or epoch ms); missing or unreadable: now. */
+  /** Source field read as the document time (RFC 3339 or epoch ms); missing, unreadable or past now + `timeSkewMs`: now. */
   timeField: string;
+  /** How far ahead of now a document time may be (NEARDUP_TIME_SKEW_MS). */
+  timeSkewMs: number;
 }
 
 export interface BulkRequest {
@@ -102,10 +104,15 @@ function docKey(item: BulkItem): string | undefined {
   return item.id === undefined ? undefined : `${item.index}\u0000${item.id}`;
 }
 
-function timeOf(source: Record<string, unknown>, field: string, now: number): number {
-  const value = source[field];
-  const ms = typeof value === "number" ? value : typeof value === "string" ? Date.parse(value) : NaN;
-  return Number.isFinite(ms) && ms >= 0 && ms <= 253402300799999 ? Math.trunc(ms) : now;
+/**
+ * The time a document is decided with: its `field` (RFC 3339, or epoch ms), or the arrival time `now` when
+ * that is missing, not a time, or later than `now + skewMs`. A time far ahead would keep the document in the
+ * window, a candidate for every later text, until that time; the API refuses it, the proxy (whose clients
+ * drop refused documents) decides with the arrival time instead. The source is written as sent either way.
+ */
+export function timeOf(source: Record<string, unknown>, field: string, now: number, skewMs: number): number {
+  const ms = readSourceTime(source[field]);
+  return isStorableTime(ms) && ms <= now + skewMs ? ms : now;
 }
 
 function isUnavailableStatus(status: number): boolean {
@@ -291,7 +298,7 @@ export class BulkHandler {
     const docs = chunk.map((d): ProxyDoc => {
       const given = idOf(d.item);
       const sourceLine = writtenAsSent(d.source) ? d.item.sourceLine : undefined;
-      return { op: d.item.op as ProxyDoc["op"], id: given ?? arrivalId(now), idGiven: given !== undefined, time: timeOf(d.source, this.deps.timeField, now), meta: d.item.metaText, source: d.source, sourceLine, text: d.text };
+      return { op: d.item.op as ProxyDoc["op"], id: given ?? arrivalId(now), idGiven: given !== undefined, time: timeOf(d.source, this.deps.timeField, now, this.deps.timeSkewMs), meta: d.item.metaText, source: d.source, sourceLine, text: d.text };
     });
     const answer = await this.route(entry, { ...request, index, policy: chunk[0]!.rule.policy ?? this.deps.defaultPolicy, docs });
     if ("failure" in answer) return answer.failure;

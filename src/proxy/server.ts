@@ -14,6 +14,7 @@ import zlib from "node:zlib";
 import type { Logger } from "pino";
 import type { Fingerprinter } from "../core/fingerprinter.js";
 import type { Engine, EngineConnection } from "../engine/types.js";
+import { DEFAULT_TIME_SKEW_MS } from "../service/input.js";
 import type { DedupOptions } from "../service/options.js";
 import type { Analyzer } from "../workers/index.js";
 import { isNeardupError } from "../core/errors.js";
@@ -49,6 +50,8 @@ export interface ProxyOptions {
   maxInflightBytes?: number;
   /** Source field read as each document's time. Default `@timestamp`. */
   timeField?: string;
+  /** How far ahead of now a document time may be before the arrival time is used instead (NEARDUP_TIME_SKEW_MS). Default 5 minutes. */
+  timeSkewMs?: number;
   /**
    * First one wins across sidecars (NEARDUP_WRITER_LEASE=on): each index's
    * decisions go to the sidecar holding its proxy lease. `advertiseUrl`: where
@@ -174,6 +177,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
         maxBatch: options.dedup.maxBulkItems,
         timeoutMs: options.connection.requestTimeoutMs ?? 30_000,
         timeField: options.timeField ?? "@timestamp",
+        timeSkewMs: options.timeSkewMs ?? DEFAULT_TIME_SKEW_MS,
       });
     })();
     handler = { engine, ready };

@@ -44,6 +44,7 @@ async function main(): Promise<void> {
           fingerprinter: service.fingerprinter,
           analyzer: service.analyzer,
           maxInflightBytes: config.limits.maxInflightBodyBytes,
+          timeSkewMs: config.limits.timeSkewMs,
           lease: config.lease && { ttlMs: config.lease.ttlMs, advertiseUrl: proxyConfig.advertiseUrl },
           logger,
         });

@@ -182,6 +182,17 @@ function parseRfc3339(text: string): number {
   return utc.getTime() - offset;
 }
 
+/**
+ * Epoch ms of a time as a document's source may carry it: RFC 3339 (see
+ * {@link parseRfc3339}), or epoch milliseconds as an integer or a string of
+ * digits (the engines' default date format reads both). NaN for anything else.
+ */
+export function readSourceTime(value: unknown): number {
+  if (typeof value === "number") return Number.isInteger(value) ? value : NaN;
+  if (typeof value !== "string") return NaN;
+  return /^\d{1,15}$/.test(value) ? Number(value) : parseRfc3339(value);
+}
+
 /** The latest document time accepted: 9999-12-31T23:59:59.999Z (what `Date` and the engines' date fields hold). */
 export const MAX_TIME_MS = 253402300799999;
 

@@ -265,6 +265,19 @@ describe.each(engineTargets())("_bulk proxy on $kind $version ($source)", (targe
     expect(await stored(index)).toEqual(expected);
   });
 
+  it("a @timestamp far in the future is decided at its arrival time; the source keeps it (it stayed a candidate until 2099)", async () => {
+    const index = name("mark");
+    const before = Date.now();
+    const res = await rawBulk(h.url, "/_bulk?refresh=true", lines({ index: { _index: index, _id: "f" } }, { message: NEWS_EN, "@timestamp": "2099-01-01T00:00:00Z" }, { index: { _index: index, _id: "p" } }, { message: RECIPE_EN, "@timestamp": "2026-12-01T10:00:00Z" }));
+    expect(res.body.items.map((i) => i.index!.status)).toEqual([201, 201]);
+    const future = await h.engine.get<{ "@timestamp": string; neardup: { timestamp: string } }>(index, "f");
+    expect(future!["@timestamp"]).toBe("2099-01-01T00:00:00Z");
+    expect(Date.parse(future!.neardup.timestamp)).toBeGreaterThanOrEqual(before - 1000);
+    expect(Date.parse(future!.neardup.timestamp)).toBeLessThanOrEqual(Date.now() + 1000);
+    const past = await h.engine.get<{ neardup: { timestamp: string } }>(index, "p");
+    expect(past!.neardup.timestamp).toBe("2026-12-01T10:00:00.000Z");
+  });
+
   it("a malformed action line gets the engine's own whole-request error and nothing is written", async () => {
     const index = name("mark");
     const body = lines({ index: { _index: index, _id: "1" } }, { message: NEWS_EN }, '{"index":{bad', { message: RECIPE_EN });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { arrivalId } from "../../../src/proxy/bulk.js";
+import { arrivalId, timeOf } from "../../../src/proxy/bulk.js";
 import { MAX_SOURCE_DEPTH, nestsDeeperThan, PARSE_SLICE_LINES, parseBulk, parseBulkInSlices, parseSource } from "../../../src/proxy/ndjson.js";
 import { parseIndexRules, ruleFor } from "../../../src/proxy/rules.js";
 
@@ -148,5 +148,30 @@ describe("parseBulkInSlices", () => {
   it("names the line of a missing source line past a slice boundary", async () => {
     const body = "\n".repeat(PARSE_SLICE_LINES + 4) + '{"index":{"_index":"a"}}\n';
     expect(await parseBulkInSlices(body, undefined)).toEqual({ ok: false, reason: `line ${PARSE_SLICE_LINES + 5} has no source line` });
+  });
+});
+
+describe("timeOf: a document's time as the proxy decides with it", () => {
+  const now = Date.UTC(2026, 11, 4, 12, 0, 0);
+  const skew = 300_000;
+  const at = (value: unknown) => timeOf({ "@timestamp": value }, "@timestamp", now, skew);
+
+  it("reads RFC 3339 date-times and dates, and epoch milliseconds as a number or digits", () => {
+    expect(at("2026-12-04T11:00:00Z")).toBe(now - 3_600_000);
+    expect(at("2026-12-04T13:00:00.5+02:00")).toBe(now - 3_600_000 + 500);
+    expect(at("2026-12-01")).toBe(Date.UTC(2026, 11, 1));
+    expect(at(now - 10)).toBe(now - 10);
+    expect(at(String(now - 10))).toBe(now - 10);
+  });
+
+  it("takes the arrival time for a time past now + NEARDUP_TIME_SKEW_MS: a future time was a candidate for ever", () => {
+    expect(at(now + skew)).toBe(now + skew);
+    expect(at(now + skew + 1)).toBe(now);
+    expect(at("2099-01-01T00:00:00Z")).toBe(now);
+  });
+
+  it("takes the arrival time for what is not a time: Date.parse read 'Dec 4' as 2001 and rolled 2024-02-30 over to March", () => {
+    expect(at("5")).toBe(5); // epoch milliseconds, as the engines read it (Date.parse: the year 2001)
+    for (const value of ["Dec 4", "2024-02-30", "2026-12-04 10:00", -1, 1.5, 1e300, null, true, {}, undefined]) expect(at(value), String(value)).toBe(now);
   });
 });
