@@ -22,6 +22,7 @@ import { connectEngine } from "../engine/connect.js";
 import { totalHits } from "../engine/responses.js";
 import type { Engine, SearchHit } from "../engine/types.js";
 import { neardupSource, type Decision } from "../service/documents.js";
+import { MAX_TIME_MS, isStorableTime } from "../service/input.js";
 import componentTemplate from "../../mappings/component-template.neardup.json" with { type: "json" };
 import { BatchDeduper, type DedupRecord, type DedupSummary } from "./dedup.js";
 import { parseDuration, parseFraction, parseNonNegativeInt, verdictWith } from "./options.js";
@@ -95,15 +96,28 @@ function writeCheckpoint(path: string, c: Checkpoint): void {
   renameSync(`${path}.tmp`, path);
 }
 
-function timeOf(value: unknown, fallback: number): number {
-  const ms = typeof value === "number" ? value : typeof value === "string" ? Date.parse(value) : NaN;
-  return Number.isFinite(ms) ? ms : fallback;
+/**
+ * A hit's time: the value the engine sorted it by (its time field in epoch ms, as the engine read it), so
+ * the decisions follow the order the documents are read in; `fallback` (the run's start) for a document
+ * without a time, which {@link TIME_SORT} puts last.
+ */
+function timeOf(hit: SearchHit<unknown>, fallback: number): number {
+  const ms = hit.sort?.[0];
+  return typeof ms === "number" && ms !== MAX_TIME_MS && isStorableTime(ms) ? ms : fallback;
 }
 
 function decisionOf(r: DedupRecord): Decision {
   if (r.status === "original") return { status: "original" };
   return { status: "duplicate", duplicateOf: r.duplicate_of!, distance: r.distance!, similarity: r.similarity!, reason: r.reason! };
 }
+
+/**
+ * Time order, documents without a time last. `missing: "_last"` sorts them at 2^63 - 1, which JSON.parse
+ * rounds to 2^63: sent back in `search_after`, the engines refuse it (or wrap it) and the run never ends.
+ * The last storable time (9999-12-31) puts them last with a value a double holds; `numeric_type: "date"`
+ * keeps every value in milliseconds (a `date_nanos` field's nanoseconds are past 2^53 too).
+ */
+const TIME_SORT = { order: "asc", unmapped_type: "date", missing: MAX_TIME_MS, numeric_type: "date" } as const;
 
 export async function runBackfill(engine: Engine, fingerprinter: Fingerprinter, options: BackfillOptions, thresholds: Record<string, unknown>, io: BackfillIO): Promise<BackfillResult> {
   const keepAlive = options.keepAlive ?? "5m";
@@ -141,8 +155,8 @@ export async function runBackfill(engine: Engine, fingerprinter: Fingerprinter, 
   const fetchPage = (after: unknown[] | undefined, first: boolean) =>
     engine.searchPointInTime<Record<string, unknown>>(pitId, keepAlive, {
       size: options.batchSize,
-      _source: [options.textField, options.timeField],
-      sort: [{ [options.timeField]: { order: "asc", unmapped_type: "date", missing: "_last" } }],
+      _source: [options.textField],
+      sort: [{ [options.timeField]: TIME_SORT }],
       track_total_hits: first,
       ...(after ? { search_after: after } : {}),
     });
@@ -166,7 +180,7 @@ export async function runBackfill(engine: Engine, fingerprinter: Fingerprinter, 
           result.skipped++;
           continue;
         }
-        const time = timeOf(hit._source?.[options.timeField], started);
+        const time = timeOf(hit, started);
         let record: DedupRecord;
         try {
           record = deduper.check({ id: hit._id, text, time });

@@ -136,4 +136,21 @@ describe.each(engineTargets())("backfill on $kind $version ($source)", (target) 
     const sample = await engine.get<Record<string, unknown>>(index, "doc-0");
     expect(sample).toMatchObject({ message: docs[0]!.message, host: "web-1", neardup: { simhash: expect.stringMatching(/^[0-9a-f]{16}$/), seg0: expect.any(String) } });
   });
+
+  it("reads documents without the time field last, across pages, and finishes (their sort value, 2^63 - 1, came back rounded and the next page failed)", async () => {
+    const other = uniqueIndex("neardup-backfill-notime");
+    try {
+      await engine.createIndex(other, { mappings: { properties: { "@timestamp": { type: "date" }, message: { type: "text" } } }, settings: { number_of_shards: 1, number_of_replicas: 0 } });
+      const few = docs.slice(0, 30);
+      const ops = few.flatMap((d, k) => [{ index: { _index: other, _id: d.id } }, k % 3 === 0 ? { message: d.message } : { message: d.message, "@timestamp": new Date(d.time).toISOString() }]);
+      expect((await engine.bulk(ops)).errors).toBe(false);
+      await engine.refresh(other);
+      const result = await runBackfill(engine, await sharedFingerprinter(), { index: other, textField: "message", timeField: "@timestamp", batchSize: 4, checkpoint: undefined, dryRun: false }, {}, { report: () => undefined });
+      expect(result.written).toBe(few.length);
+      await engine.refresh(other);
+      for (const d of few) expect(await engine.get<{ neardup?: unknown }>(other, d.id), d.id).toMatchObject({ neardup: { simhash: expect.any(String) } });
+    } finally {
+      await engine.deleteIndex(other);
+    }
+  });
 });
