@@ -5,13 +5,13 @@
  * counted too, they are dropped later anyway). Bad lines are reported and
  * skipped, like `dedup`.
  */
-import { createInterface } from "node:readline";
 import type { Readable } from "node:stream";
 import { CorpusIdfBuilder } from "../core/idf.js";
 import type { CorpusIdf } from "../core/idf.js";
 import { isNeardupError } from "../core/errors.js";
 import type { Fingerprinter } from "../core/fingerprinter.js";
 import { detectFormat, parseLine } from "./input.js";
+import { MAX_LINE_BYTES, readLines } from "./lines.js";
 import type { FieldOptions, InputFormat } from "./input.js";
 
 export interface IdfFitOptions {
@@ -36,14 +36,19 @@ export interface IdfFitResult {
 
 export async function runIdfFit(fingerprinter: Fingerprinter, options: IdfFitOptions, io: IdfFitIO): Promise<IdfFitResult> {
   const builder = new CorpusIdfBuilder();
-  const lines = createInterface({ input: io.input, crlfDelay: Infinity });
   let format: InputFormat | undefined = options.format === "auto" || options.format === undefined ? undefined : options.format;
   let lineNumber = 0;
   let bytes = 0;
   let badLines = 0;
-  for await (let line of lines) {
+  for await (const read of readLines(io.input)) {
     lineNumber++;
-    bytes += Buffer.byteLength(line, "utf8") + 1;
+    bytes += read.bytes;
+    if (read.text === undefined) {
+      badLines++;
+      io.report(`line ${lineNumber}: longer than ${MAX_LINE_BYTES} bytes (${read.bytes}); skipped`);
+      continue;
+    }
+    let line = read.text;
     if (lineNumber === 1 && line.charCodeAt(0) === 0xfeff) line = line.slice(1);
     if (line.trim() === "") continue;
     format ??= detectFormat(line);
@@ -64,6 +69,5 @@ export async function runIdfFit(fingerprinter: Fingerprinter, options: IdfFitOpt
     }
     io.progress?.(builder.documents, bytes);
   }
-  lines.close();
   return { table: builder.build(options.minDf ?? 1), termsSeen: builder.terms, badLines };
 }

@@ -4,13 +4,13 @@
  * progress bar; tests call this directly.
  */
 import { once } from "node:events";
-import { createInterface } from "node:readline";
 import type { Readable, Writable } from "node:stream";
 import { NeardupError, isNeardupError } from "../core/errors.js";
 import type { Fingerprinter } from "../core/fingerprinter.js";
 import { BatchDeduper } from "./dedup.js";
 import type { DedupOptions, DedupSummary } from "./dedup.js";
 import { detectFormat, parseLine } from "./input.js";
+import { MAX_LINE_BYTES, readLines } from "./lines.js";
 import type { FieldOptions, InputDoc, InputFormat } from "./input.js";
 import { createInThreadAnalyzer } from "../workers/analyzer.js";
 import type { AnalyzeOutcome, Analyzer } from "../workers/analyzer.js";
@@ -60,7 +60,6 @@ export async function runDedup(fingerprinter: Fingerprinter, options: RunDedupOp
   // sequential run, whatever the number of threads. In this thread: one line at a time.
   const batchSize = analyzer.threads > 1 ? 64 : 1;
   const depth = analyzer.threads > 1 ? 2 * analyzer.threads : 0;
-  const lines = createInterface({ input: io.input, crlfDelay: Infinity });
   let format: InputFormat | undefined = options.format === "auto" || options.format === undefined ? undefined : options.format;
   let lineNumber = 0;
   let bytes = 0;
@@ -115,23 +114,26 @@ export async function runDedup(fingerprinter: Fingerprinter, options: RunDedupOp
   };
 
   let going = true;
-  for await (let line of lines) {
+  for await (const read of readLines(io.input)) {
     lineNumber++;
-    bytes += Buffer.byteLength(line, "utf8") + 1;
-    if (lineNumber === 1 && line.charCodeAt(0) === 0xfeff) line = line.slice(1);
-    if (format === undefined) {
+    bytes += read.bytes;
+    if (read.text === undefined) {
+      // A bad line, reported in its turn (and where --strict stops).
+      batch.push({ lineNumber, bytes, message: `longer than ${MAX_LINE_BYTES} bytes (${read.bytes}); skipped` });
+    } else {
+      const line = lineNumber === 1 && read.text.charCodeAt(0) === 0xfeff ? read.text.slice(1) : read.text;
       if (line.trim() === "") {
         blankLines++;
         continue;
       }
-      format = detectFormat(line);
+      format ??= detectFormat(line);
+      const parsed = parseLine(line, lineNumber, format, options.fields);
+      if (parsed.kind === "blank") {
+        blankLines++;
+        continue;
+      }
+      batch.push(parsed.kind === "doc" ? { lineNumber, bytes, doc: parsed.doc } : { lineNumber, bytes, message: parsed.message });
     }
-    const parsed = parseLine(line, lineNumber, format, options.fields);
-    if (parsed.kind === "blank") {
-      blankLines++;
-      continue;
-    }
-    batch.push(parsed.kind === "doc" ? { lineNumber, bytes, doc: parsed.doc } : { lineNumber, bytes, message: parsed.message });
     if (batch.length < batchSize) continue;
     submit();
     while (going && inFlight.length > depth) going = await decideNext();
@@ -139,7 +141,6 @@ export async function runDedup(fingerprinter: Fingerprinter, options: RunDedupOp
   }
   if (going) submit();
   while (going && inFlight.length > 0) going = await decideNext();
-  lines.close();
   const result: RunDedupResult = { summary: deduper.summary(), format, badLines, blankLines };
   if (stoppedAtLine !== undefined) result.stoppedAtLine = stoppedAtLine;
   return result;

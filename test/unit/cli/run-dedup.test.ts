@@ -217,3 +217,24 @@ describe("LSH band keys in the embedded dedup", () => {
     }
   });
 });
+
+describe("runDedup's lines", () => {
+  it("ends a line at \\n only: a JSON line with \\r as white space is one document, a text line with a lone \\r is one (readline split both)", async () => {
+    const jsonl = await run(Readable.from([Buffer.from('{"id":"a",\r"text":"first line of the corpus"}\r\n{"id":"b","text":"second"}\n')]));
+    expect(jsonl.reports).toEqual([]);
+    expect(jsonl.records.map((r) => r.id)).toEqual(["a", "b"]);
+    const text = await run(Readable.from([Buffer.from("old mac text\rwith a carriage return\nnext\n")]), { format: "text" });
+    expect(text.records.map((r) => r.id)).toEqual(["1", "2"]);
+  });
+
+  it("reports a line past the line limit in its turn and stops there with --strict", async () => {
+    const big = `{"id":"big","text":"${"x".repeat(70 * 1024 * 1024)}"}\n`;
+    const input = () => Readable.from([Buffer.from('{"id":"a","text":"before"}\n'), Buffer.from(big), Buffer.from('{"id":"c","text":"after"}\n')]);
+    const lenient = await run(input());
+    expect(lenient.records.map((r) => r.id)).toEqual(["a", "c"]);
+    expect(lenient.reports).toEqual([expect.stringMatching(/^line 2: longer than 67108864 bytes \(73400343\); skipped$/)]);
+    const strict = await run(input(), { strict: true });
+    expect(strict.result.stoppedAtLine).toBe(2);
+    expect(strict.records.map((r) => r.id)).toEqual(["a"]);
+  });
+});

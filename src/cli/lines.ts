@@ -1,0 +1,60 @@
+/**
+ * Lines of a UTF-8 input, as the CLI reads its corpora. Only `\n` ends a line
+ * (a `\r` before it is dropped), as in the engines' NDJSON: `node:readline`
+ * also ends a line at a lone `\r`, which split a text holding one into two
+ * documents, and a JSON line with `\r` as white space into two bad lines. A
+ * line longer than the limit is skipped, not held: readline gathered a 630 MB
+ * line in one string and the run died with `RangeError: Invalid string length`.
+ */
+import { NeardupError } from "../core/errors.js";
+
+/** Longest line read (64 MiB): a 1M-character text, JSON-escaped at 6 bytes a character, fits several times over. */
+export const MAX_LINE_BYTES = 64 * 1024 * 1024;
+
+/** A line (`text`), or one past the limit (`text: undefined`); `bytes` it took in the input, its newline included. */
+export interface InputLine {
+  text: string | undefined;
+  bytes: number;
+}
+
+const NEWLINE = 0x0a;
+
+function decode(parts: Buffer[], size: number): string {
+  const line = parts.length === 1 ? parts[0]! : Buffer.concat(parts, size);
+  const end = line.length > 0 && line[line.length - 1] === 0x0d ? line.length - 1 : line.length;
+  return line.toString("utf8", 0, end);
+}
+
+/** The lines of `input`, in order; throws INVALID_INPUT when the input starts with a UTF-16 byte order mark. */
+export async function* readLines(input: AsyncIterable<Buffer | string>, maxLineBytes = MAX_LINE_BYTES): AsyncGenerator<InputLine> {
+  let parts: Buffer[] = [];
+  let size = 0;
+  let first = true;
+  for await (const chunk of input) {
+    const data = typeof chunk === "string" ? Buffer.from(chunk, "utf8") : chunk;
+    if (first && data.length > 0) {
+      first = false;
+      if ((data[0] === 0xff && data[1] === 0xfe) || (data[0] === 0xfe && data[1] === 0xff)) {
+        throw new NeardupError("INVALID_INPUT", "the input starts with a UTF-16 byte order mark: convert it to UTF-8 (e.g. iconv -f UTF-16 -t UTF-8)", { field: "input" });
+      }
+    }
+    let from = 0;
+    for (let at = data.indexOf(NEWLINE, from); at !== -1; at = data.indexOf(NEWLINE, from)) {
+      const piece = data.subarray(from, at);
+      size += piece.length;
+      if (size <= maxLineBytes) parts.push(piece);
+      yield { text: size <= maxLineBytes ? decode(parts, size) : undefined, bytes: size + 1 };
+      parts = [];
+      size = 0;
+      from = at + 1;
+    }
+    if (from < data.length) {
+      const rest = data.subarray(from);
+      size += rest.length;
+      // Past the limit the line's bytes are counted, not kept.
+      if (size <= maxLineBytes) parts.push(rest);
+      else parts = [];
+    }
+  }
+  if (size > 0) yield { text: size <= maxLineBytes ? decode(parts, size) : undefined, bytes: size };
+}
