@@ -227,7 +227,8 @@ export function parseTime(value: string | number | undefined, field: string, now
 export function parseDocInput(raw: unknown, prefix = "", now = Date.now(), maxFutureMs = Infinity): DocInput {
   const doc = parseWith(docSchema, raw, prefix);
   const at = (f: string) => (prefix ? `${prefix}.${f}` : f);
-  if (doc.fields) checkFields(doc.fields, at("fields"));
+  // The client's own object: the schema's copy drops a `__proto__` key (assigning it sets the prototype).
+  if (doc.fields) checkFields((raw as { fields: Record<string, unknown> }).fields, at("fields"));
   return {
     id: doc.id ?? randomUUID(),
     idGiven: doc.id !== undefined,

@@ -108,6 +108,16 @@ describe("fields (issue 11): the client's data, checked before the engine sees i
     expect(err.message).toContain(message);
   });
 
+  it("refuses __proto__ as a key of fields at any level, as JSON.parse gives it (at the top it was dropped without a word)", () => {
+    for (const [body, field] of [
+      ['{"text":"t","fields":{"__proto__":{"a":1}}}', "fields.__proto__"],
+      ['{"text":"t","fields":{"b":{"__proto__":1}}}', "fields.b.__proto__"],
+    ] as const) {
+      const err = errorOf(() => parseDocInput(JSON.parse(body)));
+      expect(err).toMatchObject({ code: "INVALID_INPUT", field, message: expect.stringContaining("starting with an underscore") });
+    }
+  });
+
   it(`accepts keys with dots, unicode and ${MAX_FIELDS_KEYS} keys; refuses one more`, () => {
     expect(parseDocInput({ text: "t", fields: { "a.b": 1, 名字: "值", "x-y z": null, n: [1, true, { c: "d" }] } }).fields).toBeDefined();
     const many = (n: number) => ({ g: Object.fromEntries(Array.from({ length: n - 1 }, (_, i) => [`k${i}`, i])) });
