@@ -35,7 +35,7 @@ import { forwardChunk, isRetry, parseChunkRequest, retryFailure, type ChunkAnswe
 import { MissingIndex, type IndexDedup, type ServicePool } from "./pool.js";
 import { ruleFor, type IndexRule } from "./rules.js";
 import { engineErrorBody, send, type Upstream } from "./upstream.js";
-import type { WritePlan } from "./write-through.js";
+import { actionLine, type WritePlan } from "./write-through.js";
 
 export interface BulkDeps {
   upstream: Upstream;
@@ -382,7 +382,10 @@ export class BulkHandler {
     // of this chunk was written: its own answer, not a per-item 502.
     const refusal = plans.find((p) => p.refusal && !isUnavailableStatus(p.refusal.status))?.refusal;
     if (refusal && refusal.status >= 400 && refusal.status < 500 && plans.every((p) => !p.result)) return { failure: { kind: "engine", status: refusal.status, body: refusal.body } };
+    const unchecked = await this.writeUnchecked(request, outcome);
     const items = outcome.map((r, k): ItemBody => {
+      const written = unchecked.get(k);
+      if (written) return written;
       const plan = plans[k]!;
       if (plan.result) return isNeardupError(r) ? plan.result : { ...plan.result, neardup: verdictOf(r) };
       if (isRetry(r)) return unavailableItem(index, docs[k]!.id, 429, `neardup: ${r.message}`);
@@ -391,6 +394,49 @@ export class BulkHandler {
     });
     return { items };
   }
+
+  /**
+   * The documents whose text neardup refused (nothing visible after normalization, a lone surrogate, longer
+   * than NEARDUP_MAX_TEXT_CHARS), written as the client sent them, as the engine alone would have: a per-item
+   * 400 or 413 is dropped by shippers, and the engine stores these. Each answer is the engine's item with
+   * `neardup: {status: "unchecked", reason}`; the document gets no neardup fields, so it is never a candidate.
+   */
+  private async writeUnchecked(request: ChunkRequest, outcome: (IndexResult | NeardupError)[]): Promise<Map<number, ItemBody>> {
+    const answers = new Map<number, ItemBody>();
+    const at = outcome.flatMap((r, k) => (isTextRefusal(r) ? [k] : []));
+    if (at.length === 0) return answers;
+    const { index, query, headers } = request;
+    const body = at.map((k) => {
+      const d = request.docs[k]!;
+      return `${actionLine(d, index, d.id)}\n${d.sourceLine ?? JSON.stringify(d.source)}\n`;
+    });
+    let response;
+    try {
+      response = await send(this.deps.upstream, { method: "POST", path: `/_bulk${query ? `?${query}` : ""}`, headers: { ...headers, "content-type": "application/x-ndjson" }, body: Buffer.from(body.join("")), timeoutMs: this.deps.timeoutMs });
+    } catch (err) {
+      for (const k of at) answers.set(k, unavailableItem(index, request.docs[k]!.id, 503, (err as Error).message));
+      return answers;
+    }
+    let parsed: { items?: Record<string, ItemBody>[] } | undefined;
+    try {
+      parsed = JSON.parse(response.body.toString("utf8")) as typeof parsed;
+    } catch {
+      parsed = undefined;
+    }
+    at.forEach((k, j) => {
+      const d = request.docs[k]!;
+      const item = response.status === 200 && parsed?.items?.length === at.length ? parsed.items[j] && Object.values(parsed.items[j]!)[0] : undefined;
+      if (item) answers.set(k, { ...item, neardup: { status: "unchecked", reason: `not fingerprinted, written as sent: ${(outcome[k] as NeardupError).message}` } });
+      else if (isUnavailableStatus(response.status)) answers.set(k, unavailableItem(index, d.id, response.status === 429 ? 429 : 503, `HTTP ${response.status}`));
+      else answers.set(k, { _index: index, _id: d.id, status: response.status, error: describeEngineError(parsed) ?? { type: "engine_error", reason: `HTTP ${response.status}` } });
+    });
+    return answers;
+  }
+}
+
+/** A per-document refusal of the text itself (the analysis refused it), as opposed to its time or the service's state. */
+function isTextRefusal(r: IndexResult | NeardupError): r is NeardupError {
+  return isNeardupError(r) && (r.code === "INVALID_INPUT" || r.code === "TOO_LARGE") && (r.field === "text" || r.field?.endsWith(".text") === true);
 }
 
 function idOf(item: BulkItem): string | undefined {

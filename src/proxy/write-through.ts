@@ -123,7 +123,7 @@ export class WriteThrough {
 }
 
 /** The client's action line for a write: its metadata's text as sent, with the write's `_index` and `_id` first. */
-function actionLine(plan: WritePlan, index: string, id: string): string {
+export function actionLine(plan: Pick<WritePlan, "op" | "meta">, index: string, id: string): string {
   const rest = plan.meta.slice(plan.meta.indexOf("{") + 1);
   return `{${JSON.stringify(plan.op)}:{"_index":${JSON.stringify(index)},"_id":${JSON.stringify(id)}${rest.trim() === "}" ? "" : ","}${rest}}`;
 }

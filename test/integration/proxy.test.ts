@@ -278,6 +278,26 @@ describe.each(engineTargets())("_bulk proxy on $kind $version ($source)", (targe
     expect(past!.neardup.timestamp).toBe("2026-12-01T10:00:00.000Z");
   });
 
+  it("a text neardup cannot fingerprint is written as sent, as the engine alone would, and says so (it was a per-item 400 that shippers drop)", async () => {
+    const index = name("reject");
+    // Zero-width only, a lone surrogate (escaped: the engine stores it), and a text over NEARDUP_MAX_TEXT_CHARS.
+    const texts: [string, string][] = [
+      ["zw", '"\\u200b\\u200b"'],
+      ["ls", '"half \\ud800 pair"'],
+      ["long", JSON.stringify("word ".repeat(200_001))],
+    ];
+    const body = texts.map(([id, text]) => `{"index":{"_index":"${index}","_id":"${id}"}}\n{"message":${text},"n":1.0}\n`).join("") + lines({ index: { _index: index, _id: "ok" } }, { message: NEWS_EN });
+    const res = await rawBulk(h.url, "/_bulk?refresh=true", body);
+    expect(res.body.errors).toBe(false);
+    for (const [k, [id]] of texts.entries()) {
+      expect(res.body.items[k]!.index).toMatchObject({ _id: id, status: 201, result: "created", neardup: { status: "unchecked", reason: expect.stringMatching(/^not fingerprinted, written as sent: text (has no visible|contains a lone surrogate|is 1000005 UTF-16 code units)/) } });
+      const stored = await fetch(`${target.url}/${index}/_doc/${id}`).then((r) => r.text());
+      expect(stored).toContain(`"n":1.0}`); // the client's bytes
+      expect(stored).not.toContain('"neardup"');
+    }
+    expect(res.body.items[3]!.index).toMatchObject({ _id: "ok", status: 201, neardup: { status: "original" } });
+  });
+
   it("a malformed action line gets the engine's own whole-request error and nothing is written", async () => {
     const index = name("mark");
     const body = lines({ index: { _index: index, _id: "1" } }, { message: NEWS_EN }, '{"index":{bad', { message: RECIPE_EN });
