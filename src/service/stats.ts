@@ -96,11 +96,19 @@ export async function computeStats(engine: Engine, index: string, query: StatsQu
   let byField = query.by;
   let answer: StatsAnswer;
   try {
-    answer = await search(byField);
+    try {
+      answer = await search(byField);
+    } catch (err) {
+      if (!isTextFieldError(err) || byField.endsWith(".keyword")) throw err;
+      byField = `${query.by}.keyword`;
+      answer = await search(byField);
+    }
   } catch (err) {
-    if (!isTextFieldError(err) || byField.endsWith(".keyword")) throw err;
-    byField = `${query.by}.keyword`;
-    answer = await search(byField);
+    // The times are checked above, so an engine 400 here is about `by` (an object field, say): the caller's to fix.
+    if (isNeardupError(err) && (err.details as { status?: number } | undefined)?.status === 400) {
+      throw new NeardupError("INVALID_INPUT", `by ${JSON.stringify(query.by)} cannot be aggregated by the engine (${err.message})`, { field: "by", cause: err });
+    }
+    throw err;
   }
   const aggs = answer.aggregations ?? {};
   const total = totalHits(answer as never);

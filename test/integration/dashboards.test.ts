@@ -109,6 +109,17 @@ describe.each(engineTargets())("dashboards on $kind $version ($source)", (target
     expect(documentedStatuses("/v1/stats", "get")).toContain("400");
   });
 
+  it("GET /v1/stats by a field the engine cannot aggregate is a 400 naming by (OpenSearch's flat_object root: it was a 502)", async () => {
+    const res = await request(h.app).get("/v1/stats").query({ from: START, to: END, by: "fields" });
+    if (h.engine.kind === "elasticsearch") {
+      expect(res.status).toBe(200); // a flattened root field aggregates its values
+      return;
+    }
+    expect(res.status).toBe(400);
+    expectSchema(res.body, "Error");
+    expect(res.body.error).toMatchObject({ code: "INVALID_INPUT", field: "by", message: expect.stringContaining("cannot be aggregated") });
+  });
+
   it("rate by a key of a flattened (Elasticsearch) / flat_object (OpenSearch) field", async () => {
     const index = uniqueIndex("neardup-dash-flat");
     const mappings = structuredClone(componentTemplate.template.mappings) as { properties: Record<string, unknown> };
