@@ -112,6 +112,13 @@ export function concurrencyLimit(options: LimitOptions, metrics: Metrics): Reque
     metrics.inFlight.set(inFlight);
     let mine = 0;
     let refused = false;
+    // A compressed body is piped into an inflate stream, which the body parser reads: the refusal goes there too.
+    const pipes: NodeJS.WritableStream[] = [];
+    const pipe = req.pipe.bind(req);
+    req.pipe = (<T extends NodeJS.WritableStream>(destination: T, options?: { end?: boolean }): T => {
+      pipes.push(destination);
+      return pipe(destination, options);
+    }) as typeof req.pipe;
     // Each chunk is counted as the body parser receives it ("data" is emitted only to a reader, as bytes arrive).
     const emit = req.emit.bind(req);
     req.emit = ((event: string | symbol, ...args: unknown[]): boolean => {
@@ -122,7 +129,9 @@ export function concurrencyLimit(options: LimitOptions, metrics: Metrics): Reque
       if (inFlightBytes - mine > 0 && inFlightBytes + bytes > options.maxInflightBodyBytes) {
         refused = true;
         metrics.limitRejections.inc({ limit: "inflight_body" });
-        return emit("error", busy());
+        const err = busy();
+        for (const destination of pipes) (destination as NodeJS.WritableStream & { destroy(error: Error): void }).destroy(err);
+        return emit("error", err);
       }
       mine += bytes;
       inFlightBytes += bytes;

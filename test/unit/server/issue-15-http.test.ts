@@ -2,7 +2,7 @@
  * Issue 15 regressions at the HTTP edge (no engine): access control, CORS,
  * Content-Type and Content-Encoding, decode errors, 405, over-long ids, limits.
  */
-import { createHash } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { gzipSync } from "node:zlib";
 import request from "supertest";
 import { describe, expect, it } from "vitest";
@@ -231,8 +231,13 @@ describe("limits (issue 15)", () => {
     const res = await request(`http://127.0.0.1:${port}`).post("/v1/fingerprint").send({ text: "x".repeat(200) });
     expect(res.status).toBe(429);
     expect(res.body.error.message).toMatch(/NEARDUP_MAX_INFLIGHT_BODY/);
+    // A gzip body the same (its bytes are counted as sent): a 429 too, not a decoding 400 the client would not retry.
+    const zipped = gzipSync(JSON.stringify({ text: randomBytes(300).toString("hex") }));
+    expect(zipped.length).toBeGreaterThan(250);
+    const gz = await request(`http://127.0.0.1:${port}`).post("/v1/fingerprint").set("Content-Type", "application/json").set("Content-Encoding", "gzip").send(zipped);
+    expect(gz.status).toBe(429);
     expect((await request(`http://127.0.0.1:${port}`).post("/v1/fingerprint").send({ text: "hi there" })).status).toBe(200);
-    expect(await metrics.registry.getSingleMetricAsString("neardup_limit_hits_total")).toMatch(/limit="inflight_body"\} 1/);
+    expect(await metrics.registry.getSingleMetricAsString("neardup_limit_hits_total")).toMatch(/limit="inflight_body"\} 2/);
     hold.destroy();
     server.closeAllConnections();
     await new Promise((r) => server.close(r));
