@@ -115,7 +115,7 @@ export function createApp(deps: AppDeps): Express {
   v1.use(authenticate(deps.apiKeys ?? [], (reason) => deps.metrics.authFailures.inc({ reason })));
   v1.use(authorize((reason) => deps.metrics.authFailures.inc({ reason })));
   v1.use(rateLimit(limits, deps.metrics));
-  v1.use(concurrencyLimit(limits, deps.metrics));
+  v1.use(concurrencyLimit({ ...limits, bodyLimitBytes }, deps.metrics));
   v1.use(requireJson(["/documents/_bulk"]));
   v1.use(express.json({ limit: bodyLimit }));
   const analyzer = deps.analyzer ?? (deps.fingerprinter ? createOffloadingAnalyzer(deps.fingerprinter, { workers: 1 }) : undefined);

@@ -94,10 +94,12 @@ export function rateLimit(options: LimitOptions, metrics: Metrics): RequestHandl
  * bytes are counted as they arrive, not by `Content-Length`: a connection that
  * announces a large body and sends nothing holds nothing. A request whose next
  * bytes would pass the budget while others hold some fails its body read with
- * 429 (the body parser reads off the rest and drops it). Slot and bytes are
- * released when the answer is sent or the connection closes.
+ * 429 (the body parser reads off the rest and drops it). A request counts at
+ * most the body limit (past it the parser answers 413 and drops the rest).
+ * Slot and bytes are released when the answer is sent or the connection
+ * closes; bytes read off after that are not counted.
  */
-export function concurrencyLimit(options: LimitOptions, metrics: Metrics): RequestHandler {
+export function concurrencyLimit(options: LimitOptions & { bodyLimitBytes: number }, metrics: Metrics): RequestHandler {
   let inFlight = 0;
   let inFlightBytes = 0;
   // A plain error with a `type`, as the body parser's own are (it sets `status` on what the stream raises): errors.ts maps it to a 429.
@@ -112,6 +114,7 @@ export function concurrencyLimit(options: LimitOptions, metrics: Metrics): Reque
     metrics.inFlight.set(inFlight);
     let mine = 0;
     let refused = false;
+    let released = false;
     // A compressed body is piped into an inflate stream, which the body parser reads: the refusal goes there too.
     const pipes: NodeJS.WritableStream[] = [];
     const pipe = req.pipe.bind(req);
@@ -124,7 +127,10 @@ export function concurrencyLimit(options: LimitOptions, metrics: Metrics): Reque
     req.emit = ((event: string | symbol, ...args: unknown[]): boolean => {
       if (event !== "data") return emit(event, ...args);
       if (refused) return false; // read off and dropped
-      const bytes = (args[0] as Buffer).length;
+      // Not counted: bytes after the answer (Node reads off a body nobody read), and bytes past the body
+      // limit (the parser has answered 413 and reads them off); neither is held.
+      if (released) return emit(event, ...args);
+      const bytes = Math.max(0, Math.min((args[0] as Buffer).length, options.bodyLimitBytes - mine));
       // One request alone is always let in (its own size is bounded by the body limit).
       if (inFlightBytes - mine > 0 && inFlightBytes + bytes > options.maxInflightBodyBytes) {
         refused = true;
@@ -137,7 +143,6 @@ export function concurrencyLimit(options: LimitOptions, metrics: Metrics): Reque
       inFlightBytes += bytes;
       return emit(event, ...args);
     }) as typeof req.emit;
-    let released = false;
     const release = (): void => {
       if (released) return;
       released = true;

@@ -218,6 +218,21 @@ describe("limits (issue 15)", () => {
     server.closeAllConnections();
     await new Promise((r) => server.close(r));
   });
+  it("the in-flight body budget does not count bodies read off after the answer (a 415's body leaked into it for good)", async () => {
+    const { app: small } = app({ limits: { maxInflightBodyBytes: 1000 } });
+    const server = small.listen(0, "127.0.0.1");
+    await new Promise((r) => server.once("listening", r));
+    const base = `http://127.0.0.1:${server.address() && (server.address() as { port: number }).port}`;
+    for (let i = 0; i < 3; i++) {
+      const wrongType = await request(base).post("/v1/fingerprint").set("Content-Type", "text/plain").send("z".repeat(5_000));
+      expect(wrongType.status).toBe(415);
+    }
+    // Alone, a body over the budget still goes in, and so does a small one.
+    expect((await request(base).post("/v1/fingerprint").send({ text: "x".repeat(5_000) })).status).toBe(200);
+    expect((await request(base).post("/v1/fingerprint").send({ text: "hi there" })).status).toBe(200);
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+  });
   it("the in-flight body budget answers 429 to a body whose bytes would exceed it while another holds some", async () => {
     const { app: small, metrics } = app({ limits: { maxInflightBodyBytes: 1000 } });
     const server = small.listen(0, "127.0.0.1");
