@@ -22,7 +22,7 @@ import { connectEngine } from "../engine/connect.js";
 import { totalHits } from "../engine/responses.js";
 import type { Engine, SearchHit } from "../engine/types.js";
 import { neardupSource, type Decision } from "../service/documents.js";
-import { MAX_TIME_MS, isStorableTime } from "../service/input.js";
+import { MAX_TIME_MS, isStorableTime, readSourceTime } from "../service/input.js";
 import componentTemplate from "../../mappings/component-template.neardup.json" with { type: "json" };
 import { BatchDeduper, type DedupRecord, type DedupSummary } from "./dedup.js";
 import { parseDuration, parseFraction, parseNonNegativeInt, verdictWith } from "./options.js";
@@ -102,7 +102,8 @@ function writeCheckpoint(path: string, c: Checkpoint): void {
  * without a time, which {@link TIME_SORT} puts last.
  */
 function timeOf(hit: SearchHit<unknown>, fallback: number): number {
-  const ms = hit.sort?.[0];
+  const value = hit.sort?.[0];
+  const ms = typeof value === "string" ? readSourceTime(value) : value; // a keyword time field sorts by its text
   return typeof ms === "number" && ms !== MAX_TIME_MS && isStorableTime(ms) ? ms : fallback;
 }
 
@@ -117,7 +118,9 @@ function decisionOf(r: DedupRecord): Decision {
  * The last storable time (9999-12-31) puts them last with a value a double holds; `numeric_type: "date"`
  * keeps every value in milliseconds (a `date_nanos` field's nanoseconds are past 2^53 too).
  */
-const TIME_SORT = { order: "asc", unmapped_type: "date", missing: MAX_TIME_MS, numeric_type: "date" } as const;
+const TIME_SORT: Record<string, unknown> = { order: "asc", unmapped_type: "date", missing: MAX_TIME_MS, numeric_type: "date" };
+/** For a time field the engines cannot sort as a date (a `keyword`: `numeric_type` is refused there): its text order, documents without it last. */
+const TEXT_TIME_SORT: Record<string, unknown> = { order: "asc", missing: "_last" };
 
 export async function runBackfill(engine: Engine, fingerprinter: Fingerprinter, options: BackfillOptions, thresholds: Record<string, unknown>, io: BackfillIO): Promise<BackfillResult> {
   const keepAlive = options.keepAlive ?? "5m";
@@ -152,17 +155,24 @@ export async function runBackfill(engine: Engine, fingerprinter: Fingerprinter, 
   // Two stages overlap: while page k is written (and then checkpointed), page
   // k+1 is read and decided. A page is checkpointed only after its write and
   // every earlier one succeeded.
+  let timeSort = TIME_SORT;
   const fetchPage = (after: unknown[] | undefined, first: boolean) =>
     engine.searchPointInTime<Record<string, unknown>>(pitId, keepAlive, {
       size: options.batchSize,
       _source: [options.textField],
-      sort: [{ [options.timeField]: TIME_SORT }],
+      sort: [{ [options.timeField]: timeSort }],
       track_total_hits: first,
       ...(after ? { search_after: after } : {}),
     });
   let writing: Promise<void> = Promise.resolve();
   try {
-    let next = fetchPage(undefined, true);
+    let next = fetchPage(undefined, true).catch((err: unknown) => {
+      // The engine refused the request (Elasticsearch does not say why in the top-level error): a time field
+      // that is not a date is the one thing a first page can get a 400 for that the text sort does not.
+      if (!isNeardupError(err) || (err.details as { status?: number } | undefined)?.status !== 400) throw err;
+      timeSort = TEXT_TIME_SORT;
+      return fetchPage(undefined, true);
+    });
     for (let page = 0; ; page++) {
       const response = await next;
       pitId = response.pitId;

@@ -24,7 +24,7 @@ import { createMixedTokenizer } from "./tokenize.js";
 import type { HanSegmenter, Tokenizer } from "./tokenize.js";
 import { bucketFor, decide, DEFAULT_VERDICT_OPTIONS, validateVerdictOptions } from "./verdict.js";
 import type { Verdict, VerdictOptions } from "./verdict.js";
-import { DEFAULT_MAX_TEXT_LENGTH, validateText } from "./validate.js";
+import { DEFAULT_MAX_TEXT_LENGTH, nothingVisible, validateText } from "./validate.js";
 import { createLshKeyer, DEFAULT_LSH_OPTIONS, validateLshOptions } from "./lsh.js";
 import type { LshOptions } from "./lsh.js";
 
@@ -307,7 +307,7 @@ export function buildFingerprinter(options: FingerprinterOptions, resources: Cor
   const analyze = (text: string, field = "text"): Analysis => {
     validateText(text, maxTextLength, field);
     const normalized = normalize(text);
-    if (normalized === "") throw new NeardupError("INVALID_INPUT", `${field} has no visible characters after normalization`, { field });
+    if (normalized === "") throw nothingVisible(field);
     const length = codePointLength(normalized);
     const tokens = tokenizer.tokenize(normalized);
     const { termCounts, vector } = weigh(tokens);

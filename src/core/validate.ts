@@ -3,6 +3,7 @@
  * naming the problem, never an untyped exception from deeper code.
  */
 import { NeardupError } from "./errors.js";
+import { normalize } from "./normalize.js";
 
 /** Default limit on input size, in UTF-16 code units (1,000,000). */
 export const DEFAULT_MAX_TEXT_LENGTH = 1_000_000;
@@ -38,4 +39,26 @@ export function validateText(text: unknown, maxLength = DEFAULT_MAX_TEXT_LENGTH,
     throw new NeardupError("INVALID_INPUT", `${field} is empty or white space only`, { field });
   }
   return text;
+}
+
+/** Printable ASCII and the CJK ideographs: normalization keeps them, so a text holding one is not blank after it. */
+const SURELY_VISIBLE = /[\x21-\x7e\u4e00-\u9fff]/;
+
+/** The refusal of a text with nothing left after normalization (the same message wherever it is found). */
+export function nothingVisible(field: string): NeardupError {
+  return new NeardupError("INVALID_INPUT", `${field} has no visible characters after normalization`, { field });
+}
+
+/**
+ * Why the fingerprinter's `analyze` would refuse a text ({@link validateText}, then nothing visible after
+ * normalization), or undefined: the same checks, without tokenizing. Normalizes only a text with no
+ * character that surely stays.
+ */
+export function textRefusal(text: string, maxLength = DEFAULT_MAX_TEXT_LENGTH, field = "text"): NeardupError | undefined {
+  try {
+    validateText(text, maxLength, field);
+  } catch (err) {
+    return err as NeardupError;
+  }
+  return SURELY_VISIBLE.test(text) || normalize(text) !== "" ? undefined : nothingVisible(field);
 }

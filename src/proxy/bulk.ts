@@ -25,6 +25,7 @@
 import { randomUUID } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
 import { NeardupError, isNeardupError } from "../core/errors.js";
+import { textRefusal } from "../core/validate.js";
 import { describeEngineError } from "../engine/errors.js";
 import type { IndexResult } from "../service/dedup-service.js";
 import { isStorableTime, readSourceTime, type DocInput } from "../service/input.js";
@@ -35,7 +36,7 @@ import { forwardChunk, isRetry, parseChunkRequest, retryFailure, type ChunkAnswe
 import { MissingIndex, type IndexDedup, type ServicePool } from "./pool.js";
 import { ruleFor, type IndexRule } from "./rules.js";
 import { engineErrorBody, send, type Upstream } from "./upstream.js";
-import { actionLine, type WritePlan } from "./write-through.js";
+import type { WritePlan } from "./write-through.js";
 
 export interface BulkDeps {
   upstream: Upstream;
@@ -46,6 +47,8 @@ export interface BulkDeps {
   /** Most documents per `DedupService.index` call. */
   maxBatch: number;
   timeoutMs: number;
+  /** Longest text neardup fingerprints (NEARDUP_MAX_TEXT_CHARS, the fingerprinter's); longer ones are written unchecked. */
+  maxTextLength: number;
   /** Source field read as the document time (RFC 3339 or epoch ms); missing, unreadable or past now + `timeSkewMs`: now. */
   timeField: string;
   /** How far ahead of now a document time may be (NEARDUP_TIME_SKEW_MS). */
@@ -74,9 +77,16 @@ interface Dedup {
   text: string;
 }
 
+/** An item that goes to the engine untouched; `unchecked`: why neardup does not fingerprint its text (the answer says so). */
+interface Pass {
+  at: number;
+  item: BulkItem;
+  unchecked?: string;
+}
+
 interface Segment {
   dedup: Dedup[];
-  pass: { at: number; item: BulkItem }[];
+  pass: Pass[];
 }
 
 /** What one batch did: how many items the engine answered, and which items failed how. */
@@ -148,6 +158,9 @@ export class BulkHandler {
         this.fail([...segment.pass, ...segment.dedup], results, down);
         continue;
       }
+      // A pass write to an index that does not exist yet creates it, with its shards still starting under the
+      // first lookup of a dedup service that finds it there: that lookup failed. The services' indices first.
+      if (segment.pass.length > 0) await this.prepare(segment.dedup, query);
       const outcomes = await Promise.all([
         this.runPass(segment.pass, request.pathIndex, queryString, headers, results),
         this.runDedup(segment.dedup, request.pathIndex, query, headers, results),
@@ -184,7 +197,8 @@ export class BulkHandler {
     let current: Segment = { dedup: [], pass: [] };
     let keys = { dedup: new Set<string>(), pass: new Set<string>() };
     items.forEach((item, at) => {
-      const dedup = this.asDedup(item, at);
+      const routed = this.asDedup(item, at);
+      const dedup = routed && "text" in routed ? routed : undefined;
       const key = docKey(item);
       const other = dedup ? keys.pass : keys.dedup;
       if (key !== undefined && other.has(key)) {
@@ -194,18 +208,26 @@ export class BulkHandler {
       }
       if (key !== undefined) (dedup ? keys.dedup : keys.pass).add(key);
       if (dedup) current.dedup.push(dedup);
-      else current.pass.push({ at, item });
+      else current.pass.push({ at, item, ...(routed && "unchecked" in routed ? { unchecked: routed.unchecked } : {}) });
     });
     segments.push(current);
     return segments;
   }
 
-  private asDedup(item: BulkItem, at: number): Dedup | undefined {
+  /**
+   * The item as one to fingerprint; `unchecked` when its text is one neardup refuses (nothing visible after
+   * normalization, a lone surrogate, longer than NEARDUP_MAX_TEXT_CHARS): the engine stores such a document,
+   * so it is written as sent (a per-item 400 or 413 would be dropped by shippers) and never a candidate;
+   * undefined for every other item that passes through.
+   */
+  private asDedup(item: BulkItem, at: number): Dedup | { unchecked: string } | undefined {
     if (item.op !== "index" && item.op !== "create") return undefined;
     const rule = ruleFor(this.deps.rules, item.index);
     if (!rule) return undefined;
     const parsed = textSource(item.sourceLine, rule.textField);
-    return parsed && { at, item, rule, ...parsed };
+    if (!parsed) return undefined;
+    const refusal = textRefusal(parsed.text, this.deps.maxTextLength, rule.textField);
+    return refusal ? { unchecked: `not fingerprinted, written as sent: ${refusal.message}` } : { at, item, rule, ...parsed };
   }
 
   private fail(items: { at: number; item: BulkItem }[], results: Record<string, ItemBody>[], failure: Failure): void {
@@ -221,7 +243,7 @@ export class BulkHandler {
   }
 
   /** Untouched items through the engine's own `_bulk`; resolves how many got an answer. */
-  private async runPass(pass: Segment["pass"], pathIndex: string | undefined, query: string, headers: Record<string, string | string[]>, results: Record<string, ItemBody>[]): Promise<Outcome> {
+  private async runPass(pass: Pass[], pathIndex: string | undefined, query: string, headers: Record<string, string | string[]>, results: Record<string, ItemBody>[]): Promise<Outcome> {
     if (pass.length === 0) return NOTHING;
     const failed = (failure: Failure): Outcome => ({ written: 0, failures: [{ failure, items: pass }] });
     const body = pass.map(({ item }) => (item.sourceLine === undefined ? `${item.actionLine}\n` : `${item.actionLine}\n${item.sourceLine}\n`)).join("");
@@ -245,8 +267,21 @@ export class BulkHandler {
       }
       return failed({ kind: "engine", status: response.status, body: parsed ?? response.body.toString("utf8") });
     }
-    pass.forEach(({ at }, k) => (results[at] = parsed.items![k]!));
+    pass.forEach(({ at, unchecked }, k) => {
+      const answer = parsed.items![k]!;
+      results[at] = unchecked === undefined ? answer : Object.fromEntries(Object.entries(answer).map(([op, body]) => [op, { ...body, neardup: { status: "unchecked", reason: unchecked } }]));
+    });
     return { written: pass.length, failures: [] };
+  }
+
+  /** Makes ready the dedup services of these items' indices (creating an index, when allowed, and waiting for it); a failure is left for {@link runDedup} to answer. */
+  private async prepare(dedup: Dedup[], params: URLSearchParams): Promise<void> {
+    const aliasOnly = params.get("require_alias") === "true";
+    const byIndex = new Map<string, Dedup[]>();
+    for (const d of dedup) byIndex.set(d.item.index, [...(byIndex.get(d.item.index) ?? []), d]);
+    await Promise.all(
+      [...byIndex].map(([index, group]) => this.deps.pool.get(index, group[0]!.rule, mayCreateFor(group, aliasOnly)).catch(() => undefined)),
+    );
   }
 
   /** Fingerprinted items through the dedup services, one per target index. */
@@ -262,7 +297,7 @@ export class BulkHandler {
     }
     const outcomes = await Promise.all(
       [...byIndex].map(async ([index, group]): Promise<Outcome> => {
-        const mayCreate = !aliasOnly && !group.some((d) => d.item.meta.require_alias === true);
+        const mayCreate = mayCreateFor(group, aliasOnly);
         let entry;
         try {
           entry = await this.deps.pool.get(index, group[0]!.rule, mayCreate);
@@ -356,7 +391,7 @@ export class BulkHandler {
     const plans: WritePlan[] = [];
     for (const d of request.docs) {
       const doc: DocInput = { id: d.id, idGiven: d.idGiven, text: d.text, fields: undefined, time: d.time, source: d.source };
-      const plan: WritePlan = { op: d.op, meta: d.meta, query, headers, sourceLine: d.sourceLine };
+      const plan: WritePlan = { op: d.op, meta: d.meta, query, headers, sourceLine: d.sourceLine, source: d.source };
       entry.writer.expect(doc.id, plan);
       docs.push(doc);
       plans.push(plan);
@@ -382,10 +417,7 @@ export class BulkHandler {
     // of this chunk was written: its own answer, not a per-item 502.
     const refusal = plans.find((p) => p.refusal && !isUnavailableStatus(p.refusal.status))?.refusal;
     if (refusal && refusal.status >= 400 && refusal.status < 500 && plans.every((p) => !p.result)) return { failure: { kind: "engine", status: refusal.status, body: refusal.body } };
-    const unchecked = await this.writeUnchecked(request, outcome);
     const items = outcome.map((r, k): ItemBody => {
-      const written = unchecked.get(k);
-      if (written) return written;
       const plan = plans[k]!;
       if (plan.result) return isNeardupError(r) ? plan.result : { ...plan.result, neardup: verdictOf(r) };
       if (isRetry(r)) return unavailableItem(index, docs[k]!.id, 429, `neardup: ${r.message}`);
@@ -394,49 +426,11 @@ export class BulkHandler {
     });
     return { items };
   }
-
-  /**
-   * The documents whose text neardup refused (nothing visible after normalization, a lone surrogate, longer
-   * than NEARDUP_MAX_TEXT_CHARS), written as the client sent them, as the engine alone would have: a per-item
-   * 400 or 413 is dropped by shippers, and the engine stores these. Each answer is the engine's item with
-   * `neardup: {status: "unchecked", reason}`; the document gets no neardup fields, so it is never a candidate.
-   */
-  private async writeUnchecked(request: ChunkRequest, outcome: (IndexResult | NeardupError)[]): Promise<Map<number, ItemBody>> {
-    const answers = new Map<number, ItemBody>();
-    const at = outcome.flatMap((r, k) => (isTextRefusal(r) ? [k] : []));
-    if (at.length === 0) return answers;
-    const { index, query, headers } = request;
-    const body = at.map((k) => {
-      const d = request.docs[k]!;
-      return `${actionLine(d, index, d.id)}\n${d.sourceLine ?? JSON.stringify(d.source)}\n`;
-    });
-    let response;
-    try {
-      response = await send(this.deps.upstream, { method: "POST", path: `/_bulk${query ? `?${query}` : ""}`, headers: { ...headers, "content-type": "application/x-ndjson" }, body: Buffer.from(body.join("")), timeoutMs: this.deps.timeoutMs });
-    } catch (err) {
-      for (const k of at) answers.set(k, unavailableItem(index, request.docs[k]!.id, 503, (err as Error).message));
-      return answers;
-    }
-    let parsed: { items?: Record<string, ItemBody>[] } | undefined;
-    try {
-      parsed = JSON.parse(response.body.toString("utf8")) as typeof parsed;
-    } catch {
-      parsed = undefined;
-    }
-    at.forEach((k, j) => {
-      const d = request.docs[k]!;
-      const item = response.status === 200 && parsed?.items?.length === at.length ? parsed.items[j] && Object.values(parsed.items[j]!)[0] : undefined;
-      if (item) answers.set(k, { ...item, neardup: { status: "unchecked", reason: `not fingerprinted, written as sent: ${(outcome[k] as NeardupError).message}` } });
-      else if (isUnavailableStatus(response.status)) answers.set(k, unavailableItem(index, d.id, response.status === 429 ? 429 : 503, `HTTP ${response.status}`));
-      else answers.set(k, { _index: index, _id: d.id, status: response.status, error: describeEngineError(parsed) ?? { type: "engine_error", reason: `HTTP ${response.status}` } });
-    });
-    return answers;
-  }
 }
 
-/** A per-document refusal of the text itself (the analysis refused it), as opposed to its time or the service's state. */
-function isTextRefusal(r: IndexResult | NeardupError): r is NeardupError {
-  return isNeardupError(r) && (r.code === "INVALID_INPUT" || r.code === "TOO_LARGE") && (r.field === "text" || r.field?.endsWith(".text") === true);
+/** Whether the items' index may be created: not when the request or an item asks `require_alias`. */
+function mayCreateFor(group: Dedup[], aliasOnly: boolean): boolean {
+  return !aliasOnly && !group.some((d) => d.item.meta.require_alias === true);
 }
 
 function idOf(item: BulkItem): string | undefined {

@@ -82,9 +82,10 @@ function* parseSteps(body: string, pathIndex: string | undefined): Generator<voi
     // The engines read the first key as the action and ignore any after it; so does the proxy.
     const match = ACTION_KEY.exec(text);
     const op = match?.[1];
-    const meta = op === undefined ? undefined : action[op];
-    if (match === null || op === undefined || !isObject(meta)) return { ok: false, reason: `line ${at} is not one of index, create, update, delete` };
+    // The first value in the text: JSON.parse keeps the last of a repeated key (`{"index":{...},"index":{...}}`).
+    if (match === null || op === undefined || !/^\s*\{/.test(text.slice(match[0].length))) return { ok: false, reason: `line ${at} is not one of index, create, update, delete` };
     const members = objectMembers(text, match[0].length);
+    const meta: Record<string, unknown> = Object.fromEntries(members.map((m) => [m.key, JSON.parse(m.raw) as unknown]));
     // The engines refuse a repeated key (strict duplicate detection); JSON.parse would keep the last one.
     if (new Set(members.map((m) => m.key)).size !== members.length) return { ok: false, reason: `line ${at} repeats a key of its metadata` };
     // Values the engines refuse in the action line (the whole request fails there): forwarded, so their own error comes back.

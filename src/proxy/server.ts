@@ -168,7 +168,8 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
         ttlMs: options.lease.ttlMs,
         onEvent: (event: string, detail: Record<string, unknown>) => logger?.info(detail, event),
       };
-      pool = new ServicePool({ engine, fingerprinter: await options.fingerprinter(), upstream, dedup: options.dedup, timeoutMs: options.connection.requestTimeoutMs ?? 30_000, lease, analyzer: options.analyzer?.() });
+      const fingerprinter = await options.fingerprinter();
+      pool = new ServicePool({ engine, fingerprinter, upstream, dedup: options.dedup, timeoutMs: options.connection.requestTimeoutMs ?? 30_000, lease, analyzer: options.analyzer?.() });
       return new BulkHandler({
         upstream,
         rules: options.rules,
@@ -178,6 +179,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
         timeoutMs: options.connection.requestTimeoutMs ?? 30_000,
         timeField: options.timeField ?? "@timestamp",
         timeSkewMs: options.timeSkewMs ?? DEFAULT_TIME_SKEW_MS,
+        maxTextLength: fingerprinter.maxTextLength,
       });
     })();
     handler = { engine, ready };

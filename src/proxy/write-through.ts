@@ -26,6 +26,8 @@ export interface WritePlan {
   headers: Record<string, string | string[]>;
   /** The client's source line, written as sent with the service's `neardup` added ({@link withNeardup}); else the service's source. */
   sourceLine?: string;
+  /** The parsed source the service was given for this document: a write built from it is this plan's (see `take`). */
+  source: Record<string, unknown>;
   /** The engine's own item for this write, once written. */
   result?: Record<string, unknown>;
   /** The whole-request status when the engine refused the write request itself. */
@@ -69,10 +71,18 @@ export class WriteThrough {
     if (queue.length === 0) this.plans.delete(id);
   }
 
-  private take(id: string): WritePlan | undefined {
+  /**
+   * The plan of the document a write is for: among the plans for its id, the first whose source the written
+   * one was built from (`{...source, neardup}`: the same values, nested ones the same objects). Not simply the
+   * first for the id: when an earlier document with that id was not written (skipped, rejected, refused),
+   * its plan is still queued until the request ends, and a later document's write would take its bytes.
+   */
+  private take(id: string, written: Record<string, unknown>): WritePlan | undefined {
     const queue = this.plans.get(id);
-    const plan = queue?.shift();
-    if (queue && queue.length === 0) this.plans.delete(id);
+    if (!queue) return undefined;
+    const at = Math.max(0, queue.findIndex((p) => builtFrom(written, p.source)));
+    const [plan] = queue.splice(at, 1);
+    if (queue.length === 0) this.plans.delete(id);
     return plan;
   }
 
@@ -83,10 +93,10 @@ export class WriteThrough {
       const action = operations[i]!;
       const op = Object.keys(action)[0]!;
       const meta = action[op] as { _index: string; _id: string };
-      const plan = this.take(meta._id);
+      const source = operations[i + 1]!;
+      const plan = this.take(meta._id, source);
       const line = plan ? actionLine(plan, meta._index, meta._id) : JSON.stringify(action);
       const key = plan ? JSON.stringify([plan.query, plan.headers.authorization ?? ""]) : "";
-      const source = operations[i + 1]!;
       const sourceText = plan?.sourceLine === undefined || source.neardup === undefined ? JSON.stringify(source) : withNeardup(plan.sourceLine, source.neardup);
       const entry = { plan, at: i / 2, lines: `${line}\n${sourceText}\n` };
       const group = groups.get(key);
@@ -122,8 +132,19 @@ export class WriteThrough {
   }
 }
 
+/** Whether `written` is `source` with `neardup` set: every other key, and only those, with the same value. */
+function builtFrom(written: Record<string, unknown>, source: Record<string, unknown>): boolean {
+  let keys = 0;
+  for (const key of Object.keys(written)) {
+    if (key === "neardup") continue;
+    if (!Object.hasOwn(source, key) || written[key] !== source[key]) return false;
+    keys++;
+  }
+  return keys === Object.keys(source).filter((k) => k !== "neardup").length;
+}
+
 /** The client's action line for a write: its metadata's text as sent, with the write's `_index` and `_id` first. */
-export function actionLine(plan: Pick<WritePlan, "op" | "meta">, index: string, id: string): string {
+function actionLine(plan: Pick<WritePlan, "op" | "meta">, index: string, id: string): string {
   const rest = plan.meta.slice(plan.meta.indexOf("{") + 1);
   return `{${JSON.stringify(plan.op)}:{"_index":${JSON.stringify(index)},"_id":${JSON.stringify(id)}${rest.trim() === "}" ? "" : ","}${rest}}`;
 }

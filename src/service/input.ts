@@ -182,15 +182,37 @@ function parseRfc3339(text: string): number {
   return utc.getTime() - offset;
 }
 
+/** The engines' default date format (`strict_date_optional_time`): a date, then optionally a time with optional minutes, seconds, fraction and zone. */
+const OPTIONAL_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2})(?::(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?)?)?(Z|[+-]\d{2}(?::?\d{2})?)?$/;
+
 /**
- * Epoch ms of a time as a document's source may carry it: RFC 3339 (see
- * {@link parseRfc3339}), or epoch milliseconds as an integer or a string of
- * digits (the engines' default date format reads both). NaN for anything else.
+ * Epoch ms of a time as a document's source may carry it, read as the engines'
+ * default date format reads it (`strict_date_optional_time||epoch_millis`): a
+ * date with an optional time, zone and fraction (no zone: UTC), or epoch
+ * milliseconds as a number or a string (a fraction is cut). Every field is
+ * range-checked (no `2024-02-30`). NaN for anything else.
  */
 export function readSourceTime(value: unknown): number {
-  if (typeof value === "number") return Number.isInteger(value) ? value : NaN;
+  if (typeof value === "number") return Number.isFinite(value) ? Math.trunc(value) : NaN;
   if (typeof value !== "string") return NaN;
-  return /^\d{1,15}$/.test(value) ? Number(value) : parseRfc3339(value);
+  if (/^-?\d{1,15}(\.\d+)?$/.test(value)) return Math.trunc(Number(value));
+  const m = OPTIONAL_TIME.exec(value);
+  if (!m) return NaN;
+  const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const [hour, minute, second] = [Number(m[4] ?? 0), Number(m[5] ?? 0), Number(m[6] ?? 0)];
+  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth || hour > 23 || minute > 59 || second > 59) return NaN;
+  let offset = 0;
+  if (m[8] !== undefined && m[8] !== "Z") {
+    const digits = m[8].replace(":", "");
+    const [oh, om] = [Number(digits.slice(1, 3)), Number(digits.slice(3, 5) || "0")];
+    if (oh > 18 || om > 59) return NaN;
+    offset = (m[8][0] === "-" ? -1 : 1) * (oh * 60 + om) * 60_000;
+  }
+  const utc = new Date(0);
+  utc.setUTCFullYear(year, month - 1, day);
+  utc.setUTCHours(hour, minute, second, m[7] ? Math.trunc(Number(`0.${m[7]}`) * 1000) : 0);
+  return utc.getTime() - offset;
 }
 
 /** The latest document time accepted: 9999-12-31T23:59:59.999Z (what `Date` and the engines' date fields hold). */

@@ -137,6 +137,22 @@ describe.each(engineTargets())("backfill on $kind $version ($source)", (target) 
     expect(sample).toMatchObject({ message: docs[0]!.message, host: "web-1", neardup: { simhash: expect.stringMatching(/^[0-9a-f]{16}$/), seg0: expect.any(String) } });
   });
 
+  it("runs on a keyword time field, in its text order, each document at its own time (the date sort is refused there)", async () => {
+    const other = uniqueIndex("neardup-backfill-kw");
+    try {
+      await engine.createIndex(other, { mappings: { properties: { "@timestamp": { type: "keyword" }, message: { type: "text" } } }, settings: { number_of_shards: 1, number_of_replicas: 0 } });
+      const few = docs.slice(0, 12);
+      expect((await engine.bulk(few.flatMap((d) => [{ index: { _index: other, _id: d.id } }, { message: d.message, "@timestamp": new Date(d.time).toISOString() }])))).toMatchObject({ errors: false });
+      await engine.refresh(other);
+      const result = await runBackfill(engine, await sharedFingerprinter(), { index: other, textField: "message", timeField: "@timestamp", batchSize: 5, checkpoint: undefined, dryRun: false }, {}, { report: () => undefined });
+      expect(result.written).toBe(few.length);
+      await engine.refresh(other);
+      for (const d of few) expect((await engine.get<{ neardup: { timestamp: string } }>(other, d.id))!.neardup.timestamp, d.id).toBe(new Date(d.time).toISOString());
+    } finally {
+      await engine.deleteIndex(other);
+    }
+  });
+
   it("reads documents without the time field last, across pages, and finishes (their sort value, 2^63 - 1, came back rounded and the next page failed)", async () => {
     const other = uniqueIndex("neardup-backfill-notime");
     try {

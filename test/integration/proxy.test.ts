@@ -290,12 +290,17 @@ describe.each(engineTargets())("_bulk proxy on $kind $version ($source)", (targe
     const res = await rawBulk(h.url, "/_bulk?refresh=true", body);
     expect(res.body.errors).toBe(false);
     for (const [k, [id]] of texts.entries()) {
-      expect(res.body.items[k]!.index).toMatchObject({ _id: id, status: 201, result: "created", neardup: { status: "unchecked", reason: expect.stringMatching(/^not fingerprinted, written as sent: text (has no visible|contains a lone surrogate|is 1000005 UTF-16 code units)/) } });
+      expect(res.body.items[k]!.index).toMatchObject({ _id: id, status: 201, result: "created", neardup: { status: "unchecked", reason: expect.stringMatching(/^not fingerprinted, written as sent: message (has no visible|contains a lone surrogate|is 1000005 UTF-16 code units)/) } });
       const stored = await fetch(`${target.url}/${index}/_doc/${id}`).then((r) => r.text());
       expect(stored).toContain(`"n":1.0}`); // the client's bytes
       expect(stored).not.toContain('"neardup"');
     }
     expect(res.body.items[3]!.index).toMatchObject({ _id: "ok", status: 201, neardup: { status: "original" } });
+    // One id sent twice, first with a text neardup refuses: the engine ends with the second, as it would alone.
+    const twice = `{"index":{"_index":"${index}","_id":"twice"}}\n{"message":"\\u200b","v":1}\n{"index":{"_index":"${index}","_id":"twice"}}\n${JSON.stringify({ message: RECIPE_EN, v: 2 })}\n`;
+    const again = await rawBulk(h.url, "/_bulk?refresh=true", twice);
+    expect(again.body.items.map((i) => i.index!.status)).toEqual([201, 200]);
+    expect(await h.engine.get(index, "twice")).toMatchObject({ message: RECIPE_EN, v: 2, neardup: { status: "original" } });
   });
 
   it("a malformed action line gets the engine's own whole-request error and nothing is written", async () => {

@@ -1,5 +1,7 @@
+import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { CorpusIdf, createFingerprinter, fromHex, NeardupError, validateText } from "../../../src/core/index.js";
+import { textRefusal } from "../../../src/core/validate.js";
 import type { Fingerprinter } from "../../../src/core/index.js";
 import { defaultFingerprinter, thrown } from "./helpers.js";
 
@@ -77,5 +79,28 @@ describe("bad input", () => {
 
   it("rejects malformed hex", () => {
     expect(thrown(() => fromHex("xyz")).code).toBe("INVALID_INPUT");
+  });
+});
+
+describe("textRefusal: what analyze would refuse, without analysing", () => {
+  let fp: Fingerprinter;
+  beforeAll(async () => {
+    fp = await createFingerprinter({ maxTextLength: 40 });
+  });
+
+  it("agrees with analyze on any text, with the same message", () => {
+    const unit = fc.constantFrom("a", "漢", " ", "\u200b", "\ufeff", "\u00ad", "\t", "\u3000", "\ud800", "\udc00", "😀", "\u0301", "ｱ", "\u0000", "\u2028", "1", ".", "é");
+    fc.assert(
+      fc.property(fc.array(unit, { maxLength: 45 }).map((units) => units.join("")), (text) => {
+        let expected: string | undefined;
+        try {
+          fp.analyze(text, "message");
+        } catch (err) {
+          expected = (err as Error).message;
+        }
+        expect(textRefusal(text, 40, "message")?.message).toBe(expected);
+      }),
+      { numRuns: 2_000 },
+    );
   });
 });

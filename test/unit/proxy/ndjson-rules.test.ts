@@ -77,6 +77,11 @@ describe("parseBulk", () => {
     ]);
   });
 
+  it("reads the first of a repeated action key, as OpenSearch does, for the index and the metadata alike (they came from different objects)", () => {
+    const parsed = parseBulk(body('{"index":{"_index":"logs","_id":"1","routing":"r"},"index":{"_index":"other"}}', "{}"), undefined);
+    expect(parsed.ok && parsed.items.map((i) => [i.index, i.id, i.metaText])).toEqual([["logs", "1", '{"routing":"r"}']]);
+  });
+
   it("leaves an action with a repeated key to the engine, which refuses it", () => {
     const parsed = parseBulk(body('{"index":{"_id":"1","_id":"2"}}', "{}"), "logs");
     expect(parsed).toMatchObject({ ok: false, reason: expect.stringContaining("repeats") });
@@ -156,12 +161,21 @@ describe("timeOf: a document's time as the proxy decides with it", () => {
   const skew = 300_000;
   const at = (value: unknown) => timeOf({ "@timestamp": value }, "@timestamp", now, skew);
 
-  it("reads RFC 3339 date-times and dates, and epoch milliseconds as a number or digits", () => {
+  it("reads times as the engines' default date format does, and epoch milliseconds as a number or digits", () => {
     expect(at("2026-12-04T11:00:00Z")).toBe(now - 3_600_000);
     expect(at("2026-12-04T13:00:00.5+02:00")).toBe(now - 3_600_000 + 500);
     expect(at("2026-12-01")).toBe(Date.UTC(2026, 11, 1));
+    // No zone is UTC (the engines read it so); minutes only; +hhmm; +hh.
+    expect(at("2026-12-04T11:00:00")).toBe(now - 3_600_000);
+    expect(at("2026-12-04T11:00Z")).toBe(now - 3_600_000);
+    expect(at("2026-12-04T11Z")).toBe(now - 3_600_000);
+    expect(at("2026-12-04T12:00:00+0100")).toBe(now - 3_600_000);
+    expect(at("2026-12-04T12:00:00+01")).toBe(now - 3_600_000);
+    expect(at("2026-12-04T11:00:00.123456789Z")).toBe(now - 3_600_000 + 123);
     expect(at(now - 10)).toBe(now - 10);
     expect(at(String(now - 10))).toBe(now - 10);
+    expect(at(`${now - 10}.75`)).toBe(now - 10);
+    expect(at(now - 10.5)).toBe(now - 11); // cut toward zero
   });
 
   it("takes the arrival time for a time past now + NEARDUP_TIME_SKEW_MS: a future time was a candidate for ever", () => {
@@ -172,6 +186,6 @@ describe("timeOf: a document's time as the proxy decides with it", () => {
 
   it("takes the arrival time for what is not a time: Date.parse read 'Dec 4' as 2001 and rolled 2024-02-30 over to March", () => {
     expect(at("5")).toBe(5); // epoch milliseconds, as the engines read it (Date.parse: the year 2001)
-    for (const value of ["Dec 4", "2024-02-30", "2026-12-04 10:00", -1, 1.5, 1e300, null, true, {}, undefined]) expect(at(value), String(value)).toBe(now);
+    for (const value of ["Dec 4", "2024-02-30", "2026-12-04 10:00", "2026-12-04T25:00", "2026-12-04T10:00:00+25:00", -1, 1e300, null, true, {}, undefined]) expect(at(value), String(value)).toBe(now);
   });
 });
