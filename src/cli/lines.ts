@@ -29,15 +29,8 @@ function decode(parts: Buffer[], size: number): string {
 export async function* readLines(input: AsyncIterable<Buffer | string>, maxLineBytes = MAX_LINE_BYTES): AsyncGenerator<InputLine> {
   let parts: Buffer[] = [];
   let size = 0;
-  let first = true;
-  for await (const chunk of input) {
-    const data = typeof chunk === "string" ? Buffer.from(chunk, "utf8") : chunk;
-    if (first && data.length > 0) {
-      first = false;
-      if ((data[0] === 0xff && data[1] === 0xfe) || (data[0] === 0xfe && data[1] === 0xff)) {
-        throw new NeardupError("INVALID_INPUT", "the input starts with a UTF-16 byte order mark: convert it to UTF-8 (e.g. iconv -f UTF-16 -t UTF-8)", { field: "input" });
-      }
-    }
+  /** The complete lines of `data`; the rest is kept for the next chunk. */
+  function* split(data: Buffer): Generator<InputLine> {
     let from = 0;
     for (let at = data.indexOf(NEWLINE, from); at !== -1; at = data.indexOf(NEWLINE, from)) {
       const piece = data.subarray(from, at);
@@ -56,5 +49,23 @@ export async function* readLines(input: AsyncIterable<Buffer | string>, maxLineB
       else parts = [];
     }
   }
+  /** The input's first bytes, until two are seen (a first chunk may hold one). */
+  let head: Buffer | undefined = Buffer.alloc(0);
+  for await (const chunk of input) {
+    let data = typeof chunk === "string" ? Buffer.from(chunk, "utf8") : chunk;
+    if (head !== undefined) {
+      data = Buffer.concat([head, data]);
+      if (data.length < 2) {
+        head = data;
+        continue;
+      }
+      head = undefined;
+      if ((data[0] === 0xff && data[1] === 0xfe) || (data[0] === 0xfe && data[1] === 0xff)) {
+        throw new NeardupError("INVALID_INPUT", "the input starts with a UTF-16 byte order mark: convert it to UTF-8 (e.g. iconv -f UTF-16 -t UTF-8)", { field: "input" });
+      }
+    }
+    yield* split(data);
+  }
+  if (head !== undefined) yield* split(head); // an input of one byte
   if (size > 0) yield { text: size <= maxLineBytes ? decode(parts, size) : undefined, bytes: size };
 }

@@ -44,5 +44,8 @@ describe("readLines", () => {
 
   it("refuses a UTF-16 input with a message that says what to do", async () => {
     await expect(collect([Buffer.from([0xff, 0xfe, 0x61, 0x00])])).rejects.toThrow(/UTF-16.*convert it to UTF-8/);
+    await expect(collect([Buffer.from([0xfe]), Buffer.from([0xff, 0x00, 0x61])])).rejects.toThrow(/UTF-16/); // the mark cut across chunks
+    expect(await collect([Buffer.from("a")])).toEqual([{ text: "a", bytes: 1 }]);
+    expect(await collect([Buffer.from("a"), Buffer.from("\nb\n")])).toEqual([{ text: "a", bytes: 2 }, { text: "b", bytes: 2 }]);
   });
 });
