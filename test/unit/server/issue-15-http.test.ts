@@ -3,6 +3,7 @@
  * Content-Type and Content-Encoding, decode errors, 405, over-long ids, limits.
  */
 import { createHash, randomBytes } from "node:crypto";
+import http from "node:http";
 import { gzipSync } from "node:zlib";
 import request from "supertest";
 import { describe, expect, it } from "vitest";
@@ -14,6 +15,26 @@ import { createMetrics } from "../../../src/server/metrics.js";
 import { openApiDocument } from "../../../src/server/openapi.js";
 import { Readiness } from "../../../src/server/readiness.js";
 import { expectSchema } from "../../helpers/openapi.js";
+
+/** The app listening on a free port; `close` ends its connections and stops it. */
+async function serve(handler: http.RequestListener): Promise<{ port: number; close: () => Promise<void> }> {
+  const server = http.createServer(handler).listen(0, "127.0.0.1");
+  await new Promise((r) => server.once("listening", r));
+  const close = async () => {
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+  };
+  return { port: (server.address() as { port: number }).port, close };
+}
+
+/** A POST /v1/fingerprint whose headers are sent, then `written` of its body (if any), and nothing more. */
+function pending(port: number, headers: Record<string, string>, written?: string): http.ClientRequest {
+  const req = http.request({ host: "127.0.0.1", port, method: "POST", path: "/v1/fingerprint", headers: { "Content-Type": "application/json", ...headers } });
+  req.on("error", () => undefined);
+  if (written === undefined) req.flushHeaders();
+  else req.write(written);
+  return req;
+}
 
 const fingerprinter = createFingerprinter();
 const sha = (key: string) => createHash("sha256").update(key).digest("hex");
@@ -131,17 +152,15 @@ describe("statuses of malformed requests (issue 15)", () => {
     expect(zstd.status).toBe(415);
   });
   it("a real gzip body is accepted", async () => {
-    const server = plain.listen(0, "127.0.0.1");
-    await new Promise((r) => server.once("listening", r));
-    const res = await fetch(`http://127.0.0.1:${(server.address() as { port: number }).port}/v1/fingerprint`, {
+    const { port, close } = await serve(plain);
+    const res = await fetch(`http://127.0.0.1:${port}/v1/fingerprint`, {
       method: "POST",
       headers: { "Content-Type": "application/json", "Content-Encoding": "gzip" },
       body: gzipSync('{"text":"hello world"}'),
     });
     expect(res.status).toBe(200);
     expect(((await res.json()) as { simhash: string }).simhash).toMatch(/^[0-9a-f]{16}$/);
-    server.closeAllConnections();
-    await new Promise((r) => server.close(r));
+    await close();
   });
   it("a wrong method on a known path is 405 with Allow", async () => {
     const res = await request(plain).get("/v1/check");
@@ -183,46 +202,29 @@ describe("limits (issue 15)", () => {
   });
   it("the concurrency limit answers 429 before reading the body", async () => {
     const { app: one } = app({ limits: { maxConcurrent: 1 } });
-    const server = one.listen(0, "127.0.0.1");
-    await new Promise((r) => server.once("listening", r));
-    const port = (server.address() as { port: number }).port;
-    const http = await import("node:http");
+    const { port, close } = await serve(one);
     // A request whose body never finishes holds the only slot.
-    const hold = http.request({ host: "127.0.0.1", port, method: "POST", path: "/v1/fingerprint", headers: { "Content-Type": "application/json", "Content-Length": "1000" } });
-    hold.on("error", () => undefined);
-    hold.write('{"text": "');
+    const hold = pending(port, { "Content-Length": "1000" }, '{"text": "');
     await new Promise((r) => setTimeout(r, 100));
     const res = await request(`http://127.0.0.1:${port}`).post("/v1/fingerprint").send({ text: "hello world" });
     expect(res.status).toBe(429);
     expect(res.headers["retry-after"]).toBe("1");
     hold.destroy();
-    server.closeAllConnections();
-    await new Promise((r) => server.close(r));
+    await close();
   });
   it("the in-flight body budget counts bytes as they arrive: idle connections that announced large bodies hold nothing (they blocked /v1 for 300 s)", async () => {
     const { app: small } = app({ limits: { maxInflightBodyBytes: 1000 } });
-    const server = small.listen(0, "127.0.0.1");
-    await new Promise((r) => server.once("listening", r));
-    const port = (server.address() as { port: number }).port;
-    const http = await import("node:http");
-    const idle = [900, 5_000_000, undefined].map((length) => {
-      const headers: Record<string, string> = { "Content-Type": "application/json", ...(length === undefined ? { "Transfer-Encoding": "chunked" } : { "Content-Length": String(length) }) };
-      const r = http.request({ host: "127.0.0.1", port, method: "POST", path: "/v1/fingerprint", headers });
-      r.on("error", () => undefined);
-      r.flushHeaders();
-      return r;
-    });
+    const { port, close } = await serve(small);
+    const idle = [900, 5_000_000, undefined].map((length) => pending(port, length === undefined ? { "Transfer-Encoding": "chunked" } : { "Content-Length": String(length) }));
     await new Promise((r) => setTimeout(r, 100));
     expect((await request(`http://127.0.0.1:${port}`).post("/v1/fingerprint").send({ text: "x".repeat(200) })).status).toBe(200);
     for (const r of idle) r.destroy();
-    server.closeAllConnections();
-    await new Promise((r) => server.close(r));
+    await close();
   });
   it("the in-flight body budget does not count bodies read off after the answer (a 415's body leaked into it for good)", async () => {
     const { app: small } = app({ limits: { maxInflightBodyBytes: 1000 } });
-    const server = small.listen(0, "127.0.0.1");
-    await new Promise((r) => server.once("listening", r));
-    const base = `http://127.0.0.1:${server.address() && (server.address() as { port: number }).port}`;
+    const { port, close } = await serve(small);
+    const base = `http://127.0.0.1:${port}`;
     for (let i = 0; i < 3; i++) {
       const wrongType = await request(base).post("/v1/fingerprint").set("Content-Type", "text/plain").send("z".repeat(5_000));
       expect(wrongType.status).toBe(415);
@@ -230,18 +232,12 @@ describe("limits (issue 15)", () => {
     // Alone, a body over the budget still goes in, and so does a small one.
     expect((await request(base).post("/v1/fingerprint").send({ text: "x".repeat(5_000) })).status).toBe(200);
     expect((await request(base).post("/v1/fingerprint").send({ text: "hi there" })).status).toBe(200);
-    server.closeAllConnections();
-    await new Promise((r) => server.close(r));
+    await close();
   });
   it("the in-flight body budget answers 429 to a body whose bytes would exceed it while another holds some", async () => {
     const { app: small, metrics } = app({ limits: { maxInflightBodyBytes: 1000 } });
-    const server = small.listen(0, "127.0.0.1");
-    await new Promise((r) => server.once("listening", r));
-    const port = (server.address() as { port: number }).port;
-    const http = await import("node:http");
-    const hold = http.request({ host: "127.0.0.1", port, method: "POST", path: "/v1/fingerprint", headers: { "Content-Type": "application/json", "Content-Length": "900" } });
-    hold.on("error", () => undefined);
-    hold.write(`{"text": "${"y".repeat(790)}`);
+    const { port, close } = await serve(small);
+    const hold = pending(port, { "Content-Length": "900" }, `{"text": "${"y".repeat(790)}`);
     await new Promise((r) => setTimeout(r, 100));
     const res = await request(`http://127.0.0.1:${port}`).post("/v1/fingerprint").send({ text: "x".repeat(200) });
     expect(res.status).toBe(429);
@@ -254,8 +250,7 @@ describe("limits (issue 15)", () => {
     expect((await request(`http://127.0.0.1:${port}`).post("/v1/fingerprint").send({ text: "hi there" })).status).toBe(200);
     expect(await metrics.registry.getSingleMetricAsString("neardup_limit_hits_total")).toMatch(/limit="inflight_body"\} 2/);
     hold.destroy();
-    server.closeAllConnections();
-    await new Promise((r) => server.close(r));
+    await close();
   });
   it("exposes every limit as a metric", async () => {
     const { metrics } = app({ limits: { maxConcurrent: 7 } });
