@@ -120,7 +120,7 @@ function decisionOf(r: DedupRecord): Decision {
  */
 const TIME_SORT: Record<string, unknown> = { order: "asc", unmapped_type: "date", missing: MAX_TIME_MS, numeric_type: "date" };
 /** For a time field the engines cannot sort as a date (a `keyword`: `numeric_type` is refused there): its text order, documents without it last. */
-const TEXT_TIME_SORT: Record<string, unknown> = { order: "asc", missing: "_last" };
+const TEXT_TIME_SORT: Record<string, unknown> = { order: "asc", unmapped_type: "keyword", missing: "_last" };
 
 export async function runBackfill(engine: Engine, fingerprinter: Fingerprinter, options: BackfillOptions, thresholds: Record<string, unknown>, io: BackfillIO): Promise<BackfillResult> {
   const keepAlive = options.keepAlive ?? "5m";

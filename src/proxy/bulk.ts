@@ -36,7 +36,7 @@ import { forwardChunk, isRetry, parseChunkRequest, retryFailure, type ChunkAnswe
 import { MissingIndex, type IndexDedup, type ServicePool } from "./pool.js";
 import { ruleFor, type IndexRule } from "./rules.js";
 import { engineErrorBody, send, type Upstream } from "./upstream.js";
-import type { WritePlan } from "./write-through.js";
+import { withPlan, type WritePlan } from "./write-through.js";
 
 export interface BulkDeps {
   upstream: Upstream;
@@ -137,7 +137,7 @@ export class BulkHandler {
     if (!parsed.ok) return { kind: "raw", reason: parsed.reason };
     const segments = this.segments(parsed.items);
     // Nothing to fingerprint: the engine's own answer, as sent (no items parsed and written again; `filter_path` kept).
-    if (segments.every((segment) => segment.dedup.length === 0)) return { kind: "raw", reason: "no item is fingerprinted" };
+    if (segments.every((segment) => segment.dedup.length === 0 && segment.pass.every((p) => p.unchecked === undefined))) return { kind: "raw", reason: "no item is fingerprinted" };
     const started = performance.now();
     const query = new URLSearchParams(request.query);
     query.delete("filter_path"); // the proxy reads the engine's items; it answers them whole
@@ -390,9 +390,8 @@ export class BulkHandler {
     const docs: DocInput[] = [];
     const plans: WritePlan[] = [];
     for (const d of request.docs) {
-      const doc: DocInput = { id: d.id, idGiven: d.idGiven, text: d.text, fields: undefined, time: d.time, source: d.source };
-      const plan: WritePlan = { op: d.op, meta: d.meta, query, headers, sourceLine: d.sourceLine, source: d.source };
-      entry.writer.expect(doc.id, plan);
+      const plan: WritePlan = { op: d.op, meta: d.meta, query, headers, sourceLine: d.sourceLine };
+      const doc: DocInput = { id: d.id, idGiven: d.idGiven, text: d.text, fields: undefined, time: d.time, source: withPlan(d.source, plan) };
       docs.push(doc);
       plans.push(plan);
     }
@@ -410,8 +409,6 @@ export class BulkHandler {
       if (isRetry(err)) return { failure: retryFailure(err) };
       const failure = isNeardupError(err) ? err : new NeardupError("ENGINE_ERROR", message);
       return { items: docs.map((doc) => neardupErrorItem(index, doc.id, failure)) };
-    } finally {
-      docs.forEach((doc, k) => entry.writer.forget(doc.id, plans[k]!));
     }
     // The engine refused the write request as a whole for the client's reasons (e.g. `?refresh=bogus`) and nothing
     // of this chunk was written: its own answer, not a per-item 502.

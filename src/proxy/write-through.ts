@@ -7,9 +7,8 @@
  * item is kept for the proxy's response.
  *
  * The service decides and builds each document's source; the proxy says how
- * to write it by registering a {@link WritePlan} under the document's id
- * before calling `DedupService.index`. Plans for one id are used first in,
- * first out, so the same id sent twice at once still pairs each plan with a write.
+ * to write it with a {@link WritePlan} carried by the source it gives the
+ * service ({@link withPlan}), so each write finds its own document's plan.
  */
 import { NeardupError } from "../core/errors.js";
 import { toBulkResult } from "../engine/responses.js";
@@ -26,8 +25,6 @@ export interface WritePlan {
   headers: Record<string, string | string[]>;
   /** The client's source line, written as sent with the service's `neardup` added ({@link withNeardup}); else the service's source. */
   sourceLine?: string;
-  /** The parsed source the service was given for this document: a write built from it is this plan's (see `take`). */
-  source: Record<string, unknown>;
   /** The engine's own item for this write, once written. */
   result?: Record<string, unknown>;
   /** The whole-request status when the engine refused the write request itself. */
@@ -37,7 +34,6 @@ export interface WritePlan {
 type RawItem = Record<string, Record<string, unknown>>;
 
 export class WriteThrough {
-  private readonly plans = new Map<string, WritePlan[]>();
   /** The engine to give the service. */
   readonly engine: Engine;
 
@@ -56,36 +52,6 @@ export class WriteThrough {
     });
   }
 
-  expect(id: string, plan: WritePlan): void {
-    const queue = this.plans.get(id);
-    if (queue) queue.push(plan);
-    else this.plans.set(id, [plan]);
-  }
-
-  /** Drops a plan that was not used (the document was skipped, rejected or failed before writing). */
-  forget(id: string, plan: WritePlan): void {
-    const queue = this.plans.get(id);
-    if (!queue) return;
-    const at = queue.indexOf(plan);
-    if (at >= 0) queue.splice(at, 1);
-    if (queue.length === 0) this.plans.delete(id);
-  }
-
-  /**
-   * The plan of the document a write is for: among the plans for its id, the first whose source the written
-   * one was built from (`{...source, neardup}`: the same values, nested ones the same objects). Not simply the
-   * first for the id: when an earlier document with that id was not written (skipped, rejected, refused),
-   * its plan is still queued until the request ends, and a later document's write would take its bytes.
-   */
-  private take(id: string, written: Record<string, unknown>): WritePlan | undefined {
-    const queue = this.plans.get(id);
-    if (!queue) return undefined;
-    const at = Math.max(0, queue.findIndex((p) => builtFrom(written, p.source)));
-    const [plan] = queue.splice(at, 1);
-    if (queue.length === 0) this.plans.delete(id);
-    return plan;
-  }
-
   private async bulk(operations: Record<string, unknown>[]): Promise<BulkResult> {
     // Writes with the same query and credentials share one request.
     const groups = new Map<string, { plan: WritePlan | undefined; at: number; lines: string }[]>();
@@ -94,7 +60,7 @@ export class WriteThrough {
       const op = Object.keys(action)[0]!;
       const meta = action[op] as { _index: string; _id: string };
       const source = operations[i + 1]!;
-      const plan = this.take(meta._id, source);
+      const plan = planOf(source);
       const line = plan ? actionLine(plan, meta._index, meta._id) : JSON.stringify(action);
       const key = plan ? JSON.stringify([plan.query, plan.headers.authorization ?? ""]) : "";
       const sourceText = plan?.sourceLine === undefined || source.neardup === undefined ? JSON.stringify(source) : withNeardup(plan.sourceLine, source.neardup);
@@ -132,15 +98,22 @@ export class WriteThrough {
   }
 }
 
-/** Whether `written` is `source` with `neardup` set: every other key, and only those, with the same value. */
-function builtFrom(written: Record<string, unknown>, source: Record<string, unknown>): boolean {
-  let keys = 0;
-  for (const key of Object.keys(written)) {
-    if (key === "neardup") continue;
-    if (!Object.hasOwn(source, key) || written[key] !== source[key]) return false;
-    keys++;
-  }
-  return keys === Object.keys(source).filter((k) => k !== "neardup").length;
+/**
+ * The key under which a document's source, as given to the service, carries its {@link WritePlan}. The
+ * service writes `{...source, neardup}`, which copies it; `JSON.stringify` leaves it out. So each write,
+ * a retry included (`writeDocuments` writes again after re-creating a missing index), carries its own
+ * document's plan. Plans queued by id paired a write with an earlier same-id document that was not
+ * written (its bytes were stored), and a retry with another plan or none.
+ */
+const PLAN = Symbol("neardup.writePlan");
+
+/** The source to give the service for a document written per `plan`. */
+export function withPlan(source: Record<string, unknown>, plan: WritePlan): Record<string, unknown> {
+  return { ...source, [PLAN]: plan };
+}
+
+function planOf(source: Record<string, unknown>): WritePlan | undefined {
+  return (source as { [PLAN]?: WritePlan })[PLAN];
 }
 
 /** The client's action line for a write: its metadata's text as sent, with the write's `_index` and `_id` first. */

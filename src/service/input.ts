@@ -183,22 +183,25 @@ function parseRfc3339(text: string): number {
 }
 
 /** The engines' default date format (`strict_date_optional_time`): a date, then optionally a time with optional minutes, seconds, fraction and zone. */
-const OPTIONAL_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2})(?::(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?)?)?(Z|[+-]\d{2}(?::?\d{2})?)?$/;
+const OPTIONAL_TIME = /^(\d{4})(?:-(\d{2})(?:-(\d{2})(?:T(\d{2})(?::(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?)?)?)?)?(Z|[+-]\d{2}(?::?\d{2})?)?$/;
 
 /**
  * Epoch ms of a time as a document's source may carry it, read as the engines'
  * default date format reads it (`strict_date_optional_time||epoch_millis`): a
- * date with an optional time, zone and fraction (no zone: UTC), or epoch
- * milliseconds as a number or a string (a fraction is cut). Every field is
+ * year, year-month or date with an optional time, zone and fraction (no zone:
+ * UTC), or epoch milliseconds as a number or a string (a fraction is cut);
+ * four digits, as a number or a string, are a year, as the engines read them. Every field is
  * range-checked (no `2024-02-30`). NaN for anything else.
  */
 export function readSourceTime(value: unknown): number {
-  if (typeof value === "number") return Number.isFinite(value) ? Math.trunc(value) : NaN;
-  if (typeof value !== "string") return NaN;
-  if (/^-?\d{1,15}(\.\d+)?$/.test(value)) return Math.trunc(Number(value));
-  const m = OPTIONAL_TIME.exec(value);
+  if (typeof value === "number" && !Number.isFinite(value)) return NaN;
+  if (typeof value !== "number" && typeof value !== "string") return NaN;
+  const text = String(value);
+  // Four digits are a year (the date format is tried first), other digits epoch milliseconds.
+  if (!/^\d{4}$/.test(text) && /^-?\d{1,15}(\.\d+)?$/.test(text)) return Math.trunc(Number(text));
+  const m = OPTIONAL_TIME.exec(text);
   if (!m) return NaN;
-  const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const [year, month, day] = [Number(m[1]), Number(m[2] ?? 1), Number(m[3] ?? 1)];
   const [hour, minute, second] = [Number(m[4] ?? 0), Number(m[5] ?? 0), Number(m[6] ?? 0)];
   const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
   if (month < 1 || month > 12 || day < 1 || day > daysInMonth || hour > 23 || minute > 59 || second > 59) return NaN;

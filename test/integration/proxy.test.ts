@@ -296,6 +296,9 @@ describe.each(engineTargets())("_bulk proxy on $kind $version ($source)", (targe
       expect(stored).not.toContain('"neardup"');
     }
     expect(res.body.items[3]!.index).toMatchObject({ _id: "ok", status: 201, neardup: { status: "original" } });
+    // Alone in its bulk, such an item still says so (the bulk was forwarded as sent, without the annotation).
+    const alone = await rawBulk(h.url, "/_bulk", `{"index":{"_index":"${index}","_id":"alone"}}\n{"message":"\\u200b"}\n`);
+    expect(alone.body.items[0]!.index).toMatchObject({ _id: "alone", status: 201, neardup: { status: "unchecked" } });
     // One id sent twice, first with a text neardup refuses: the engine ends with the second, as it would alone.
     const twice = `{"index":{"_index":"${index}","_id":"twice"}}\n{"message":"\\u200b","v":1}\n{"index":{"_index":"${index}","_id":"twice"}}\n${JSON.stringify({ message: RECIPE_EN, v: 2 })}\n`;
     const again = await rawBulk(h.url, "/_bulk?refresh=true", twice);

@@ -176,6 +176,11 @@ describe("timeOf: a document's time as the proxy decides with it", () => {
     expect(at(String(now - 10))).toBe(now - 10);
     expect(at(`${now - 10}.75`)).toBe(now - 10);
     expect(at(now - 10.5)).toBe(now - 11); // cut toward zero
+    // Four digits are a year, as a number or a string (the engines try the date format first); year-month too.
+    expect(at("2026")).toBe(Date.UTC(2026, 0, 1));
+    expect(at(2026)).toBe(Date.UTC(2026, 0, 1));
+    expect(at("2026-11")).toBe(Date.UTC(2026, 10, 1));
+    expect(at("20261")).toBe(20261);
   });
 
   it("takes the arrival time for a time past now + NEARDUP_TIME_SKEW_MS: a future time was a candidate for ever", () => {

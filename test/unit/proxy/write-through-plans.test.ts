@@ -1,14 +1,15 @@
 /**
- * The proxy's writer pairs each write the service makes with the plan (the client's action and source line)
- * of the document written. Two documents with one `_id` in a chunk, the first not written (skipped, rejected,
- * refused): the second's write took the first's plan, and the engine got the first document's bytes.
+ * The proxy's writer sends each write the service makes with the plan (the client's action and source line)
+ * of the document written. Plans were queued by `_id`: with two documents with one `_id` in a chunk, the first
+ * not written (skipped, rejected, refused), the second's write took the first's plan, and the engine got the
+ * first document's bytes; a write sent again after re-creating the index took another plan, or none.
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Engine } from "../../../src/engine/types.js";
 import { createUpstream, type Upstream } from "../../../src/proxy/upstream.js";
-import { WriteThrough, type WritePlan } from "../../../src/proxy/write-through.js";
+import { WriteThrough, withPlan, type WritePlan } from "../../../src/proxy/write-through.js";
 
 describe("WriteThrough pairs a write with its own document's plan", () => {
   const bodies: string[] = [];
@@ -34,34 +35,40 @@ describe("WriteThrough pairs a write with its own document's plan", () => {
     await new Promise((r) => server.close(r));
   });
 
-  const plan = (source: Record<string, unknown>, sourceLine: string): WritePlan => ({ op: "index", meta: "{}", query: "", headers: {}, source, sourceLine });
+  const plan = (sourceLine: string, meta = "{}"): WritePlan => ({ op: "index", meta, query: "", headers: {}, sourceLine });
+  const action = { index: { _index: "logs", _id: "x" } };
 
-  it("takes the plan whose source the written document was built from, not the first for the id", async () => {
+  it("writes each document with its own plan, even beside an unwritten one with the same id and an equal source", async () => {
     const writer = new WriteThrough({} as Engine, upstream, 5_000);
-    const first = { text: "\u200b", v: 1 };
-    const second = { text: "hello world", v: 2 };
-    const a = plan(first, '{"text":"\\u200b","v":1.0}');
-    const b = plan(second, '{"text":"hello world","v":2.0}');
-    writer.expect("x", a);
-    writer.expect("x", b);
+    const a = plan('{"text":"t","v":1.0}', '{"routing":"ra"}');
+    const b = plan('{"text":"t","v":1}', '{"routing":"rb"}');
+    const sourceA = withPlan({ text: "t", v: 1 }, a);
+    const sourceB = withPlan({ text: "t", v: 1 }, b);
+    expect(JSON.stringify(sourceA)).toBe('{"text":"t","v":1}'); // the plan is not part of the document
     bodies.length = 0;
-    // The service writes the second document only (the first was refused): a source built from it.
-    await writer.engine.bulk([{ index: { _index: "logs", _id: "x" } }, { ...second, neardup: { status: "original" } }]);
-    expect(bodies).toHaveLength(1);
-    expect(bodies[0]).toContain('"hello world","v":2.0}');
+    // The service writes the second document only (the first was skipped): a source built from it.
+    await writer.engine.bulk([action, { ...sourceB, neardup: { status: "original" } }]);
+    expect(bodies).toEqual(['{"index":{"_index":"logs","_id":"x","routing":"rb"}}\n{"neardup":{"status":"original"},"text":"t","v":1}\n']);
     expect(b.result).toMatchObject({ status: 201 });
     expect(a.result).toBeUndefined();
   });
 
-  it("with identical sources for one id, takes them first in, first out", async () => {
+  it("a write sent again (after the index is re-created) goes out with the same plan", async () => {
     const writer = new WriteThrough({} as Engine, upstream, 5_000);
-    const same = { text: "t" };
-    const a = plan(same, '{"text":"t"} ');
-    const b = plan({ ...same }, '{"text":"t"}  ');
-    writer.expect("x", a);
-    writer.expect("x", b);
-    await writer.engine.bulk([{ index: { _index: "logs", _id: "x" } }, { ...same, neardup: {} }, { index: { _index: "logs", _id: "x" } }, { ...same, neardup: {} }]);
-    expect(a.result).toBeDefined();
-    expect(b.result).toBeDefined();
+    const b = plan('{"text":"u"}', '{"require_alias":true}');
+    const source = { ...withPlan({ text: "u" }, b), neardup: {} };
+    bodies.length = 0;
+    await writer.engine.bulk([action, source]);
+    await writer.engine.bulk([action, source]);
+    expect(bodies).toHaveLength(2);
+    expect(bodies[1]).toBe(bodies[0]);
+    expect(bodies[1]).toContain('"require_alias":true');
+  });
+
+  it("a write without a plan goes out as the service made it", async () => {
+    const writer = new WriteThrough({} as Engine, upstream, 5_000);
+    bodies.length = 0;
+    await writer.engine.bulk([action, { text: "v", neardup: {} }]);
+    expect(bodies).toEqual(['{"index":{"_index":"logs","_id":"x"}}\n{"text":"v","neardup":{}}\n']);
   });
 });
