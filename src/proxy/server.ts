@@ -121,6 +121,15 @@ function readBody(req: IncomingMessage, take: (bytes: number) => boolean): Promi
   });
 }
 
+/**
+ * The request target to send the engine: as the client sent it, or, for an absolute-form target
+ * (`GET http://host/x`, as sent to a forward proxy), its path and query: the engine is the proxy's, not the client's to name.
+ */
+function originForm(req: IncomingMessage, url: URL): string {
+  const target = req.url ?? "/";
+  return target.startsWith("/") ? target : `${url.pathname}${url.search}`;
+}
+
 /** The request's URL, or null when it cannot be parsed (e.g. `//`, `//[::1`): `new URL` throws there. */
 function parseRequestUrl(path: string): URL | null {
   try {
@@ -242,7 +251,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     const forwardRaw = async (reason: string) => {
       logger?.debug({ reason }, "proxy: _bulk forwarded as sent");
       try {
-        const r = await send(upstream, { method: req.method!, path: req.url!, headers: forwardHeaders(req.headers, ["content-length"]), body: raw });
+        const r = await send(upstream, { method: req.method!, path: originForm(req, url), headers: forwardHeaders(req.headers, ["content-length"]), body: raw });
         res.writeHead(r.status, forwardHeaders(r.headers, ["content-length"]));
         res.end(r.body);
       } catch (err) {
@@ -336,7 +345,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       });
       return;
     }
-    pipeThrough(upstream, req, res, down(res, undefined));
+    pipeThrough(upstream, req, res, down(res, undefined), originForm(req, url));
   });
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {

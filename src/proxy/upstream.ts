@@ -89,8 +89,8 @@ export function send(upstream: Upstream, options: { method: string; path: string
 }
 
 /** Streams a client request to the engine and the engine's answer back, status, headers and body as they are. */
-export function pipeThrough(upstream: Upstream, req: IncomingMessage, res: ServerResponse, onDown: (err: UpstreamDown) => void): void {
-  const out = upstream.request({ method: req.method, path: req.url, headers: forwardHeaders(req.headers) });
+export function pipeThrough(upstream: Upstream, req: IncomingMessage, res: ServerResponse, onDown: (err: UpstreamDown) => void, path = req.url): void {
+  const out = upstream.request({ method: req.method, path, headers: forwardHeaders(req.headers) });
   let answered = false;
   out.on("response", (engineRes) => {
     answered = true;

@@ -4,7 +4,9 @@
  * a path that `new URL` or `decodeURIComponent` refused threw inside the
  * request listener and took the whole sidecar down.
  */
+import http from "node:http";
 import net from "node:net";
+import type { AddressInfo } from "node:net";
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseIndexRules, startProxy, type RunningProxy } from "../../../src/proxy/index.js";
@@ -66,6 +68,46 @@ describe("the _bulk proxy and hostile request lines", () => {
     // Still alive: a well-formed bulk is answered (503: no engine connected in this test).
     const next = await raw(proxy.url, "POST /logs-1/_bulk HTTP/1.1");
     expect(next.status).toBe(503);
+  });
+});
+
+describe("the proxy's pass-through and an absolute-form request line", () => {
+  it("sends the engine the path and query, not the client's absolute URL (the engine got `http://elsewhere/...` as its target)", async () => {
+    const seen: string[] = [];
+    const engine = http.createServer((req, res) => {
+      seen.push(req.url ?? "");
+      res.setHeader("content-type", "application/json");
+      res.end("{}");
+    });
+    await new Promise<void>((r) => engine.listen(0, "127.0.0.1", r));
+    const proxy = await startProxy({
+      host: "127.0.0.1",
+      port: 0,
+      connection: { url: `http://127.0.0.1:${(engine.address() as AddressInfo).port}`, requestTimeoutMs: 2_000 },
+      rules: parseIndexRules("logs-*:message"),
+      dedup: resolveDedupOptions({}),
+      engine: () => undefined,
+      fingerprinter: sharedFingerprinter,
+    });
+    // The socket stays open until the answer (raw() half-closes it, and the proxy then drops a pass-through).
+    const get = (target: string) =>
+      new Promise<string>((resolve, reject) => {
+        const { hostname, port } = new URL(proxy.url);
+        const socket = net.connect(Number(port), hostname, () => socket.write(`GET ${target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`));
+        let text = "";
+        socket.setEncoding("utf8");
+        socket.on("data", (d: string) => (text += d));
+        socket.on("error", reject);
+        socket.on("close", () => resolve(text.slice(0, 12)));
+      });
+    try {
+      expect(await get("http://elsewhere.example:9200/_cluster/health?pretty")).toBe("HTTP/1.1 200");
+      expect(await get("/_cat/../_cat/indices")).toBe("HTTP/1.1 200");
+      expect(seen).toEqual(["/_cluster/health?pretty", "/_cat/../_cat/indices"]); // an origin-form target goes as sent
+    } finally {
+      await proxy.close();
+      await new Promise((r) => engine.close(r));
+    }
   });
 });
 
