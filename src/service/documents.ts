@@ -1,3 +1,4 @@
+import { isNeardupError } from "../core/errors.js";
 import type { Analysis } from "../core/fingerprinter.js";
 import { DEFAULT_INLINE_TEXT_LENGTH, encodeSketch, sketchOf } from "../core/sketch.js";
 import type { BulkResult, Engine } from "../engine/types.js";
@@ -109,7 +110,8 @@ export async function writeDocuments(
 /**
  * A stored document's source by id, from the index or every index behind the
  * alias (GET cannot read an alias over several indices); the newest copy by
- * `neardup.timestamp` when several indices hold the id. `undefined` when none does.
+ * `neardup.timestamp` when several indices hold the id; else, for a document
+ * not yet searchable, a realtime GET. `undefined` when none finds it.
  */
 export async function getDocument<T>(engine: Engine, index: string, id: string): Promise<T | undefined> {
   const response = await engine.search<T>({
@@ -117,5 +119,12 @@ export async function getDocument<T>(engine: Engine, index: string, id: string):
     ignoreUnavailable: true,
     body: { size: 1, query: { ids: { values: [id] } }, sort: [{ "neardup.timestamp": { order: "desc", unmapped_type: "date" } }] },
   });
-  return response.hits.hits[0]?._source;
+  const found = response.hits.hits[0]?._source;
+  if (found !== undefined) return found;
+  // A search sees a document once the index is refreshed (about 1 s after its write); a GET sees it at once
+  // (realtime). It reads one index, or an alias's write index; over an alias of several, the search's answer stands.
+  return engine.get<T>(index, id).catch((err: unknown) => {
+    if (isNeardupError(err) && err.code === "ENGINE_UNAVAILABLE") throw err;
+    return undefined; // e.g. an alias over several indices, which GET refuses
+  });
 }

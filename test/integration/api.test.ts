@@ -96,6 +96,17 @@ describe.each(engineTargets())("API on $kind $version ($source)", (target) => {
     expect(missing.body.error.message).toContain('"no-such-doc" does not exist');
   });
 
+  it("a document just written is found by id before the index refresh: its cluster and a search by its id (they were 404)", async () => {
+    const id = `fresh-${Date.now()}`;
+    const written = await post("/v1/documents", { id, text: `The harbour ferry timetable for route ${id} changes next week; passengers should check the departure board before travelling.` });
+    expect(written.status).toBe(201);
+    const cluster = await request(h.app).get(`/v1/documents/${id}/duplicates`);
+    expect(cluster.status).toBe(200);
+    expect(cluster.body.original).toBe(id);
+    const byId = await post("/v1/search", { id });
+    expect(byId.status).toBe(200);
+  });
+
   it("gives exactly one original among 50 concurrent near-duplicate requests", async () => {
     const texts = variants(LONG_ZH, 50);
     const responses = await Promise.all(texts.map((text, i) => post("/v1/documents", { id: `conc-${i}`, text })));
