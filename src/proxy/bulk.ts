@@ -31,7 +31,7 @@ import type { IndexResult } from "../service/dedup-service.js";
 import { isStorableTime, readSourceTime, type DocInput } from "../service/input.js";
 import type { Policy } from "../service/options.js";
 import { invalidIndexItem, neardupErrorItem, noopItem, rejectedItem, unavailableItem, verdictOf, writtenItem, type Failure, type ItemBody } from "./items.js";
-import { parseBulkInSlices, textSource, writtenAsSent, type BulkItem } from "./ndjson.js";
+import { metaText, parseBulkInSlices, textSource, writtenAsSent, type BulkItem } from "./ndjson.js";
 import { forwardChunk, isRetry, parseChunkRequest, retryFailure, type ChunkAnswer, type ChunkRequest, type ProxyDoc } from "./peer.js";
 import { MissingIndex, type IndexDedup, type ServicePool } from "./pool.js";
 import { ruleFor, type IndexRule } from "./rules.js";
@@ -277,10 +277,8 @@ export class BulkHandler {
   /** Makes ready the dedup services of these items' indices (creating an index, when allowed, and waiting for it); a failure is left for {@link runDedup} to answer. */
   private async prepare(dedup: Dedup[], params: URLSearchParams): Promise<void> {
     const aliasOnly = params.get("require_alias") === "true";
-    const byIndex = new Map<string, Dedup[]>();
-    for (const d of dedup) byIndex.set(d.item.index, [...(byIndex.get(d.item.index) ?? []), d]);
     await Promise.all(
-      [...byIndex].map(([index, group]) => this.deps.pool.get(index, group[0]!.rule, mayCreateFor(group, aliasOnly)).catch(() => undefined)),
+      [...byIndex(dedup)].map(([index, group]) => this.deps.pool.get(index, group[0]!.rule, mayCreateFor(group, aliasOnly)).catch(() => undefined)),
     );
   }
 
@@ -289,14 +287,8 @@ export class BulkHandler {
     if (dedup.length === 0) return NOTHING;
     const query = params.toString();
     const aliasOnly = params.get("require_alias") === "true";
-    const byIndex = new Map<string, Dedup[]>();
-    for (const d of dedup) {
-      const list = byIndex.get(d.item.index);
-      if (list) list.push(d);
-      else byIndex.set(d.item.index, [d]);
-    }
     const outcomes = await Promise.all(
-      [...byIndex].map(async ([index, group]): Promise<Outcome> => {
+      [...byIndex(dedup)].map(async ([index, group]): Promise<Outcome> => {
         const mayCreate = mayCreateFor(group, aliasOnly);
         let entry;
         try {
@@ -333,7 +325,7 @@ export class BulkHandler {
     const docs = chunk.map((d): ProxyDoc => {
       const given = idOf(d.item);
       const sourceLine = writtenAsSent(d.source) ? d.item.sourceLine : undefined;
-      return { op: d.item.op as ProxyDoc["op"], id: given ?? arrivalId(now), idGiven: given !== undefined, time: timeOf(d.source, this.deps.timeField, now, this.deps.timeSkewMs), meta: d.item.metaText, source: d.source, sourceLine, text: d.text };
+      return { op: d.item.op as ProxyDoc["op"], id: given ?? arrivalId(now), idGiven: given !== undefined, time: timeOf(d.source, this.deps.timeField, now, this.deps.timeSkewMs), meta: metaText(d.item), source: d.source, sourceLine, text: d.text };
     });
     const answer = await this.route(entry, { ...request, index, policy: chunk[0]!.rule.policy ?? this.deps.defaultPolicy, docs });
     if ("failure" in answer) return answer.failure;
@@ -423,6 +415,17 @@ export class BulkHandler {
     });
     return { items };
   }
+}
+
+/** The items by target index, in request order within each. */
+function byIndex(dedup: Dedup[]): Map<string, Dedup[]> {
+  const groups = new Map<string, Dedup[]>();
+  for (const d of dedup) {
+    const list = groups.get(d.item.index);
+    if (list) list.push(d);
+    else groups.set(d.item.index, [d]);
+  }
+  return groups;
 }
 
 /** Whether the items' index may be created: not when the request or an item asks `require_alias`. */

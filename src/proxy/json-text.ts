@@ -53,15 +53,19 @@ function valueEnd(text: string, at: number): number {
   return i;
 }
 
-/** The members of the object that opens at `at` (white space before it allowed), in text order, repeated keys included. */
-export function objectMembers(text: string, at: number): Member[] {
+/**
+ * The object that opens at `at` (white space before it allowed): its members in text order, repeated keys
+ * included, and `rest`, the text after its closing brace.
+ */
+export function readObject(text: string, at: number): { members: Member[]; rest: string } {
   const members: Member[] = [];
   let i = skipWhite(text, at) + 1; // past "{"
   for (;;) {
     i = skipWhite(text, i);
-    if (text.charCodeAt(i) !== 0x22) return members; // "}"
+    if (text.charCodeAt(i) !== 0x22) return { members, rest: text.slice(i + 1) }; // "}"
     const keyEnd = stringEnd(text, i);
-    const key = JSON.parse(text.slice(i, keyEnd)) as string;
+    const quoted = text.slice(i, keyEnd);
+    const key = quoted.includes("\\") ? (JSON.parse(quoted) as string) : quoted.slice(1, -1); // escapes are rare in keys
     const start = skipWhite(text, skipWhite(text, keyEnd) + 1); // past ":"
     const end = valueEnd(text, start);
     members.push({ key, raw: text.slice(start, end) });
@@ -70,7 +74,21 @@ export function objectMembers(text: string, at: number): Member[] {
   }
 }
 
+/** The members of the object that opens at `at` (see {@link readObject}). */
+export function objectMembers(text: string, at: number): Member[] {
+  return readObject(text, at).members;
+}
+
 /** A JSON object's text from members. */
 export function objectText(members: readonly Member[]): string {
   return `{${members.map((m) => `${JSON.stringify(m.key)}:${m.raw}`).join(",")}}`;
+}
+
+/**
+ * A JSON object's text with `members` (`"key":value,...`) put first and every byte after its opening brace
+ * as it was: how the proxy adds `neardup` to a client's source line, and `_index` and `_id` to its metadata.
+ */
+export function withFirstMembers(objectText: string, members: string): string {
+  const rest = objectText.slice(objectText.indexOf("{") + 1);
+  return `{${members}${rest.trim() === "}" ? "" : ","}${rest}`;
 }

@@ -9,7 +9,7 @@
  * answered here: the caller forwards the body as is and returns the engine's
  * own whole-request error, which the engines give before writing anything.
  */
-import { objectMembers, objectText } from "./json-text.js";
+import { objectMembers, objectText, readObject } from "./json-text.js";
 
 export type BulkOp = "index" | "create" | "update" | "delete";
 
@@ -19,8 +19,8 @@ export interface BulkItem {
   meta: Record<string, unknown>;
   /** The `_id` as the engines read it: a string's value, or a number's text as sent (`9007199254740993`, `1.0`). */
   id: string | undefined;
-  /** The metadata less `_index` and `_id`, as a JSON object whose values are the client's text (numbers keep every digit). */
-  metaText: string;
+  /** Where the action's metadata object starts in the action line (without its byte order mark): see {@link metaText}. */
+  metaAt: number;
   /** Target index: the action's `_index`, else the one in the URL path. */
   index: string;
   actionLine: string;
@@ -33,6 +33,9 @@ export type ParsedBulk = { ok: true; items: BulkItem[] } | { ok: false; reason: 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
+
+/** Where the action's value opens an object (sticky: tried at `lastIndex`, after the action key). */
+const OBJECT_START = /\s*\{/y;
 
 /** The first key of an action line, when it is one of the four actions (the engines read that key, in text order). */
 const ACTION_KEY = /^\s*\{\s*"(index|create|update|delete)"\s*:/;
@@ -82,12 +85,17 @@ function* parseSteps(body: string, pathIndex: string | undefined): Generator<voi
     // The engines read the first key as the action and ignore any after it; so does the proxy.
     const match = ACTION_KEY.exec(text);
     const op = match?.[1];
-    // The first value in the text: JSON.parse keeps the last of a repeated key (`{"index":{...},"index":{...}}`).
-    if (match === null || op === undefined || !/^\s*\{/.test(text.slice(match[0].length))) return { ok: false, reason: `line ${at} is not one of index, create, update, delete` };
-    const members = objectMembers(text, match[0].length);
-    const meta: Record<string, unknown> = Object.fromEntries(members.map((m) => [m.key, JSON.parse(m.raw) as unknown]));
-    // The engines refuse a repeated key (strict duplicate detection); JSON.parse would keep the last one.
-    if (new Set(members.map((m) => m.key)).size !== members.length) return { ok: false, reason: `line ${at} repeats a key of its metadata` };
+    const metaAt = match?.[0].length ?? 0;
+    OBJECT_START.lastIndex = metaAt;
+    if (match === null || op === undefined || !OBJECT_START.test(text)) return { ok: false, reason: `line ${at} is not one of index, create, update, delete` };
+    const { members, rest } = readObject(text, metaAt);
+    let meta = action[op] as Record<string, unknown>;
+    // The action is the line's only key, as a rule: then JSON.parse's object is the one read, and a repeated key
+    // (which the engines refuse: strict duplicate detection) shows as fewer keys than members. Else the first value
+    // in the text is the action's, as the engines read it; JSON.parse keeps the last (`{"index":{...},"index":{...}}`).
+    const alone = rest.trim() === "}";
+    if (!alone) meta = Object.fromEntries(members.map((m) => [m.key, JSON.parse(m.raw) as unknown]));
+    if ((alone ? Object.keys(meta).length : new Set(members.map((m) => m.key)).size) !== members.length) return { ok: false, reason: `line ${at} repeats a key of its metadata` };
     // Values the engines refuse in the action line (the whole request fails there): forwarded, so their own error comes back.
     if (meta._index !== undefined && meta._index !== null && typeof meta._index !== "string") return { ok: false, reason: `line ${at} has an _index that is not a string` };
     const id = meta._id;
@@ -99,13 +107,17 @@ function* parseSteps(body: string, pathIndex: string | undefined): Generator<voi
       sourceLine = nextLine();
       if (sourceLine === undefined) return { ok: false, reason: `line ${at} has no source line` };
     }
-    const rawId = members.find((m) => m.key === "_id")?.raw;
-    const itemId = rawId === undefined || rawId === "null" ? undefined : rawId.startsWith('"') ? (JSON.parse(rawId) as string) : rawId;
-    const metaText = objectText(members.filter((m) => m.key !== "_index" && m.key !== "_id"));
-    items.push({ op: op as BulkOp, meta, id: itemId, metaText, index, actionLine, sourceLine });
+    // A number's text as sent: JSON.parse read 9007199254740993 as 9007199254740992.
+    const itemId = typeof id === "number" ? members.find((m) => m.key === "_id")!.raw : (id as string | null | undefined) ?? undefined;
+    items.push({ op: op as BulkOp, meta, id: itemId, metaAt, index, actionLine, sourceLine });
   }
   if (items.length === 0) return { ok: false, reason: "the body has no actions" };
   return { ok: true, items };
+}
+
+/** The metadata less `_index` and `_id`, as a JSON object whose values are the client's text (numbers keep every digit); read when an item is written, not for every line parsed. */
+export function metaText(item: Pick<BulkItem, "actionLine" | "metaAt">): string {
+  return objectText(objectMembers(withoutBom(item.actionLine), item.metaAt).filter((m) => m.key !== "_index" && m.key !== "_id"));
 }
 
 export function parseBulk(body: string, pathIndex: string | undefined): ParsedBulk {

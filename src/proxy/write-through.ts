@@ -13,6 +13,7 @@
 import { NeardupError } from "../core/errors.js";
 import { toBulkResult } from "../engine/responses.js";
 import type { BulkResult, Engine } from "../engine/types.js";
+import { withFirstMembers } from "./json-text.js";
 import { send, type Upstream } from "./upstream.js";
 
 export interface WritePlan {
@@ -118,8 +119,7 @@ function planOf(source: Record<string, unknown>): WritePlan | undefined {
 
 /** The client's action line for a write: its metadata's text as sent, with the write's `_index` and `_id` first. */
 function actionLine(plan: Pick<WritePlan, "op" | "meta">, index: string, id: string): string {
-  const rest = plan.meta.slice(plan.meta.indexOf("{") + 1);
-  return `{${JSON.stringify(plan.op)}:{"_index":${JSON.stringify(index)},"_id":${JSON.stringify(id)}${rest.trim() === "}" ? "" : ","}${rest}}`;
+  return `{${JSON.stringify(plan.op)}:${withFirstMembers(plan.meta, `"_index":${JSON.stringify(index)},"_id":${JSON.stringify(id)}`)}}`;
 }
 
 /**
@@ -127,8 +127,7 @@ function actionLine(plan: Pick<WritePlan, "op" | "meta">, index: string, id: str
  * key, every other byte as sent. The line must not hold a `neardup` key of its own.
  */
 export function withNeardup(sourceLine: string, neardup: unknown): string {
-  const rest = sourceLine.slice(sourceLine.indexOf("{") + 1);
-  return `{"neardup":${JSON.stringify(neardup)}${rest.trim() === "}" ? "" : ","}${rest}`;
+  return withFirstMembers(sourceLine, `"neardup":${JSON.stringify(neardup)}`);
 }
 
 function parseJson(body: Buffer): unknown {

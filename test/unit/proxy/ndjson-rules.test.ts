@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { arrivalId, timeOf } from "../../../src/proxy/bulk.js";
-import { MAX_SOURCE_DEPTH, nestsDeeperThan, PARSE_SLICE_LINES, parseBulk, parseBulkInSlices, parseSource } from "../../../src/proxy/ndjson.js";
+import { MAX_SOURCE_DEPTH, metaText, nestsDeeperThan, PARSE_SLICE_LINES, parseBulk, parseBulkInSlices, parseSource } from "../../../src/proxy/ndjson.js";
 import { parseIndexRules, ruleFor } from "../../../src/proxy/rules.js";
 
 describe("parseIndexRules", () => {
@@ -70,7 +70,7 @@ describe("parseBulk", () => {
     const parsed = parseBulk(body('{"index":{"_index":"a","_id":9007199254740993, "routing" : 9007199254740995,"version":1.0}}', "{}", '{"index":{"_id":9007199254740992}}', "{}", '{"delete":{"_id":"q\\"1"}}'), "logs");
     expect(parsed.ok).toBe(true);
     if (!parsed.ok) return;
-    expect(parsed.items.map((i) => [i.id, i.metaText])).toEqual([
+    expect(parsed.items.map((i) => [i.id, metaText(i)])).toEqual([
       ["9007199254740993", '{"routing":9007199254740995,"version":1.0}'],
       ["9007199254740992", "{}"],
       ['q"1', "{}"],
@@ -79,12 +79,17 @@ describe("parseBulk", () => {
 
   it("reads the first of a repeated action key, as OpenSearch does, for the index and the metadata alike (they came from different objects)", () => {
     const parsed = parseBulk(body('{"index":{"_index":"logs","_id":"1","routing":"r"},"index":{"_index":"other"}}', "{}"), undefined);
-    expect(parsed.ok && parsed.items.map((i) => [i.index, i.id, i.metaText])).toEqual([["logs", "1", '{"routing":"r"}']]);
+    expect(parsed.ok && parsed.items.map((i) => [i.index, i.id, metaText(i)])).toEqual([["logs", "1", '{"routing":"r"}']]);
+    // With a byte order mark, as the engines skip it.
+    const bom = parseBulk(body('\ufeff{"index" : {"routing":7,"_id":"b"}}', "{}"), "logs");
+    expect(bom.ok && bom.items.map((i) => [i.id, metaText(i)])).toEqual([["b", '{"routing":7}']]);
   });
 
   it("leaves an action with a repeated key to the engine, which refuses it", () => {
-    const parsed = parseBulk(body('{"index":{"_id":"1","_id":"2"}}', "{}"), "logs");
-    expect(parsed).toMatchObject({ ok: false, reason: expect.stringContaining("repeats") });
+    for (const line of ['{"index":{"_id":"1","_id":"2"}}', '{"index":{"_id":"1","_id":"2"},"x":1}']) {
+      const parsed = parseBulk(body(line, "{}"), "logs");
+      expect(parsed).toMatchObject({ ok: false, reason: expect.stringContaining("repeats") });
+    }
   });
 
   it.each([
