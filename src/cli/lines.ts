@@ -11,6 +11,11 @@ import { NeardupError } from "../core/errors.js";
 /** Longest line read (64 MiB): a 1M-character text, JSON-escaped at 6 bytes a character, fits several times over. */
 export const MAX_LINE_BYTES = 64 * 1024 * 1024;
 
+/** Why a line past the limit is skipped, as the commands report it. */
+export function tooLong(bytes: number): string {
+  return `longer than ${MAX_LINE_BYTES} bytes (${bytes}); skipped`;
+}
+
 /** A line (`text`), or one past the limit (`text: undefined`); `bytes` it took in the input, its newline included. */
 export interface InputLine {
   text: string | undefined;
