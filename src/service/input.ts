@@ -163,23 +163,28 @@ const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})(?:[Tt](\d{2}):(\d{2}):(\d{2})(\.\d{1,9
 function parseRfc3339(text: string): number {
   const m = RFC3339.exec(text);
   if (!m) return NaN;
-  const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
-  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
-  if (month < 1 || month > 12 || day < 1 || day > daysInMonth) return NaN;
-  if (m[4] === undefined) return Date.UTC(year, month - 1, day);
-  const [hour, minute, second] = [Number(m[4]), Number(m[5]), Number(m[6])];
-  if (hour > 23 || minute > 59 || second > 59) return NaN;
-  const ms = m[7] ? Math.trunc(Number(`0${m[7]}`) * 1000) : 0;
   let offset = 0;
   if (m[9]) {
     const [oh, om] = [Number(m[10]), Number(m[11])];
     if (oh > 23 || om > 59) return NaN;
-    offset = (m[9] === "-" ? -1 : 1) * (oh * 60 + om) * 60_000;
+    offset = (m[9] === "-" ? -1 : 1) * (oh * 60 + om);
   }
+  return utcMs([m[1], m[2], m[3], m[4], m[5], m[6]], m[7] ? Math.trunc(Number(`0${m[7]}`) * 1000) : 0, offset);
+}
+
+/**
+ * Epoch ms of calendar fields (year, month, day, hour, minute, second; absent ones are the first) plus `ms`,
+ * less a zone offset in minutes. NaN when a field is out of range: nothing is rolled over (`2024-02-30`, hour 24)
+ * the way `Date.UTC` and `Date.parse` do.
+ */
+function utcMs(fields: (string | undefined)[], ms: number, offsetMinutes: number): number {
+  const [year, month, day, hour, minute, second] = fields.map((f, k) => Number(f ?? (k < 3 ? 1 : 0))) as [number, number, number, number, number, number];
+  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth || hour > 23 || minute > 59 || second > 59) return NaN;
   const utc = new Date(0);
   utc.setUTCFullYear(year, month - 1, day);
   utc.setUTCHours(hour, minute, second, ms);
-  return utc.getTime() - offset;
+  return utc.getTime() - offsetMinutes * 60_000;
 }
 
 /** The engines' default date format (`strict_date_optional_time`): a date, then optionally a time with optional minutes, seconds, fraction and zone. */
@@ -201,21 +206,14 @@ export function readSourceTime(value: unknown): number {
   if (!/^\d{4}$/.test(text) && /^-?\d{1,15}(\.\d+)?$/.test(text)) return Math.trunc(Number(text));
   const m = OPTIONAL_TIME.exec(text);
   if (!m) return NaN;
-  const [year, month, day] = [Number(m[1]), Number(m[2] ?? 1), Number(m[3] ?? 1)];
-  const [hour, minute, second] = [Number(m[4] ?? 0), Number(m[5] ?? 0), Number(m[6] ?? 0)];
-  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
-  if (month < 1 || month > 12 || day < 1 || day > daysInMonth || hour > 23 || minute > 59 || second > 59) return NaN;
   let offset = 0;
   if (m[8] !== undefined && m[8] !== "Z") {
     const digits = m[8].replace(":", "");
     const [oh, om] = [Number(digits.slice(1, 3)), Number(digits.slice(3, 5) || "0")];
     if (oh > 18 || om > 59) return NaN;
-    offset = (m[8][0] === "-" ? -1 : 1) * (oh * 60 + om) * 60_000;
+    offset = (m[8][0] === "-" ? -1 : 1) * (oh * 60 + om);
   }
-  const utc = new Date(0);
-  utc.setUTCFullYear(year, month - 1, day);
-  utc.setUTCHours(hour, minute, second, m[7] ? Math.trunc(Number(`0.${m[7]}`) * 1000) : 0);
-  return utc.getTime() - offset;
+  return utcMs([m[1], m[2], m[3], m[4], m[5], m[6]], m[7] ? Math.trunc(Number(`0.${m[7]}`) * 1000) : 0, offset);
 }
 
 /** The latest document time accepted: 9999-12-31T23:59:59.999Z (what `Date` and the engines' date fields hold). */
