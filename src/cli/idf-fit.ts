@@ -48,8 +48,7 @@ export async function runIdfFit(fingerprinter: Fingerprinter, options: IdfFitOpt
       io.report(`line ${lineNumber}: ${tooLong(read.bytes)}`);
       continue;
     }
-    let line = read.text;
-    if (lineNumber === 1 && line.charCodeAt(0) === 0xfeff) line = line.slice(1);
+    const line = read.text;
     if (line.trim() === "") continue;
     format ??= detectFormat(line);
     const parsed = parseLine(line, lineNumber, format, options.fields);

@@ -30,10 +30,21 @@ function decode(parts: Buffer[], size: number): string {
   return line.toString("utf8", 0, end);
 }
 
-/** The lines of `input`, in order; throws INVALID_INPUT when the input starts with a UTF-16 byte order mark. */
+/**
+ * The lines of `input`, in order, less a UTF-8 byte order mark at its start; throws INVALID_INPUT when the
+ * input starts with a UTF-16 byte order mark.
+ */
 export async function* readLines(input: AsyncIterable<Buffer | string>, maxLineBytes = MAX_LINE_BYTES): AsyncGenerator<InputLine> {
   let parts: Buffer[] = [];
   let size = 0;
+  let first = true;
+  /** The line of the bytes gathered so far (`bytes`: with its newline); the first line loses a byte order mark. */
+  const line = (bytes: number): InputLine => {
+    let text = size <= maxLineBytes ? decode(parts, size) : undefined;
+    if (first && text?.charCodeAt(0) === 0xfeff) text = text.slice(1);
+    first = false;
+    return { text, bytes };
+  };
   /** The complete lines of `data`; the rest is kept for the next chunk. */
   function* split(data: Buffer): Generator<InputLine> {
     let from = 0;
@@ -41,7 +52,7 @@ export async function* readLines(input: AsyncIterable<Buffer | string>, maxLineB
       const piece = data.subarray(from, at);
       size += piece.length;
       if (size <= maxLineBytes) parts.push(piece);
-      yield { text: size <= maxLineBytes ? decode(parts, size) : undefined, bytes: size + 1 };
+      yield line(size + 1);
       parts = [];
       size = 0;
       from = at + 1;
@@ -72,5 +83,5 @@ export async function* readLines(input: AsyncIterable<Buffer | string>, maxLineB
     yield* split(data);
   }
   if (head !== undefined) yield* split(head); // an input of one byte
-  if (size > 0) yield { text: size <= maxLineBytes ? decode(parts, size) : undefined, bytes: size };
+  if (size > 0) yield line(size);
 }

@@ -121,7 +121,7 @@ export async function runDedup(fingerprinter: Fingerprinter, options: RunDedupOp
       // A bad line, reported in its turn (and where --strict stops).
       batch.push({ lineNumber, bytes, message: tooLong(read.bytes) });
     } else {
-      const line = lineNumber === 1 && read.text.charCodeAt(0) === 0xfeff ? read.text.slice(1) : read.text;
+      const line = read.text;
       if (line.trim() === "") {
         blankLines++;
         continue;

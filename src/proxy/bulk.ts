@@ -36,7 +36,7 @@ import { forwardChunk, isRetry, parseChunkRequest, retryFailure, type ChunkAnswe
 import { MissingIndex, type IndexDedup, type ServicePool } from "./pool.js";
 import { ruleFor, type IndexRule } from "./rules.js";
 import { engineErrorBody, send, type Upstream } from "./upstream.js";
-import { withPlan, type WritePlan } from "./write-through.js";
+import { actionLine, withPlan, type WritePlan } from "./write-through.js";
 
 export interface BulkDeps {
   upstream: Upstream;
@@ -373,7 +373,49 @@ export class BulkHandler {
       const failure = isNeardupError(err) ? err : new NeardupError("ENGINE_ERROR", String(err));
       return { items: docs.map((d) => neardupErrorItem(index, d.id, failure)) };
     }
-    return this.decideHere(entry, request);
+    const refused = this.refusedHere(docs, rule);
+    if (refused.size === 0) return this.decideHere(entry, request);
+    return this.decideWithRefused(entry, request, refused);
+  }
+
+  /**
+   * The forwarded documents whose text this sidecar refuses though the sender did not (NEARDUP_MAX_TEXT_CHARS
+   * set lower here, as in the middle of a rolling change), by position, with the reason the answer gives: they
+   * are written as sent, as the sender would have written them. A per-item 413 would be dropped by shippers.
+   * One whose id another document of the chunk has keeps the refusal: written apart, it could land out of order.
+   */
+  private refusedHere(docs: ProxyDoc[], rule: IndexRule): Map<number, string> {
+    const refused = new Map<number, string>();
+    let ids: Map<string, number> | undefined;
+    docs.forEach((d, k) => {
+      const refusal = textRefusal(d.text, this.deps.maxTextLength, rule.textField);
+      if (!refusal) return;
+      ids ??= docs.reduce((n, x) => n.set(x.id, (n.get(x.id) ?? 0) + 1), new Map<string, number>());
+      if (ids.get(d.id) === 1) refused.set(k, `not fingerprinted, written as sent: ${refusal.message}`);
+    });
+    return refused;
+  }
+
+  /** A chunk some of whose documents are written unchecked ({@link refusedHere}) first, then the others decided; one answer per document, in order. */
+  private async decideWithRefused(entry: IndexDedup, request: ChunkRequest, refused: Map<number, string>): Promise<ChunkAnswer> {
+    const { index, docs } = request;
+    const results: Record<string, ItemBody>[] = new Array(docs.length);
+    const pass: Pass[] = [...refused].map(([at, unchecked]) => {
+      const d = docs[at]!;
+      const item: BulkItem = { op: d.op, meta: {}, id: d.id, metaAt: 0, index, actionLine: actionLine(d, index, d.id), sourceLine: d.sourceLine ?? JSON.stringify(d.source) };
+      return { at, item, unchecked };
+    });
+    const written = await this.runPass(pass, undefined, request.query, request.headers, results);
+    for (const { failure, items } of written.failures) this.fail(items, results, failure);
+    const rest = docs.flatMap((d, at) => (refused.has(at) ? [] : [{ d, at }]));
+    if (rest.length > 0) {
+      const answer = await this.decideHere(entry, { ...request, docs: rest.map((r) => r.d) });
+      if ("failure" in answer) {
+        if (written.written === 0) return answer;
+        this.fail(rest.map(({ d, at }) => ({ at, item: { op: d.op, id: d.id, index } as BulkItem })), results, answer.failure);
+      } else rest.forEach(({ at }, k) => (results[at] = { [docs[at]!.op]: answer.items[k]! }));
+    }
+    return { items: results.map((r) => Object.values(r)[0]!) };
   }
 
   /** Fingerprint, decide and write through this sidecar's service for the index. */

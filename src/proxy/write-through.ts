@@ -118,7 +118,7 @@ function planOf(source: Record<string, unknown>): WritePlan | undefined {
 }
 
 /** The client's action line for a write: its metadata's text as sent, with the write's `_index` and `_id` first. */
-function actionLine(plan: Pick<WritePlan, "op" | "meta">, index: string, id: string): string {
+export function actionLine(plan: Pick<WritePlan, "op" | "meta">, index: string, id: string): string {
   return `{${JSON.stringify(plan.op)}:${withFirstMembers(plan.meta, `"_index":${JSON.stringify(index)},"_id":${JSON.stringify(id)}`)}}`;
 }
 

@@ -96,13 +96,11 @@ export async function computeStats(engine: Engine, index: string, query: StatsQu
   let byField = query.by;
   let answer: StatsAnswer;
   try {
-    try {
-      answer = await search(byField);
-    } catch (err) {
+    answer = await search(byField).catch((err: unknown) => {
       if (!isTextFieldError(err) || byField.endsWith(".keyword")) throw err;
       byField = `${query.by}.keyword`;
-      answer = await search(byField);
-    }
+      return search(byField);
+    });
   } catch (err) {
     // The times are checked above, so an engine 400 here is about `by` (an object field, say): the caller's to fix.
     if (isNeardupError(err) && (err.details as { status?: number } | undefined)?.status === 400) {

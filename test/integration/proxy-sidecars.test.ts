@@ -174,4 +174,46 @@ describe.each(engineTargets())("several sidecars' _bulk proxies on $kind $versio
       await cleanUp(sidecars, index, passIndex);
     }
   }, 300_000);
+  it("a text the lease holder's NEARDUP_MAX_TEXT_CHARS refuses, forwarded by a sidecar whose limit is higher, is written as sent, not answered 413", async () => {
+    const index = uniqueIndex("neardup-proxy-limits");
+    const env = { NEARDUP_INDEX: uniqueIndex("neardup-proxy-api"), NEARDUP_PROXY_PORT: "0", NEARDUP_PROXY_INDICES: `${index}:message:skip`, NEARDUP_WORKERS: "1" };
+    // The holder, as in the middle of a rolling change to a lower limit.
+    const holder = await startSidecar(target, { ...env, NEARDUP_MAX_TEXT_CHARS: "400" });
+    const sidecars = [holder];
+    try {
+      const warm = await send([holder], 0, index, uniqueIndex("neardup-proxy-limits-pass"), "warm-up", "一段与测试无关的文字，用来创建索引并取得写入租约。", Date.now() + 30_000);
+      expect(warm.status).toBe(201);
+      sidecars.push(await startSidecar(target, env));
+      const follower = sidecars[1]!;
+      const long = "长".repeat(250) + "文本".repeat(125); // 500 code units: over the holder's limit only (the texts below are 336)
+      const [a, b] = nearDuplicates(77, 2);
+      const lines = [
+        { index: { _index: index, _id: "short-1" } },
+        { message: a },
+        { index: { _index: index, _id: "long" } },
+        { message: long, big: 1 },
+        { index: { _index: index, _id: "short-2" } },
+        { message: b },
+        // The same id twice with a text over the limit: written apart, the two could land out of order; they keep the refusal.
+        { index: { _index: index, _id: "twice" } },
+        { message: long },
+        { index: { _index: index, _id: "twice" } },
+        { message: long + "!" },
+      ];
+      const res = await fetch(`${follower.proxyUrl}/_bulk`, { method: "POST", headers: { "content-type": "application/x-ndjson" }, body: lines.map((l) => JSON.stringify(l)).join("\n") + "\n" });
+      expect(res.status).toBe(200);
+      const items = ((await res.json()) as { items: Item[] }).items.map((it) => it.index!);
+      expect(items.map((it) => it.status)).toEqual([201, 201, 200, 413, 413]);
+      expect(items[0]!.neardup?.status).toBe("original");
+      expect(items[1]!.neardup).toMatchObject({ status: "unchecked" });
+      expect(items[2]!.neardup).toMatchObject({ status: "duplicate", duplicate_of: "short-1" });
+      const docs = await stored(index, ["short-1", "long", "short-2", "twice"]);
+      expect([...docs.keys()].sort()).toEqual(["long", "short-1"]);
+      expect(docs.get("long")?.neardup).toBeUndefined();
+      const lease = await engine.getVersioned<LeaseDoc>(LEASE_INDEX, `proxy:${index}`);
+      expect(lease?.source.url).toBe(holder.proxyUrl); // the follower forwarded
+    } finally {
+      await cleanUp(sidecars, index);
+    }
+  }, 120_000);
 });

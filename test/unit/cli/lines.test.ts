@@ -37,9 +37,23 @@ describe("readLines", () => {
         const chunks = [0, ...at, bytes.length].slice(1).map((end, k, ends) => bytes.subarray(k === 0 ? 0 : ends[k - 1], end));
         const expected = s.split("\n").map((l) => (l.endsWith("\r") ? l.slice(0, -1) : l));
         if (s.endsWith("\n") || s === "") expected.pop();
+        if (expected[0]?.startsWith("\ufeff")) expected[0] = expected[0].slice(1);
         expect((await collect(chunks)).map((l) => l.text)).toEqual(expected);
       }),
     );
+  });
+
+  it("drops a UTF-8 byte order mark at the start only, whole or cut across chunks, and counts its bytes", async () => {
+    const bom = Buffer.from([0xef, 0xbb, 0xbf]);
+    expect(await collect([Buffer.concat([bom, Buffer.from("a\n\ufeffb\n")])])).toEqual([
+      { text: "a", bytes: 5 },
+      { text: "\ufeffb", bytes: 5 },
+    ]);
+    expect(await collect([bom.subarray(0, 1), bom.subarray(1), "x"])).toEqual([{ text: "x", bytes: 4 }]);
+    expect(await collect(["\n", "\ufeffy\n"])).toEqual([
+      { text: "", bytes: 1 },
+      { text: "\ufeffy", bytes: 5 },
+    ]);
   });
 
   it("refuses a UTF-16 input with a message that says what to do", async () => {
