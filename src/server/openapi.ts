@@ -329,7 +329,8 @@ export const openApiDocument = {
     },
     "/v1/documents/{id}/duplicates": {
       get: {
-        summary: "The cluster of a document: its original and every duplicate marked of it.",
+        summary: "The cluster of a document: its original and every duplicate marked of it, oldest first.",
+        description: "Duplicates this sidecar wrote are listed at once; those written through another sidecar once the index refreshes (about a second).",
         parameters: [{ name: "id", in: "path", required: true, schema: id }],
         responses: { "200": { description: "The cluster.", content: ref("Cluster") }, "404": { description: "No document with that id.", content: ref("Error") }, ...errors, ...engineErrors },
       },

@@ -27,7 +27,7 @@ import componentTemplate from "../../mappings/component-template.neardup.json" w
 import type { Candidate } from "./candidate.js";
 import { documentSource, storedSketch, getDocument, writeDocuments, type Decision } from "./documents.js";
 import { fetchCandidates, readNormalizedTexts, DocValueReads, KeyStatistics, lookupProbe, type Lookup, type LookupResult } from "./candidates/index.js";
-import { parseTime, type DocInput } from "./input.js";
+import { parseTime, readSourceTime, type DocInput } from "./input.js";
 import type { DedupMetrics } from "./metrics.js";
 import type { DedupOptions, Policy } from "./options.js";
 import { chooseOriginal, compareCandidates, rankMatches, type Match } from "./rank.js";
@@ -478,7 +478,8 @@ export class DedupService {
       // The source first: if it cannot be built, no window entry is left behind that nothing would ever settle.
       out.source = documentSource(this.options.textField, doc, analysis, decision);
       const sketch = sketchOf(analysis, editTextLimit(this.fingerprinter.verdictOptions));
-      out.entry = this.recent.add({ id: doc.id, simhash: analysis.simhash, lsh: analysis.lsh, lshScheme: analysis.lshScheme, time: doc.time, status: decision.status, duplicateOf: decision.duplicateOf, sketch }, after);
+      const match = chosen ? { distance: out.result.distance, similarity: out.result.similarity } : undefined;
+      out.entry = this.recent.add({ id: doc.id, simhash: analysis.simhash, lsh: analysis.lsh, lshScheme: analysis.lshScheme, time: doc.time, status: decision.status, duplicateOf: decision.duplicateOf, sketch }, after, match);
     }
     return out;
   }
@@ -568,12 +569,16 @@ export class DedupService {
     return { matches: rankMatches(kept).slice(0, query.limit).map(report), candidates, radius };
   }
 
-  /** The cluster a document belongs to: its original and every document marked a duplicate of it. */
+  /**
+   * The cluster a document belongs to: its original and every document marked a duplicate of it, oldest
+   * first. Members whose writes this sidecar had acknowledged are there at once, before the engine's next
+   * refresh shows them to the search.
+   */
   async cluster(id: string, limit = 1000): Promise<{ original: string; members: { id: string; status: string; distance: number | null; similarity: number | null }[] }> {
     const stored = await getDocument<{ neardup?: { status?: string; duplicate_of?: string } }>(this.engine, this.options.index, id);
     if (!stored) throw new NeardupError("NOT_FOUND", `document ${JSON.stringify(id)} does not exist in ${this.options.index}`, { field: "id" });
     const original = stored.neardup?.status === "duplicate" && stored.neardup.duplicate_of ? stored.neardup.duplicate_of : id;
-    const response = await this.engine.search<{ neardup: { distance?: number; similarity?: number } }>({
+    const response = await this.engine.search<{ neardup: { distance?: number; similarity?: number; timestamp?: number | string } }>({
       index: this.options.index,
       ignoreUnavailable: true,
       body: {
@@ -583,9 +588,20 @@ export class DedupService {
         sort: [{ "neardup.timestamp": "asc" }],
       },
     });
+    const found = response.hits.hits.map((h) => ({
+      id: h._id,
+      time: readSourceTime(h._source?.neardup.timestamp),
+      distance: h._source?.neardup.distance ?? null,
+      similarity: h._source?.neardup.similarity ?? null,
+    }));
+    const seen = new Set(found.map((m) => m.id));
+    for (const e of this.recent.storedDuplicatesOf(original)) {
+      if (!seen.has(e.candidate.id)) found.push({ id: e.candidate.id, time: e.candidate.time, distance: e.match?.distance ?? null, similarity: e.match?.similarity ?? null });
+    }
+    found.sort((a, b) => a.time - b.time || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     const members = [
       { id: original, status: "original", distance: null, similarity: null },
-      ...response.hits.hits.map((h) => ({ id: h._id, status: "duplicate", distance: h._source?.neardup.distance ?? null, similarity: h._source?.neardup.similarity ?? null })),
+      ...found.slice(0, limit).map(({ id: member, distance, similarity }) => ({ id: member, status: "duplicate", distance, similarity })),
     ];
     return { original, members };
   }

@@ -15,6 +15,8 @@ export interface RecentEntry {
   visibleAt: number | undefined;
   /** Rough memory held by the entry, in bytes (for the window's byte budget). */
   readonly bytes: number;
+  /** A duplicate's distance and similarity to its original, as the write answered them. */
+  readonly match?: { distance: number | null; similarity: number | null } | undefined;
 }
 
 export interface RecentWritesOptions {
@@ -55,8 +57,8 @@ export class RecentWrites {
   private readonly settled: RecentEntry[] = [];
   private head = 0;
   private bytesHeld = 0;
-  /** How many entries point at each original (status duplicate, duplicateOf). */
-  private readonly duplicatesOf = new Map<string, number>();
+  /** The entries that point at each original (status duplicate, duplicateOf). */
+  private readonly duplicatesOf = new Map<string, Set<RecentEntry>>();
   /** Each entry's promise resolver, whether or not a newer entry of its id replaced it (gone once settled). */
   private readonly resolvers = new WeakMap<RecentEntry, (ok: boolean) => void>();
   /** Pending entries whose writes wait for an entry's write. */
@@ -94,11 +96,11 @@ export class RecentWrites {
    * in the same step (see {@link settle}), and if it has failed already, the
    * entry never enters it.
    */
-  add(candidate: Candidate, after?: RecentEntry): RecentEntry {
+  add(candidate: Candidate, after?: RecentEntry, match?: RecentEntry["match"]): RecentEntry {
     this.expire();
     let resolve!: (ok: boolean) => void;
     const stored = new Promise<boolean>((r) => (resolve = r));
-    const entry: RecentEntry = { candidate, stored, visibleAt: undefined, bytes: estimateBytes(candidate) };
+    const entry: RecentEntry = { candidate, stored, visibleAt: undefined, bytes: estimateBytes(candidate), match };
     if (after && this.failed.has(after)) {
       this.failed.add(entry);
       resolve(false);
@@ -122,7 +124,11 @@ export class RecentWrites {
     this.index.insert(candidate.id, candidate.simhash, this.clock());
     this.lsh.add(candidate.id, candidate.lsh ?? []);
     this.current.set(candidate.id, entry);
-    if (candidate.duplicateOf !== undefined) this.duplicatesOf.set(candidate.duplicateOf, (this.duplicatesOf.get(candidate.duplicateOf) ?? 0) + 1);
+    if (candidate.duplicateOf !== undefined) {
+      const members = this.duplicatesOf.get(candidate.duplicateOf);
+      if (members) members.add(entry);
+      else this.duplicatesOf.set(candidate.duplicateOf, new Set([entry]));
+    }
     this.bytesHeld += entry.bytes;
   }
 
@@ -164,6 +170,15 @@ export class RecentWrites {
     return this.duplicatesOf.has(id);
   }
 
+  /**
+   * The entries marked duplicates of `id` whose writes the engine acknowledged: a search shows them only
+   * after the next refresh, this window at once.
+   */
+  storedDuplicatesOf(id: string): RecentEntry[] {
+    this.expire();
+    return [...(this.duplicatesOf.get(id) ?? [])].filter((e) => e.visibleAt !== undefined);
+  }
+
   get(id: string): RecentEntry | undefined {
     return this.current.get(id);
   }
@@ -203,11 +218,9 @@ export class RecentWrites {
     this.current.delete(id);
     this.bytesHeld -= entry.bytes;
     const root = entry.candidate.duplicateOf;
-    if (root !== undefined) {
-      const n = (this.duplicatesOf.get(root) ?? 1) - 1;
-      if (n > 0) this.duplicatesOf.set(root, n);
-      else this.duplicatesOf.delete(root);
-    }
+    const members = root === undefined ? undefined : this.duplicatesOf.get(root);
+    members?.delete(entry);
+    if (members?.size === 0) this.duplicatesOf.delete(root!);
   }
 
   private expire(): void {

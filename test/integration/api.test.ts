@@ -105,6 +105,17 @@ describe.each(engineTargets())("API on $kind $version ($source)", (target) => {
     expect(cluster.body.original).toBe(id);
     const byId = await post("/v1/search", { id });
     expect(byId.status).toBe(200);
+    // Its near-duplicate, written now, is in the cluster at once (the search shows it only after the refresh).
+    const text = `The harbour ferry timetable for route ${id} changes next week; passengers should check the departure board before travelling!`;
+    const dup = await post("/v1/documents", { id: `${id}-again`, text });
+    expect(dup.body).toMatchObject({ status: "duplicate", duplicate_of: id });
+    const both = await request(h.app).get(`/v1/documents/${id}/duplicates`);
+    expect(both.body.members).toEqual([
+      { id, status: "original", distance: null, similarity: null },
+      { id: `${id}-again`, status: "duplicate", distance: dup.body.distance, similarity: dup.body.similarity },
+    ]);
+    const fromMember = await request(h.app).get(`/v1/documents/${id}-again/duplicates`);
+    expect(fromMember.body.members.map((m: { id: string }) => m.id)).toEqual([id, `${id}-again`]);
   });
 
   it("gives exactly one original among 50 concurrent near-duplicate requests", async () => {
