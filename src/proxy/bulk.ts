@@ -160,10 +160,10 @@ export class BulkHandler {
       }
       // A pass write to an index that does not exist yet creates it, with its shards still starting under the
       // first lookup of a dedup service that finds it there: that lookup failed. The services' indices first.
-      if (segment.pass.length > 0) await this.prepare(segment.dedup, query);
+      const prepared = segment.pass.length > 0 ? await this.prepare(segment.dedup, query) : undefined;
       const outcomes = await Promise.all([
         this.runPass(segment.pass, request.pathIndex, queryString, headers, results),
-        this.runDedup(segment.dedup, request.pathIndex, query, headers, results),
+        this.runDedup(segment.dedup, request.pathIndex, query, headers, results, prepared),
       ]);
       for (const outcome of outcomes) {
         written += outcome.written;
@@ -274,16 +274,26 @@ export class BulkHandler {
     return { written: pass.length, failures: [] };
   }
 
-  /** Makes ready the dedup services of these items' indices (creating an index, when allowed, and waiting for it); a failure is left for {@link runDedup} to answer. */
-  private async prepare(dedup: Dedup[], params: URLSearchParams): Promise<void> {
+  /**
+   * Makes ready the dedup services of these items' indices (creating an index, when allowed, and waiting for
+   * it), by index; a failure is left for {@link runDedup} to answer (it is not tried a second time).
+   */
+  private async prepare(dedup: Dedup[], params: URLSearchParams): Promise<Map<string, Promise<IndexDedup>>> {
     const aliasOnly = params.get("require_alias") === "true";
-    await Promise.all(
-      [...byIndex(dedup)].map(([index, group]) => this.deps.pool.get(index, group[0]!.rule, mayCreateFor(group, aliasOnly)).catch(() => undefined)),
-    );
+    const prepared = new Map([...byIndex(dedup)].map(([index, group]) => [index, this.deps.pool.get(index, group[0]!.rule, mayCreateFor(group, aliasOnly))] as const));
+    await Promise.all([...prepared.values()].map((p) => p.catch(() => undefined)));
+    return prepared;
   }
 
   /** Fingerprinted items through the dedup services, one per target index. */
-  private async runDedup(dedup: Dedup[], pathIndex: string | undefined, params: URLSearchParams, headers: Record<string, string | string[]>, results: Record<string, ItemBody>[]): Promise<Outcome> {
+  private async runDedup(
+    dedup: Dedup[],
+    pathIndex: string | undefined,
+    params: URLSearchParams,
+    headers: Record<string, string | string[]>,
+    results: Record<string, ItemBody>[],
+    prepared?: Map<string, Promise<IndexDedup>>,
+  ): Promise<Outcome> {
     if (dedup.length === 0) return NOTHING;
     const query = params.toString();
     const aliasOnly = params.get("require_alias") === "true";
@@ -292,7 +302,7 @@ export class BulkHandler {
         const mayCreate = mayCreateFor(group, aliasOnly);
         let entry;
         try {
-          entry = await this.deps.pool.get(index, group[0]!.rule, mayCreate);
+          entry = await (prepared?.get(index) ?? this.deps.pool.get(index, group[0]!.rule, mayCreate));
         } catch (err) {
           // Not there and not to be created: the engine answers these items itself (index_not_found).
           if (err instanceof MissingIndex) return this.runPass(group, pathIndex, query, headers, results);

@@ -1,0 +1,53 @@
+/**
+ * A segment with items that pass through makes the dedup services ready first
+ * (BulkHandler `prepare`); a service that cannot be set up is tried once per
+ * segment, not once there and again for its items.
+ */
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { NeardupError } from "../../../src/core/errors.js";
+import { BulkHandler } from "../../../src/proxy/bulk.js";
+import type { ServicePool } from "../../../src/proxy/pool.js";
+import { parseIndexRules } from "../../../src/proxy/rules.js";
+import { createUpstream, type Upstream } from "../../../src/proxy/upstream.js";
+
+describe("BulkHandler with a dedup service that cannot be set up", () => {
+  let engine: http.Server;
+  let upstream: Upstream;
+  beforeAll(async () => {
+    // The engine's `_bulk`, answering each item of the pass-through write.
+    engine = http.createServer((req, res) => {
+      let body = "";
+      req.on("data", (c: Buffer) => (body += c.toString()));
+      req.on("end", () => {
+        const actions = body.split("\n").filter((l) => l.startsWith('{"delete"'));
+        res.setHeader("content-type", "application/json");
+        res.end(JSON.stringify({ took: 1, errors: false, items: actions.map(() => ({ delete: { _index: "logs-a", _id: "x", status: 404, result: "not_found" } })) }));
+      });
+    });
+    await new Promise<void>((r) => engine.listen(0, "127.0.0.1", r));
+    upstream = createUpstream({ url: `http://127.0.0.1:${(engine.address() as AddressInfo).port}` } as never);
+  });
+  afterAll(async () => {
+    upstream.close();
+    await new Promise((r) => engine.close(r));
+  });
+
+  it("tries the set-up once for a segment whose pass-through items made it ready first, and answers its items 503", async () => {
+    let calls = 0;
+    const pool = {
+      get: () => {
+        calls += 1;
+        return Promise.reject(new NeardupError("ENGINE_UNAVAILABLE", "the engine is down"));
+      },
+    } as unknown as ServicePool;
+    const handler = new BulkHandler({ upstream, rules: parseIndexRules("logs-*:message"), pool, defaultPolicy: "mark", maxBatch: 500, timeoutMs: 5000, maxTextLength: 1_000_000, timeField: "@timestamp", timeSkewMs: 60_000 });
+    const body = ['{"delete":{"_index":"logs-a","_id":"x"}}', '{"index":{"_index":"logs-a","_id":"y"}}', '{"message":"a text to fingerprint"}', ""].join("\n");
+    const answer = await handler.handle({ pathIndex: undefined, query: new URLSearchParams(), headers: {}, body });
+    expect(calls).toBe(1);
+    expect(answer).toMatchObject({ kind: "json", status: 200, body: { errors: true } });
+    const items = (answer as { body: { items: Record<string, { status: number }>[] } }).body.items;
+    expect(items.map((it) => Object.values(it)[0]!.status)).toEqual([404, 503]);
+  });
+});
