@@ -261,9 +261,14 @@ export class DedupService {
   private async matchesFor(analysis: Analysis, radius: number, time: number, self: string | undefined, lookedUp: LookupResult, startedAt: number, slicer: Slicer, { ownDuplicates = true, untilDuplicate = false } = {}): Promise<{ matches: Match[]; candidates: number; pending: Map<string, RecentEntry> }> {
     const fromEngine = lookedUp.candidates;
     const fromRecent = this.recentCandidates(analysis, radius, time, self, startedAt, ownDuplicates, lookedUp.alone);
-    // A recent entry of an id replaces its engine hit (it is the newer version).
+    // A recent entry of an id replaces its engine hit: the hit may be the version before (a re-submission with
+    // another text, which the probe may not reach at all), until the engine showed the new one.
+    const superseded = (c: Candidate) => {
+      const entry = this.recent.get(c.id);
+      return entry !== undefined && (entry.visibleAt === undefined || entry.visibleAt > startedAt);
+    };
     const recentIds = new Set(fromRecent.map((c) => c.id));
-    const all = [...fromRecent, ...fromEngine.filter((c) => !isSelf(c, self, ownDuplicates) && !recentIds.has(c.id))];
+    const all = [...fromRecent, ...fromEngine.filter((c) => !isSelf(c, self, ownDuplicates) && !recentIds.has(c.id) && !superseded(c))];
     this.metrics?.candidates.observe(all.length);
     // The window's unsettled entries as the lookup saw them: the comparisons may yield, and a write that fails
     // meanwhile takes its entry out, but a decision against it must still wait for (and fail with) that write.

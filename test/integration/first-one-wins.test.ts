@@ -68,6 +68,22 @@ describe.each(engineTargets())("first one wins on $kind $version ($source)", (ta
     await api.close();
   });
 
+  it.each(["skip", "mark"] as const)("a document re-sent with another text is no longer a candidate for its old text, before the refresh (policy %s)", async (policy) => {
+    const api = await startApi(target); // a fresh index for each policy
+    const send = (path: string, body: unknown) => request(api.app).post(path).set("Content-Type", json).send(JSON.stringify(body));
+    const [t, tEdited] = englishVariants(RECIPE_EN, 2);
+    const [other] = englishVariants(NEWS_EN, 1);
+    expect((await send("/v1/documents", { id: "x", text: t })).body).toMatchObject({ status: "original" });
+    await api.engine.refresh(api.index); // the engine's search shows X with its first text
+    expect((await send("/v1/documents", { id: "x", text: other })).status).toBe(201);
+    // At once: the engine may still show X's first text, but X no longer has it.
+    const y = await send(`/v1/documents?policy=${policy}`, { id: "y", text: tEdited });
+    expect(y.body).toMatchObject({ id: "y", status: "original", action: "indexed" });
+    await api.engine.refresh(api.index);
+    expect(await api.engine.get(api.index, "y")).toBeDefined();
+    await api.close();
+  });
+
   it("a re-sent duplicate is never a duplicate of itself, and stays a duplicate of its original", async () => {
     const texts = englishVariants(NEWS_EN, 3);
     await post("/v1/documents", { id: "dr-a", text: texts[0] });
