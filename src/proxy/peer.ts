@@ -113,6 +113,11 @@ export async function forwardChunk(url: string, request: ChunkRequest, timeoutMs
   return { failure: retryFailure(new NeardupError("RETRY", `the writer sidecar at ${url} answered HTTP ${response.status}; send again`)) };
 }
 
+/**
+ * A neardup error that says "send again later": a writer handover (`RETRY`) or a saturated analysis pool
+ * (`OVERLOADED`). The proxy answers it `429`, which the clients' bulk helpers and shippers retry per item
+ * (a `503` item they drop).
+ */
 export function isRetry(err: unknown): err is NeardupError {
-  return isNeardupError(err) && err.code === "RETRY";
+  return isNeardupError(err) && (err.code === "RETRY" || err.code === "OVERLOADED");
 }

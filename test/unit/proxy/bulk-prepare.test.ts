@@ -1,7 +1,8 @@
 /**
  * A segment with items that pass through makes the dedup services ready first
  * (BulkHandler `prepare`); a service that cannot be set up is tried once per
- * segment, not once there and again for its items.
+ * segment, not once there and again for its items. A saturated analysis pool
+ * answers per-item 429s, which the bulk helpers retry (503 items they drop).
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -12,7 +13,7 @@ import type { ServicePool } from "../../../src/proxy/pool.js";
 import { parseIndexRules } from "../../../src/proxy/rules.js";
 import { createUpstream, type Upstream } from "../../../src/proxy/upstream.js";
 
-describe("BulkHandler with a dedup service that cannot be set up", () => {
+describe("BulkHandler when neardup cannot take the items now", () => {
   let engine: http.Server;
   let upstream: Upstream;
   beforeAll(async () => {
@@ -49,5 +50,20 @@ describe("BulkHandler with a dedup service that cannot be set up", () => {
     expect(answer).toMatchObject({ kind: "json", status: 200, body: { errors: true } });
     const items = (answer as { body: { items: Record<string, { status: number }>[] } }).body.items;
     expect(items.map((it) => Object.values(it)[0]!.status)).toEqual([404, 503]);
+  });
+
+  it("answers items a saturated analysis pool refused with a per-item 429 (the helpers retry it), and a whole 429 when the service refuses the batch", async () => {
+    const overloaded = () => new NeardupError("OVERLOADED", "analysis pool is saturated; retry later");
+    let throwWhole = false;
+    const service = { index: (docs: unknown[]) => (throwWhole ? Promise.reject(overloaded()) : Promise.resolve(docs.map(overloaded))) };
+    const pool = { get: () => Promise.resolve({ service, writer: {}, lease: undefined }) } as unknown as ServicePool;
+    const handler = new BulkHandler({ upstream, rules: parseIndexRules("logs-*:message"), pool, defaultPolicy: "mark", maxBatch: 500, timeoutMs: 5000, maxTextLength: 1_000_000, timeField: "@timestamp", timeSkewMs: 60_000 });
+    const body = ['{"index":{"_index":"logs-a","_id":"y"}}', '{"message":"a text to fingerprint"}', '{"create":{"_index":"logs-a"}}', '{"message":"another text"}', ""].join("\n");
+    const answer = await handler.handle({ pathIndex: undefined, query: new URLSearchParams(), headers: {}, body });
+    const items = (answer as { body: { items: Record<string, { status: number; error: { type: string } }>[] } }).body.items;
+    expect(items.map((it) => Object.values(it)[0]!.status)).toEqual([429, 429]);
+    expect(items.map((it) => Object.values(it)[0]!.error.type)).toEqual(["es_rejected_execution_exception", "es_rejected_execution_exception"]);
+    throwWhole = true;
+    expect(await handler.handle({ pathIndex: undefined, query: new URLSearchParams(), headers: {}, body })).toMatchObject({ kind: "json", status: 429 });
   });
 });
