@@ -184,7 +184,12 @@ export class DedupService {
       await this.engine.putMapping(index, mappings); // the user's own fields are left alone
     } else {
       mappings.properties[this.options.textField] = { type: "text" };
-      await createIndexWithFields(this.engine, index, mappings); // `fields`: one field however many keys clients send
+      // `fields`: one field however many keys clients send. Created meanwhile by another writer (the engine's
+      // auto-create, for a write passed through the proxy): it still needs the neardup fields.
+      if (!(await createIndexWithFields(this.engine, index, mappings))) {
+        delete mappings.properties[this.options.textField];
+        await this.engine.putMapping(index, mappings);
+      }
     }
     await this.learnRefreshInterval();
   }

@@ -141,6 +141,20 @@ describe("DedupService on an engine double", () => {
     expect(b).toMatchObject({ status: "duplicate", duplicate_of: "a" });
   });
 
+  it("adds its fields to an index created by another writer between its check and its create (the proxy's pass-through auto-create raced it)", async () => {
+    const engine = new MemoryEngine();
+    await engine.createIndex("raced"); // by the engine, for another writer's document
+    engine.indexExists = () => Promise.resolve(false); // as this service's check saw it, a moment before
+    const mapped: string[] = [];
+    (engine as unknown as { putMapping: (index: string, mappings: { properties: Record<string, unknown> }) => Promise<void> }).putMapping = (index, mappings) => {
+      mapped.push(`${index}:${Object.keys(mappings.properties).join(",")}`);
+      return Promise.resolve();
+    };
+    const service = new DedupService(engine, fp, resolveDedupOptions({ index: "raced" }));
+    await service.ensureIndex();
+    expect(mapped).toEqual(["raced:neardup"]);
+  });
+
   it("refuses an index whose refresh interval is not shorter than the recent-writes window", async () => {
     const engine = new MemoryEngine();
     await engine.createIndex("slow-refresh");
