@@ -312,9 +312,16 @@ export class BulkHandler {
             for (const d of group) results[d.at] = { [d.item.op]: invalidIndexItem(index, idOf(d.item), err.message) };
             return { written: 0, failures: [] };
           }
-          const failure = isNeardupError(err) ? err : new NeardupError("ENGINE_ERROR", String(err));
-          for (const d of group) results[d.at] = { [d.item.op]: neardupErrorItem(index, idOf(d.item), failure) };
-          return { written: 0, failures: [] };
+          // neardup cannot deduplicate this index (refresh disabled, a data stream it may not create, a field
+          // limit its fields pass...): the engine stores these items, so they are written as sent and say why.
+          const reason = `not fingerprinted, written as sent: neardup cannot deduplicate index [${index}]: ${isNeardupError(err) ? err.message : String(err)}`;
+          return this.runPass(
+            group.map(({ at, item }) => ({ at, item, unchecked: reason })),
+            pathIndex,
+            query,
+            headers,
+            results,
+          );
         }
         const outcome: Outcome = { written: 0, failures: [] };
         for (let from = 0; from < group.length; from += this.deps.maxBatch) {

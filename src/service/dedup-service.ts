@@ -132,7 +132,7 @@ function round(x: number): number {
 }
 
 export class DedupService {
-  private readonly recent: RecentWrites;
+  private recent: RecentWrites;
   private readonly keyStatistics: KeyStatistics;
   /** Whether candidate reads may take doc values only (contract v4: candidates/reads.ts). */
   private readonly docValueReads: DocValueReads;
@@ -203,9 +203,11 @@ export class DedupService {
   async learnRefreshInterval(): Promise<number> {
     const refreshMs = await this.engine.refreshIntervalMs(this.options.index);
     if (refreshMs < 0) {
-      throw new NeardupError("INVALID_CONFIG", `index ${this.options.index} has refresh disabled (refresh_interval -1): near-duplicates written by others would never become visible; set a refresh interval`, { field: "index" });
+      throw new NeardupError("INVALID_CONFIG", `index ${this.options.index} has refresh disabled (refresh_interval -1): near-duplicates written by others would never become visible; set a refresh interval`, { field: "refresh_interval" });
     }
-    if (this.options.recentWindowMs <= refreshMs) {
+    if (this.options.recentWindowMs <= refreshMs && this.options.recentWindowFitsRefresh && this.recent.size === 0) {
+      this.recent = new RecentWrites({ holdMs: refreshMs + this.options.recentWindowMs });
+    } else if (this.recent.holdMs <= refreshMs) {
       throw new NeardupError("INVALID_CONFIG", `recentWindowMs (${this.options.recentWindowMs} ms) must be longer than the refresh interval of ${this.options.index} (${refreshMs} ms)`, { field: "recentWindowMs" });
     }
     this.recent.refreshMs = refreshMs;

@@ -34,6 +34,11 @@ export interface DedupOptions {
    * so a document written but not yet searchable is still seen. Default 30,000.
    */
   recentWindowMs: number;
+  /**
+   * When the index's refresh interval is not shorter than `recentWindowMs`, hold entries for the interval plus
+   * `recentWindowMs` instead of refusing the index (the proxy: the index is the client's, set up for it). Default false.
+   */
+  recentWindowFitsRefresh: boolean;
   /** Most documents in one bulk request. Default 1,000. */
   maxBulkItems: number;
   /**
@@ -69,6 +74,7 @@ export const DEFAULT_DEDUP_OPTIONS: Readonly<DedupOptions> = Object.freeze({
   maxCandidates: 1000,
   maxCandidatePages: 10,
   recentWindowMs: 30_000,
+  recentWindowFitsRefresh: false,
   maxBulkItems: 1000,
   pipelineChunk: 100,
   recentWindowBytes: 256 * 1024 * 1024,

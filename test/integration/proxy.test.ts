@@ -278,6 +278,49 @@ describe.each(engineTargets())("_bulk proxy on $kind $version ($source)", (targe
     expect(past!.neardup.timestamp).toBe("2026-12-01T10:00:00.000Z");
   });
 
+  it("an index neardup cannot deduplicate as it is gets its documents written as sent, never refused (third audit: per-item 400/500/502 that shippers drop)", async () => {
+    const put = (path: string, body: unknown) => fetch(`${target.url}${path}`, { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    const [a, b] = englishVariants(RECIPE_EN, 2);
+    // A refresh interval as long as the recent-writes window (30 s, common for logs): the window is lengthened, dedup runs.
+    const slow = name("mark");
+    expect((await put(`/${slow}`, { settings: { refresh_interval: "30s" } })).status).toBe(200);
+    const slowRes = await rawBulk(h.url, "/_bulk", lines({ index: { _index: slow, _id: "a" } }, { message: a }, { index: { _index: slow, _id: "b" } }, { message: b }));
+    expect(slowRes.body.items.map((i) => i.index!.neardup), JSON.stringify(slowRes.body.items[0])).toMatchObject([{ status: "original" }, { status: "duplicate", duplicate_of: "a" }]);
+    // Refresh disabled: written unchecked.
+    const off = name("mark");
+    expect((await put(`/${off}`, { settings: { refresh_interval: "-1" } })).status).toBe(200);
+    const offRes = await rawBulk(h.url, "/_bulk", lines({ index: { _index: off, _id: "a" } }, { message: a }));
+    expect(offRes.body.items[0]!.index).toMatchObject({ _id: "a", status: 201, neardup: { status: "unchecked", reason: expect.stringContaining("refresh disabled") } });
+    // A field limit the neardup fields would pass: written unchecked.
+    const tight = name("mark");
+    expect((await put(`/${tight}`, { settings: { "index.mapping.total_fields.limit": 3 } })).status).toBe(200);
+    const tightRes = await rawBulk(h.url, "/_bulk?refresh=true", lines({ index: { _index: tight, _id: "a" } }, { message: a }));
+    expect(tightRes.body.items[0]!.index).toMatchObject({ _id: "a", status: 201, neardup: { status: "unchecked" } });
+    for (const index of [slow, off, tight]) await fetch(`${target.url}/${index}/_refresh`, { method: "POST" });
+    for (const [index, id] of [[slow, "b"], [off, "a"], [tight, "a"]] as const) expect((await fetch(`${target.url}/${index}/_doc/${id}`)).status).toBe(200);
+  });
+
+  it.runIf(target.kind === "opensearch")("the first write to a data stream that does not exist yet creates it, as the engine alone would (it was a per-item 502 on every retry)", async () => {
+    // OpenSearch only: the local Elasticsearch build cannot delete a data stream (405), which would leave it behind.
+    const stream = `${prefix}-mark-ds`;
+    const template = `${prefix}-ds-template`;
+    const put = (path: string, body: unknown) => fetch(`${target.url}${path}`, { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    expect((await put(`/_index_template/${template}`, { index_patterns: [`${stream}*`], data_stream: {}, priority: 500 })).status).toBe(200);
+    try {
+      const [a, b] = englishVariants(NEWS_EN, 2);
+      const first = await rawBulk(h.url, "/_bulk", lines({ create: { _index: stream } }, { "@timestamp": "2026-12-04T10:00:00Z", message: a }));
+      expect(first.body.items[0]!.create).toMatchObject({ status: 201 });
+      const second = await rawBulk(h.url, "/_bulk", lines({ create: { _index: stream } }, { "@timestamp": "2026-12-04T10:00:01Z", message: b }));
+      expect(second.body.items[0]!.create).toMatchObject({ status: 201 });
+      await fetch(`${target.url}/${stream}/_refresh`, { method: "POST" });
+      const count = (await (await fetch(`${target.url}/${stream}/_count`)).json()) as { count: number };
+      expect(count.count).toBe(2);
+    } finally {
+      await fetch(`${target.url}/_data_stream/${stream}`, { method: "DELETE" });
+      await fetch(`${target.url}/_index_template/${template}`, { method: "DELETE" });
+    }
+  });
+
   it("a text neardup cannot fingerprint is written as sent, as the engine alone would, and says so (it was a per-item 400 that shippers drop)", async () => {
     const index = name("reject");
     // Zero-width only, a lone surrogate (escaped: the engine stores it), and a text over NEARDUP_MAX_TEXT_CHARS.
