@@ -6,6 +6,7 @@
  * the engine it fronts. `POST /_neardup/internal/bulk` takes other sidecars'
  * chunks when this one holds an index's proxy writer lease (peer.ts).
  */
+import { isUtf8 } from "node:buffer";
 import http from "node:http";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -275,6 +276,9 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     }
     if (body === undefined) return forwardRaw(`content-encoding ${String(req.headers["content-encoding"])} is not one neardup decodes`);
     if (body !== raw && !decodedSize(body.length)) return busy(res, product);
+    // Bytes that are not UTF-8 would be read with U+FFFD in their place, and written so: the engine refuses
+    // such items itself (`Invalid UTF-8 middle byte`), so the request goes to it as sent.
+    if (!isUtf8(body)) return forwardRaw("the body is not valid UTF-8");
     if (!engine) {
       json(res, 503, engineErrorBody(503, "neardup_engine_unavailable_exception", "neardup is not connected to the engine yet"), product);
       return;

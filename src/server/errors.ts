@@ -1,3 +1,4 @@
+import { isUtf8 } from "node:buffer";
 import type { ErrorRequestHandler } from "express";
 import type { Logger } from "pino";
 import { NeardupError, isNeardupError } from "../core/errors.js";
@@ -56,6 +57,18 @@ interface HttpLayerError {
   expose?: boolean;
 }
 
+/** The error type of a body that is not valid UTF-8 ({@link utf8Only}). */
+const NOT_UTF8_TYPE = "neardup.body.not_utf8";
+
+/**
+ * body-parser's `verify` hook: refuses a body whose bytes are not valid UTF-8. body-parser decodes leniently,
+ * replacing each invalid byte with U+FFFD, so ids `bad\xff` and `bad\xfe` both became `bad\uFFFD` (one document,
+ * the first acknowledged one overwritten) and texts changed without a word. RFC 8259 JSON is UTF-8.
+ */
+export function utf8Only(_req: unknown, _res: unknown, body: Buffer): void {
+  if (!isUtf8(body)) throw Object.assign(new Error("request body is not valid UTF-8"), { type: NOT_UTF8_TYPE, status: 400 });
+}
+
 /** Errors body-parser, the router and zlib raise, mapped to our codes; undefined for anything else (a 500). */
 function fromHttpLayer(err: HttpLayerError): NeardupError | HttpError | undefined {
   if (typeof err !== "object" || err === null) return undefined;
@@ -64,6 +77,7 @@ function fromHttpLayer(err: HttpLayerError): NeardupError | HttpError | undefine
   if (err.type === "encoding.unsupported") {
     return new HttpError("UNSUPPORTED_MEDIA_TYPE", `${err.message}: send the body uncompressed, or with Content-Encoding gzip, deflate or br`, { field: "Content-Encoding" });
   }
+  if (err.type === NOT_UTF8_TYPE) return new NeardupError("INVALID_INPUT", "request body is not valid UTF-8: send UTF-8 (invalid bytes would be replaced, and two ids could become one)", { field: "body" });
   if (err.type === "charset.unsupported") return new HttpError("UNSUPPORTED_MEDIA_TYPE", `${err.message}: send UTF-8`, { field: "Content-Type" });
   // The router could not percent-decode a path segment (`/v1/documents/%FF/duplicates`).
   if (err.name === "URIError" && err.status === 400) return new NeardupError("INVALID_INPUT", `the path is not valid percent-encoded UTF-8: ${err.message}`, { field: "path" });

@@ -60,6 +60,16 @@ describe.each(engineTargets())("API errors on $kind $version ($source)", (target
     expect(res.body.error.message).toMatch(message);
   });
 
+  it.each([
+    ["/v1/documents", json, Buffer.concat([Buffer.from('{"id":"bad'), Buffer.from([0xff]), Buffer.from('","text":"hello there"}')])],
+    ["/v1/documents/_bulk", json, Buffer.concat([Buffer.from('[{"id":"bad'), Buffer.from([0xfe]), Buffer.from('","text":"hello there"}]')])],
+    ["/v1/documents/_bulk", "application/x-ndjson", Buffer.concat([Buffer.from('{"text":"caf'), Buffer.from([0xe9]), Buffer.from(' au lait"}\n')])],
+  ])("%s (%s) with bytes that are not UTF-8 is a 400 naming the body, and writes nothing", async (path, type, body) => {
+    const res = await request(h.app).post(path).set("Content-Type", type).serialize((b: Buffer) => b as unknown as string).send(body as never);
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ code: "INVALID_INPUT", field: "body", message: expect.stringContaining("not valid UTF-8") });
+  });
+
   it("a bad policy is a 400 naming policy", async () => {
     const res = await request(h.app).post("/v1/documents?policy=drop").set("Content-Type", json).send({ text: "hello there" });
     expect(res.status).toBe(400);

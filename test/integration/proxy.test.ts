@@ -300,6 +300,29 @@ describe.each(engineTargets())("_bulk proxy on $kind $version ($source)", (targe
     for (const [index, id] of [[slow, "b"], [off, "a"], [tight, "a"]] as const) expect((await fetch(`${target.url}/${index}/_doc/${id}`)).status).toBe(200);
   });
 
+  it("a body that is not UTF-8 goes to the engine as sent: nothing stored with U+FFFD in place of the client's bytes", async () => {
+    const index = name("mark");
+    const other = `${prefix}-untouched-utf8`;
+    const body = Buffer.concat([
+      Buffer.from(`{"index":{"_index":"${index}","_id":"latin1"}}\n{"message":"caf`),
+      Buffer.from([0xe9]),
+      Buffer.from(` au lait, encore"}\n{"index":{"_index":"${other}","_id":"latin1"}}\n{"message":"caf`),
+      Buffer.from([0xe9]),
+      Buffer.from(`"}\n`),
+    ]);
+    const direct = await fetch(`${target.url}/_bulk`, { method: "POST", headers: { "content-type": "application/x-ndjson" }, body });
+    const viaProxy = await fetch(`${h.url}/_bulk`, { method: "POST", headers: { "content-type": "application/x-ndjson" }, body });
+    const [d, p] = [(await direct.json()) as { items: Record<string, { status: number }>[] }, (await viaProxy.json()) as { items: Record<string, { status: number }>[] }];
+    expect(viaProxy.status).toBe(direct.status);
+    expect(p.items.map((i) => i.index!.status)).toEqual(d.items.map((i) => i.index!.status));
+    for (const idx of [index, other]) {
+      await fetch(`${target.url}/${idx}/_refresh`, { method: "POST" });
+      const stored = await fetch(`${target.url}/${idx}/_doc/latin1`).then((r) => r.text());
+      expect(stored).not.toContain("\ufffd");
+    }
+    await fetch(`${target.url}/${other}`, { method: "DELETE" });
+  });
+
   it.runIf(target.kind === "opensearch")("the first write to a data stream that does not exist yet creates it, as the engine alone would (it was a per-item 502 on every retry)", async () => {
     // OpenSearch only: the local Elasticsearch build cannot delete a data stream (405), which would leave it behind.
     const stream = `${prefix}-mark-ds`;

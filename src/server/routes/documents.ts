@@ -4,6 +4,7 @@ import { z } from "zod";
 import { NeardupError } from "../../core/errors.js";
 import type { DedupService, IndexResult } from "../../service/dedup-service.js";
 import { DEFAULT_TIME_SKEW_MS, MAX_TIME_MS, idSchema, parseDocInput, parseId, parsePolicy, parseTime, parseWith, type DocInput } from "../../service/input.js";
+import { utf8Only } from "../errors.js";
 import { fromPeerDoc, toPeerAnswer, PEER_ROUTE } from "../peer.js";
 import type { Policy } from "../../service/options.js";
 
@@ -163,7 +164,7 @@ export function documentRoutes(service: () => DedupService, options: DocumentRou
     res.status(statusOf(result!)).json(result);
   });
 
-  router.post("/documents/_bulk", express.text({ type: "application/x-ndjson", limit: options.bodyLimit }), async (req, res) => {
+  router.post("/documents/_bulk", express.text({ type: "application/x-ndjson", limit: options.bodyLimit, verify: utf8Only }), async (req, res) => {
     const svc = service();
     const policy = writePolicy(req, svc.options.policy);
     const started = Date.now();

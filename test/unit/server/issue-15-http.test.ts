@@ -128,6 +128,14 @@ describe("CORS and Content-Type: no cross-site simple POST (issue 15)", () => {
     expect(res.body.error).toMatchObject({ code: "UNSUPPORTED_MEDIA_TYPE", field: "Content-Type" });
     expect(res.body.error.message).toMatch(/charset must be utf-8/);
   });
+  it.each([
+    ["/v1/fingerprint", Buffer.concat([Buffer.from('{"text":"bad'), Buffer.from([0xff]), Buffer.from('"}')])],
+    ["/v1/compare", Buffer.concat([Buffer.from('{"a":"caf'), Buffer.from([0xe9]), Buffer.from('","b":"cafe"}')])],
+  ])("%s with bytes that are not UTF-8 is a 400 naming the body (they were replaced with U+FFFD, and ids bad\\xff and bad\\xfe became one document)", async (path, body) => {
+    const res = await request(plain).post(path).set("Content-Type", "application/json").serialize((b: Buffer) => b as unknown as string).send(body as never);
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ code: "INVALID_INPUT", field: "body", message: expect.stringContaining("not valid UTF-8") });
+  });
   it("utf-8 in any spelling is accepted", async () => {
     for (const type of ["application/json; charset=UTF-8", 'application/json;charset="utf-8"']) {
       expect((await request(plain).post("/v1/fingerprint").set("Content-Type", type).send('{"text":"hello world"}')).status, type).toBe(200);
