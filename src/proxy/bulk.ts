@@ -221,7 +221,8 @@ export class BulkHandler {
    * undefined for every other item that passes through.
    */
   private asDedup(item: BulkItem, at: number): Dedup | { unchecked: string } | undefined {
-    if (item.op !== "index" && item.op !== "create") return undefined;
+    // An empty `_id` the engine refuses (`if _id is specified it must not be empty`): it answers the item.
+    if ((item.op !== "index" && item.op !== "create") || item.id === "") return undefined;
     const rule = ruleFor(this.deps.rules, item.index);
     if (!rule) return undefined;
     const parsed = textSource(item.sourceLine, rule.textField);
@@ -238,7 +239,7 @@ export class BulkHandler {
         failure.kind === "unavailable"
           ? unavailableItem(item.index, id, status, failure.reason)
           : { _index: item.index, ...(id === undefined ? {} : { _id: id }), status, error: describeEngineError(failure.body) ?? { type: "engine_error", reason: `HTTP ${status}` } };
-      results[at] = { [item.op]: body };
+      results[at] = { [answerOp(item)]: body };
     }
   }
 
@@ -279,7 +280,7 @@ export class BulkHandler {
    * it), by index; a failure is left for {@link runDedup} to answer (it is not tried a second time).
    */
   private async prepare(dedup: Dedup[], params: URLSearchParams): Promise<Map<string, Promise<IndexDedup>>> {
-    const aliasOnly = params.get("require_alias") === "true";
+    const aliasOnly = isTrue(params.get("require_alias"));
     const prepared = new Map([...byIndex(dedup)].map(([index, group]) => [index, this.deps.pool.get(index, group[0]!.rule, mayCreateFor(group, aliasOnly))] as const));
     await Promise.all([...prepared.values()].map((p) => p.catch(() => undefined)));
     return prepared;
@@ -296,7 +297,7 @@ export class BulkHandler {
   ): Promise<Outcome> {
     if (dedup.length === 0) return NOTHING;
     const query = params.toString();
-    const aliasOnly = params.get("require_alias") === "true";
+    const aliasOnly = isTrue(params.get("require_alias"));
     const outcomes = await Promise.all(
       [...byIndex(dedup)].map(async ([index, group]): Promise<Outcome> => {
         const mayCreate = mayCreateFor(group, aliasOnly);
@@ -309,7 +310,7 @@ export class BulkHandler {
           if (isNeardupError(err) && err.code === "ENGINE_UNAVAILABLE") return { written: 0, failures: [{ failure: { kind: "unavailable", status: 503, reason: err.message }, items: group }] };
           if (isNeardupError(err) && err.code === "INVALID_CONFIG" && err.field === "index") {
             // The client's index name, not this sidecar's setup: a per-item 400, as the engine answers one.
-            for (const d of group) results[d.at] = { [d.item.op]: invalidIndexItem(index, idOf(d.item), err.message) };
+            for (const d of group) results[d.at] = { [answerOp(d.item)]: invalidIndexItem(index, idOf(d.item), err.message) };
             return { written: 0, failures: [] };
           }
           // neardup cannot deduplicate this index (refresh disabled, a data stream it may not create, a field
@@ -346,7 +347,7 @@ export class BulkHandler {
     });
     const answer = await this.route(entry, { ...request, index, policy: chunk[0]!.rule.policy ?? this.deps.defaultPolicy, docs });
     if ("failure" in answer) return answer.failure;
-    chunk.forEach((d, k) => (results[d.at] = { [d.item.op]: answer.items[k]! }));
+    chunk.forEach((d, k) => (results[d.at] = { [answerOp(d.item)]: answer.items[k]! }));
     return undefined;
   }
 
@@ -429,7 +430,7 @@ export class BulkHandler {
       const answer = await this.decideHere(entry, { ...request, docs: rest.map((r) => r.d) });
       if ("failure" in answer) {
         if (written.written === 0) return answer;
-        this.fail(rest.map(({ d, at }) => ({ at, item: { op: d.op, id: d.id, index } as BulkItem })), results, answer.failure);
+        this.fail(rest.map(({ d, at }) => ({ at, item: { op: d.op, id: d.id, index, meta: {} } as unknown as BulkItem })), results, answer.failure);
       } else rest.forEach(({ at }, k) => (results[at] = { [docs[at]!.op]: answer.items[k]! }));
     }
     return { items: results.map((r) => Object.values(r)[0]!) };
@@ -487,9 +488,19 @@ function byIndex(dedup: Dedup[]): Map<string, Dedup[]> {
   return groups;
 }
 
-/** Whether the items' index may be created: not when the request or an item asks `require_alias`. */
+/** A query flag as the engines read it: present without a value (`?require_alias`), or `true` in any case. */
+function isTrue(value: string | null): boolean {
+  return value === "" || value?.toLowerCase() === "true";
+}
+
+/** The key of an item's answer: the engines answer an `index` action with `op_type: create` under `create`. */
+function answerOp(item: Pick<BulkItem, "op" | "meta">): string {
+  return item.op === "index" && item.meta.op_type === "create" ? "create" : item.op;
+}
+
+/** Whether the items' index may be created: not when the request or an item asks `require_alias` (`true` or `"true"`). */
 function mayCreateFor(group: Dedup[], aliasOnly: boolean): boolean {
-  return !aliasOnly && !group.some((d) => d.item.meta.require_alias === true);
+  return !aliasOnly && !group.some((d) => d.item.meta.require_alias === true || d.item.meta.require_alias === "true");
 }
 
 function idOf(item: BulkItem): string | undefined {

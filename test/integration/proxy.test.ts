@@ -300,6 +300,30 @@ describe.each(engineTargets())("_bulk proxy on $kind $version ($source)", (targe
     for (const [index, id] of [[slow, "b"], [off, "a"], [tight, "a"]] as const) expect((await fetch(`${target.url}/${index}/_doc/${id}`)).status).toBe(200);
   });
 
+  it("an empty _id, op_type create and require_alias spelt as the engines also read it are answered as the engine answers them (third audit)", async () => {
+    const index = name("mark");
+    const alias = `${prefix}-mark-alias-only`;
+    const send = (to: string, path: string, body: string) => fetch(`${to}${path}`, { method: "POST", headers: { "content-type": "application/x-ndjson" }, body }).then(async (r) => ({ status: r.status, body: (await r.json()) as { items?: Record<string, { status: number }>[] } }));
+    // An empty _id: the engine's own per-item 400 (the proxy wrote it under a generated id).
+    const empty = lines({ index: { _index: index, _id: "" } }, { message: NEWS_EN });
+    const [d, p] = [await send(target.url, "/_bulk", empty), await send(h.url, "/_bulk", empty)];
+    expect(p.body.items![0]!.index!.status).toBe(d.body.items![0]!.index!.status);
+    expect(p.body.items![0]!.index!.status).toBe(400);
+    // `index` with op_type create: answered under `create`, as the engine does.
+    const created = await send(h.url, "/_bulk", lines({ index: { _index: index, _id: "oc", op_type: "create" } }, { message: OTHER_ZH }));
+    expect(Object.keys(created.body.items![0]!)).toEqual(["create"]);
+    expect(created.body.items![0]!.create).toMatchObject({ status: 201, neardup: { status: "original" } });
+    // require_alias as the string "true", and as a bare query flag: the proxy creates nothing under the alias's
+    // name, and the items get what the engine answers alone (Elasticsearch reads the bare flag as true, OpenSearch not).
+    for (const [path, action] of [["/_bulk", { index: { _index: alias, require_alias: "true" } }], ["/_bulk?require_alias", { index: { _index: alias } }]] as const) {
+      const alone = await send(target.url, path, lines({ index: { ...action.index, _index: `${alias}-direct` } }, { message: RECIPE_EN }));
+      const res = await send(h.url, path, lines(action, { message: RECIPE_EN }));
+      expect(res.body.items![0]!.index!.status, path).toBe(alone.body.items![0]!.index!.status);
+      if (alone.body.items![0]!.index!.status === 404) expect((await fetch(`${target.url}/${alias}`, { method: "HEAD" })).status, path).toBe(404);
+      for (const idx of [alias, `${alias}-direct`]) await fetch(`${target.url}/${idx}`, { method: "DELETE" });
+    }
+  });
+
   it("a body that is not UTF-8 goes to the engine as sent: nothing stored with U+FFFD in place of the client's bytes", async () => {
     const index = name("mark");
     const other = `${prefix}-untouched-utf8`;
