@@ -398,7 +398,7 @@ export class DedupService {
         else items.push({ doc: docs[position]!, analysis: outcome, position });
       });
       const radii = items.map((it) => this.radiusFor(it.analysis));
-      const lookups = items.map((it, i): Lookup => ({ analysis: it.analysis, time: it.doc.time, excludeId: it.doc.idGiven ? it.doc.id : undefined, radius: radii[i]!, untilDuplicate: true }));
+      const lookups = items.map((it, i): Lookup => ({ analysis: it.analysis, time: it.doc.time, excludeId: it.doc.id, radius: radii[i]!, untilDuplicate: true }));
       let startedAt = Date.now();
       const lookedUp = Promise.all([this.engineCandidates(lookups), this.rootsAmong(items)]);
       // While the engine answers: the stored re-rank fields, so the ordered section only assembles sources.
@@ -454,10 +454,12 @@ export class DedupService {
   /** One document's verdict, taken in its turn; a written document enters the window at once. */
   private async decide(item: Item, radius: number, fromEngine: LookupResult, roots: Set<string>, startedAt: number, policy: Policy, slicer: Slicer): Promise<Decided> {
     const { doc, analysis } = item;
-    const self = doc.idGiven ? doc.id : undefined;
+    // Its own id is never its candidate, given or not: a made-up id matches no stored document, and one sent
+    // as made up that does (the internal route trusts `id_given`) must not make the document its own duplicate.
+    const self = doc.id;
     const { matches, pending } = await this.matchesFor(analysis, radius, doc.time, self, fromEngine, startedAt, slicer, { untilDuplicate: true });
     // An update of an original that has duplicates keeps the cluster: it stays their original.
-    const root = self !== undefined && (roots.has(self) || this.recent.hasDuplicates(self));
+    const root = roots.has(self) || this.recent.hasDuplicates(self);
     const chosen = root ? undefined : chooseOriginal(matches);
     const decision: Decision = chosen
       ? { status: "duplicate", duplicateOf: chosen.originalId, distance: chosen.match.verdict.distance, similarity: round(chosen.match.similarity), reason: chosen.match.verdict.rule ?? undefined }

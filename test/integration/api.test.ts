@@ -118,6 +118,17 @@ describe.each(engineTargets())("API on $kind $version ($source)", (target) => {
     expect(fromMember.body.members.map((m: { id: string }) => m.id)).toEqual([id, `${id}-again`]);
   });
 
+  it("the internal write route checks times as the public routes do, and never makes a document its own duplicate (third audit)", async () => {
+    const send = (item: Record<string, unknown>) => request(h.app).post("/v1/internal/documents").set("Content-Type", json).send({ policy: "mark", items: [item] });
+    const future = await send({ id: "far", id_given: false, text: "hello there from the future", time: 253402300799999 });
+    expect(future.status).toBe(400);
+    expect(future.body.error).toMatchObject({ code: "INVALID_INPUT", field: "items[0].time" });
+    const item = { id: "self-loop", id_given: false, text: "the same words sent twice through the internal route", time: Date.now() };
+    expect((await send(item)).body.items[0].result).toMatchObject({ status: "original" });
+    await h.engine.refresh(h.index);
+    expect((await send(item)).body.items[0].result).toMatchObject({ id: "self-loop", status: "original", duplicate_of: null });
+  });
+
   it("gives exactly one original among 50 concurrent near-duplicate requests", async () => {
     const texts = variants(LONG_ZH, 50);
     const responses = await Promise.all(texts.map((text, i) => post("/v1/documents", { id: `conc-${i}`, text })));

@@ -198,7 +198,9 @@ export function documentRoutes(service: () => DedupService, options: DocumentRou
     const max = service().options.maxBulkItems;
     if (body.items.length > max) throw tooManyItems("items", String(body.items.length), max);
     // Checked as the public routes check them (the sending sidecar did; a client calling this route directly did not).
-    body.items.forEach((item, k) => parseDocInput({ id: item.id, text: item.text, fields: item.fields, time: item.time }, `items[${k}]`));
+    // Times as the public routes allow them, with a minute more for the clocks of two sidecars.
+    const now = Date.now() + 60_000;
+    body.items.forEach((item, k) => parseDocInput({ id: item.id, text: item.text, fields: item.fields, time: item.time }, `items[${k}]`, now, skew));
     const results = await service().index(body.items.map(fromPeerDoc), body.policy, body.labels, { forwarded: true });
     res.json({ items: results.map(toPeerAnswer) });
   });
