@@ -583,6 +583,12 @@ export class DedupService {
     return { matches: rankMatches(kept).slice(0, query.limit).map(report), candidates, radius };
   }
 
+  /** The window's entry of `id` when the engine acknowledged its write. */
+  private acknowledged(id: string): RecentEntry | undefined {
+    const entry = this.recent.get(id);
+    return entry?.visibleAt === undefined ? undefined : entry;
+  }
+
   /**
    * The cluster a document belongs to: its original and every document marked a duplicate of it, oldest
    * first. Members whose writes this sidecar had acknowledged are there at once, before the engine's next
@@ -591,7 +597,10 @@ export class DedupService {
   async cluster(id: string, limit = 1000): Promise<{ original: string; members: { id: string; status: string; distance: number | null; similarity: number | null }[] }> {
     const stored = await getDocument<{ neardup?: { status?: string; duplicate_of?: string } }>(this.engine, this.options.index, id);
     if (!stored) throw new NeardupError("NOT_FOUND", `document ${JSON.stringify(id)} does not exist in ${this.options.index}`, { field: "id" });
-    const original = stored.neardup?.status === "duplicate" && stored.neardup.duplicate_of ? stored.neardup.duplicate_of : id;
+    // This sidecar's acknowledged write of the id is newer than what the search may still show (a re-submission).
+    const own = this.acknowledged(id)?.candidate;
+    const status = own ? { status: own.status, duplicate_of: own.duplicateOf } : stored.neardup;
+    const original = status?.status === "duplicate" && status.duplicate_of ? status.duplicate_of : id;
     const response = await this.engine.search<{ neardup: { distance?: number; similarity?: number; timestamp?: number | string } }>({
       index: this.options.index,
       ignoreUnavailable: true,
@@ -602,12 +611,17 @@ export class DedupService {
         sort: [{ "neardup.timestamp": "asc" }],
       },
     });
-    const found = response.hits.hits.map((h) => ({
-      id: h._id,
-      time: readSourceTime(h._source?.neardup.timestamp),
-      distance: h._source?.neardup.distance ?? null,
-      similarity: h._source?.neardup.similarity ?? null,
-    }));
+    const found = response.hits.hits
+      .filter((h) => {
+        const newer = this.acknowledged(h._id)?.candidate;
+        return newer === undefined || newer.duplicateOf === original;
+      })
+      .map((h) => ({
+        id: h._id,
+        time: readSourceTime(h._source?.neardup.timestamp),
+        distance: h._source?.neardup.distance ?? null,
+        similarity: h._source?.neardup.similarity ?? null,
+      }));
     const seen = new Set(found.map((m) => m.id));
     for (const e of this.recent.storedDuplicatesOf(original)) {
       if (!seen.has(e.candidate.id)) found.push({ id: e.candidate.id, time: e.candidate.time, distance: e.match?.distance ?? null, similarity: e.match?.similarity ?? null });

@@ -116,6 +116,12 @@ describe.each(engineTargets())("API on $kind $version ($source)", (target) => {
     ]);
     const fromMember = await request(h.app).get(`/v1/documents/${id}-again/duplicates`);
     expect(fromMember.body.members.map((m: { id: string }) => m.id)).toEqual([id, `${id}-again`]);
+    // Sent again at once as an original (another text): it leaves A's cluster at once, on both sides.
+    await h.engine.refresh(h.index);
+    const moved = await post("/v1/documents", { id: `${id}-again`, text: `Unrelated: the museum's winter exhibition of early photography opens on ${id}.` });
+    expect(moved.body).toMatchObject({ status: "original" });
+    expect((await request(h.app).get(`/v1/documents/${id}/duplicates`)).body.members.map((m: { id: string }) => m.id)).toEqual([id]);
+    expect((await request(h.app).get(`/v1/documents/${id}-again/duplicates`)).body).toMatchObject({ original: `${id}-again`, members: [{ id: `${id}-again` }] });
   });
 
   it("the internal write route checks times as the public routes do, and never makes a document its own duplicate (third audit)", async () => {
