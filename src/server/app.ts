@@ -111,6 +111,14 @@ export function createApp(deps: AppDeps): Express {
     res.json(openApiDocument);
   });
 
+  // OPTIONS on a known path: 204 with `Allow`, before the routers (Express answered a matched route's OPTIONS
+  // itself: 200, text/plain, an `Allow` without OPTIONS).
+  const allowed = methodNotAllowed(methodsByPath());
+  app.use((req, res, next) => {
+    if (req.method === "OPTIONS") allowed(req, res, next);
+    else next();
+  });
+
   const v1 = Router({ caseSensitive: true });
   v1.use(authenticate(deps.apiKeys ?? [], (reason) => deps.metrics.authFailures.inc({ reason })));
   v1.use(authorize((reason) => deps.metrics.authFailures.inc({ reason })));
@@ -137,7 +145,7 @@ export function createApp(deps: AppDeps): Express {
   // New /v1 routers go above (v1.use), so they get the key, limits and body checks; then list them in openapi.ts.
   app.use("/v1", v1);
   app.use(uiRoutes());
-  app.use(methodNotAllowed(methodsByPath()));
+  app.use(allowed);
   app.use((req, _res, next) => {
     next(new NeardupError("NOT_FOUND", `no route ${req.method} ${req.path}`, { field: "path" }));
   });

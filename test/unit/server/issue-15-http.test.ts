@@ -181,6 +181,15 @@ describe("statuses of malformed requests (issue 15)", () => {
     expect((await request(plain).post("/livez")).status).toBe(405);
     expect((await request(plain).get("/v1/nothing-here")).status).toBe(404);
   });
+  it("OPTIONS on a known path is 204 with Allow naming OPTIONS too (Express answered 200 text/plain), and 404 elsewhere", async () => {
+    for (const [path, allow] of [["/v1/check", "POST, OPTIONS"], ["/v1/documents/abc/duplicates", "GET, HEAD, OPTIONS"], ["/livez", "GET, HEAD, OPTIONS"]] as const) {
+      const res = await request(plain).options(path);
+      expect(res.status, path).toBe(204);
+      expect(res.headers.allow, path).toBe(allow);
+      expect(res.text, path).toBe("");
+    }
+    expect((await request(plain).options("/v1/nothing-here")).status).toBe(404);
+  });
   it("an over-long id on a read path is 400 before the engine is asked", async () => {
     const res = await request(plain).get(`/v1/documents/${"x".repeat(513)}/duplicates`);
     expect(res.status).toBe(400);
