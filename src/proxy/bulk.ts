@@ -66,6 +66,29 @@ export interface BulkRequest {
 /** `raw`: forward the request as it came and return the engine's answer (it rejects the whole request). */
 export type BulkAnswer = { kind: "raw"; reason: string } | { kind: "json"; status: number; body: unknown };
 
+/**
+ * The action metadata parameters Elasticsearch 8 and OpenSearch 2 read (their bulk request parsers); any other
+ * key makes the engine refuse the whole request (`Action/metadata line [n] contains an unknown parameter`).
+ */
+const ACTION_PARAMETERS = new Set([
+  "_index",
+  "_type",
+  "_id",
+  "routing",
+  "op_type",
+  "version",
+  "version_type",
+  "if_seq_no",
+  "if_primary_term",
+  "retry_on_conflict",
+  "pipeline",
+  "_source",
+  "require_alias",
+  "require_data_stream",
+  "dynamic_templates",
+  "list_executed_pipelines",
+]);
+
 /** Headers of the client that go with the writes made for it. */
 const CLIENT_HEADERS = ["authorization", "es-security-runas-user", "opensearch-security-runas-user", "x-opaque-id", "traceparent"];
 
@@ -135,6 +158,9 @@ export class BulkHandler {
   async handle(request: BulkRequest): Promise<BulkAnswer> {
     const parsed = await parseBulkInSlices(request.body, request.pathIndex);
     if (!parsed.ok) return { kind: "raw", reason: parsed.reason };
+    // The engines refuse the whole request, writing nothing, for an action parameter they do not know: so must we.
+    const unknown = parsed.items.find((item) => Object.keys(item.meta).some((key) => !ACTION_PARAMETERS.has(key)));
+    if (unknown) return { kind: "raw", reason: `an action names a parameter the engines do not know (${Object.keys(unknown.meta).join(", ")})` };
     const segments = this.segments(parsed.items);
     // Nothing to fingerprint: the engine's own answer, as sent (no items parsed and written again; `filter_path` kept).
     if (segments.every((segment) => segment.dedup.length === 0 && segment.pass.every((p) => p.unchecked === undefined))) return { kind: "raw", reason: "no item is fingerprinted" };
