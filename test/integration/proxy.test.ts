@@ -326,13 +326,16 @@ describe.each(engineTargets())("_bulk proxy on $kind $version ($source)", (targe
 
   it("an action parameter the engines do not know refuses the whole request, as the engine alone does: nothing written (third audit)", async () => {
     const index = name("mark");
-    const body = lines({ index: { _index: index, _id: "ok" } }, { message: NEWS_EN }, { index: { _index: index, _id: "odd", foo: "bar" } }, { message: RECIPE_EN });
+    const other = `${prefix}-untouched-params`;
+    const body = lines({ index: { _index: other, _id: "pass" } }, { n: 1 }, { index: { _index: index, _id: "ok" } }, { message: NEWS_EN }, { index: { _index: index, _id: "odd", foo: "bar" } }, { message: RECIPE_EN });
     const direct = await fetch(`${target.url}/_bulk`, { method: "POST", headers: { "content-type": "application/x-ndjson" }, body });
     const viaProxy = await fetch(`${h.url}/_bulk`, { method: "POST", headers: { "content-type": "application/x-ndjson" }, body });
     expect(direct.status).toBe(400);
     expect(viaProxy.status).toBe(400);
     expect(await viaProxy.text()).toContain("unknown parameter [foo]");
     expect((await fetch(`${target.url}/${index}/_doc/ok`)).status).toBe(404);
+    expect((await fetch(`${target.url}/${other}/_doc/pass`)).status).toBe(404);
+    await fetch(`${target.url}/${other}`, { method: "DELETE" });
   });
 
   it("a body that is not UTF-8 goes to the engine as sent: nothing stored with U+FFFD in place of the client's bytes", async () => {
