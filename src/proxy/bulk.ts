@@ -89,8 +89,12 @@ const ACTION_PARAMETERS = new Set([
   "list_executed_pipelines",
 ]);
 
-/** Headers of the client that go with the writes made for it. */
-const CLIENT_HEADERS = ["authorization", "es-security-runas-user", "opensearch-security-runas-user", "x-opaque-id", "traceparent"];
+/**
+ * Headers of the client that go with the writes made for it. `content-type` and `accept` carry Elasticsearch's
+ * REST compatibility (`application/vnd.elasticsearch+x-ndjson; compatible-with=7`, which lets a 7.x client send
+ * `_type`); without them the engine refused such a request whole.
+ */
+const CLIENT_HEADERS = ["authorization", "es-security-runas-user", "opensearch-security-runas-user", "x-opaque-id", "traceparent", "content-type", "accept"];
 
 interface Dedup {
   at: number;
@@ -277,7 +281,7 @@ export class BulkHandler {
     const path = `${pathIndex === undefined ? "" : `/${encodeURIComponent(pathIndex)}`}/_bulk${query ? `?${query}` : ""}`;
     let response;
     try {
-      response = await send(this.deps.upstream, { method: "POST", path, headers: { ...headers, "content-type": "application/x-ndjson" }, body: Buffer.from(body) });
+      response = await send(this.deps.upstream, { method: "POST", path, headers: { "content-type": "application/x-ndjson", ...headers }, body: Buffer.from(body) });
     } catch (err) {
       return failed({ kind: "unavailable", status: 503, reason: (err as Error).message });
     }

@@ -77,7 +77,7 @@ export class WriteThrough {
       const response = await send(this.upstream, {
         method: "POST",
         path: `/_bulk${first?.query ? `?${first.query}` : ""}`,
-        headers: { ...(first?.headers ?? {}), "content-type": "application/x-ndjson" },
+        headers: { "content-type": "application/x-ndjson", ...(first?.headers ?? {}) },
         body: Buffer.from(group.map((e) => e.lines).join("")),
         timeoutMs: this.timeoutMs,
       });

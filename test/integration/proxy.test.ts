@@ -324,6 +324,18 @@ describe.each(engineTargets())("_bulk proxy on $kind $version ($source)", (targe
     }
   });
 
+  it.runIf(target.kind === "elasticsearch")("REST compatibility with 7.x (`compatible-with=7`, `_type`) reaches the engine, as it does without the proxy (third audit: a whole 400)", async () => {
+    const index = name("mark");
+    const compat = "application/vnd.elasticsearch+x-ndjson; compatible-with=7";
+    const body = lines({ index: { _index: index, _type: "_doc", _id: "c7" } }, { message: NEWS_EN }, { index: { _index: `${prefix}-untouched-compat`, _type: "_doc", _id: "c7" } }, { n: 1 });
+    const res = await fetch(`${h.url}/_bulk?refresh=true`, { method: "POST", headers: { "content-type": compat, accept: compat.replace("x-ndjson", "json") }, body });
+    expect(res.status).toBe(200);
+    const answer = (await res.json()) as { items: Record<string, { status: number; neardup?: { status: string } }>[] };
+    expect(answer.items.map((i) => i.index!.status)).toEqual([201, 201]);
+    expect(answer.items[0]!.index!.neardup?.status).toBe("original");
+    await fetch(`${target.url}/${prefix}-untouched-compat`, { method: "DELETE" });
+  });
+
   it("an action parameter the engines do not know refuses the whole request, as the engine alone does: nothing written (third audit)", async () => {
     const index = name("mark");
     const other = `${prefix}-untouched-params`;
