@@ -122,7 +122,7 @@ const docSchema = z
       .optional(),
     text: z.string({ error: (i) => (i.input === undefined ? "is required" : "must be a string") }),
     fields: z.record(z.string(), z.unknown()).optional(),
-    time: z.union([z.string(), z.number()]).optional(),
+    time: z.union([z.string(), z.number()], { error: (i) => `must be an ISO-8601 date or epoch milliseconds, got ${JSON.stringify(i.input)}` }).optional(),
   })
   .strict();
 

@@ -34,6 +34,7 @@ describe.each(engineTargets())("API errors on $kind $version ($source)", (target
     ["/v1/documents", "an unknown field", { text: "hello there", colour: "red" }, 400, "colour", /^colour is not a known field$/],
     ["/v1/documents", "an id starting with _", { id: "_x", text: "hello there" }, 400, "id", /underscore/],
     ["/v1/documents", "a bad time", { text: "hello there", time: "yesterday-ish" }, 400, "time", /^time must be an ISO-8601 date or epoch milliseconds/],
+    ["/v1/documents", "a time that is null", { text: "hello there", time: null }, 400, "time", /^time must be an ISO-8601 date or epoch milliseconds, got null$/],
     ["/v1/documents", "fields that are not an object", { text: "hello there", fields: "x" }, 400, "fields", /fields/],
     ["/v1/documents", "an oversized body", { text: "x".repeat(70_000) }, 413, "body", /larger than the limit/],
     ["/v1/check", "check without text", {}, 400, "text", /^text is required$/],
