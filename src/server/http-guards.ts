@@ -3,7 +3,8 @@
  * unless origins are configured), the Content-Type of writes, and 405 for a
  * known path asked with the wrong method.
  */
-import type { RequestHandler } from "express";
+import type { Request, RequestHandler } from "express";
+import { NeardupError } from "../core/errors.js";
 import { HttpError } from "./errors.js";
 
 /**
@@ -105,4 +106,10 @@ export function methodNotAllowed(paths: Record<string, readonly string[]>): Requ
     }
     next(new HttpError("METHOD_NOT_ALLOWED", `${req.method} is not allowed on ${req.path}; allowed: ${hit.allow}`, { field: "method", headers: { Allow: hit.allow } }));
   };
+}
+
+/** For a route that takes no query parameters: one sent is a 400 naming it (it was silently ignored, as a typo would be). */
+export function noQuery(req: Request): void {
+  const key = Object.keys(req.query as object)[0];
+  if (key !== undefined) throw new NeardupError("INVALID_INPUT", `${key} is not a known parameter (this route takes none)`, { field: key });
 }

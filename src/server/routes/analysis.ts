@@ -3,6 +3,7 @@ import { Router } from "express";
 import { z } from "zod";
 import { parseWith } from "../../service/input.js";
 import type { Analyzer } from "../../workers/index.js";
+import { noQuery } from "../http-guards.js";
 
 const textSchema = z.string({ error: (i) => (i.input === undefined ? "is required" : "must be a string") });
 const fingerprintBody = z.object({ text: textSchema, top: z.number().int().min(0).max(100).optional() }).strict();
@@ -20,11 +21,13 @@ export function analysisRoutes(analyzer: Analyzer, options: AnalysisRouteOptions
   const editMaxChars = options.compareEditMaxChars ?? 4000;
 
   router.post("/fingerprint", async (req, res) => {
+    noQuery(req);
     const body = parseWith(fingerprintBody, req.body);
     res.json(await analyzer.report({ kind: "fingerprint", text: body.text, top: body.top ?? 10 }));
   });
 
   router.post("/compare", async (req, res) => {
+    noQuery(req);
     const body = parseWith(compareBody, req.body);
     const report = (await analyzer.report({ kind: "compare", a: body.a, b: body.b, editMaxChars })) as { edit_measure: string };
     if (report.edit_measure !== "levenshtein") options.onEditEstimated?.();

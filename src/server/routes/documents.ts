@@ -5,6 +5,7 @@ import { NeardupError } from "../../core/errors.js";
 import type { DedupService, IndexResult } from "../../service/dedup-service.js";
 import { DEFAULT_TIME_SKEW_MS, MAX_TIME_MS, idSchema, parseDocInput, parseId, parsePolicy, parseTime, parseWith, type DocInput } from "../../service/input.js";
 import { utf8Only } from "../errors.js";
+import { noQuery } from "../http-guards.js";
 import { fromPeerDoc, toPeerAnswer, PEER_ROUTE } from "../peer.js";
 import type { Policy } from "../../service/options.js";
 
@@ -142,6 +143,7 @@ export function documentRoutes(service: () => DedupService, options: DocumentRou
   const router = Router({ caseSensitive: true });
 
   router.post("/check", async (req, res) => {
+    noQuery(req);
     const body = parseWith(checkBody, req.body);
     const time = parseTime(body.time, "time", Date.now(), skew);
     const svc = service();
@@ -194,6 +196,7 @@ export function documentRoutes(service: () => DedupService, options: DocumentRou
   });
 
   router.post(PEER_ROUTE.replace(/^\/v1/, ""), async (req, res) => {
+    noQuery(req);
     const body = parseWith(peerBody, req.body);
     const max = service().options.maxBulkItems;
     if (body.items.length > max) throw tooManyItems("items", String(body.items.length), max);
@@ -206,6 +209,7 @@ export function documentRoutes(service: () => DedupService, options: DocumentRou
   });
 
   router.post("/search", async (req, res) => {
+    noQuery(req);
     const body = parseWith(searchBody, req.body);
     const svc = service();
     const result = await withTexts(body.text === undefined ? [] : [body.text], () =>
@@ -215,6 +219,7 @@ export function documentRoutes(service: () => DedupService, options: DocumentRou
   });
 
   router.get("/documents/:id/duplicates", async (req, res) => {
+    noQuery(req);
     const id = parseId(req.params.id); // a bad id is a 400 even while the engine is not ready
     res.json(await service().cluster(id));
   });

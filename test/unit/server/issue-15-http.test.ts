@@ -181,6 +181,13 @@ describe("statuses of malformed requests (issue 15)", () => {
     expect((await request(plain).post("/livez")).status).toBe(405);
     expect((await request(plain).get("/v1/nothing-here")).status).toBe(404);
   });
+  it("a query parameter on a route that takes none is a 400 naming it (it was ignored, as a typo would be)", async () => {
+    for (const path of ["/v1/fingerprint?top=3", "/v1/compare?x=1"]) {
+      const res = await request(plain).post(path).set("Content-Type", "application/json").send('{"text":"hello world","a":"x","b":"y"}');
+      expect(res.status, path).toBe(400);
+      expect(res.body.error, path).toMatchObject({ code: "INVALID_INPUT", field: path.split("?")[1]!.split("=")[0], message: expect.stringContaining("is not a known parameter") });
+    }
+  });
   it("OPTIONS on a known path is 204 with Allow naming OPTIONS too (Express answered 200 text/plain), and 404 elsewhere", async () => {
     for (const [path, allow] of [["/v1/check", "POST, OPTIONS"], ["/v1/documents/abc/duplicates", "GET, HEAD, OPTIONS"], ["/livez", "GET, HEAD, OPTIONS"]] as const) {
       const res = await request(plain).options(path);
