@@ -25,14 +25,14 @@ export interface Config {
   bodyLimit: string;
   maxTextChars: number;
   /** The writer lease (several sidecars on one index); `undefined` when off. */
-  lease: { ttlMs: number; advertiseUrl: string | undefined; peerApiKey: string | undefined } | undefined;
+  lease: { ttlMs: number; advertiseUrl: string | undefined; peerApiKey: string | undefined; peerAnalyses: boolean } | undefined;
   /** IDF file (`neardup idf fit`) to weigh terms with; undefined: the bundled table. The entry point reads it. */
   idfFile?: string | undefined;
   security: SecurityConfig;
   limits: LimitsConfig;
   supervision: SupervisionConfig;
   /** The `_bulk` proxy; `undefined` when NEARDUP_PROXY_PORT is empty. */
-  proxy: { port: number; rules: IndexRule[]; advertiseUrl: string | undefined } | undefined;
+  proxy: { port: number; rules: IndexRule[]; advertiseUrl: string | undefined; forwardAnalyses: boolean } | undefined;
   /** Threads of the worker pool (NEARDUP_WORKERS; `auto` resolved to the number of cores); <= 1 = one thread, for large work only. */
   workers: number;
 }
@@ -124,7 +124,7 @@ export function buildConfig(raw: Partial<Record<SettingName | string, string | u
     maxTextChars: s.NEARDUP_MAX_TEXT_CHARS,
     lease:
       s.NEARDUP_WRITER_LEASE === "on"
-        ? { ttlMs: s.NEARDUP_LEASE_TTL_MS, advertiseUrl: s.NEARDUP_ADVERTISE_URL || undefined, peerApiKey: s.NEARDUP_PEER_API_KEY || undefined }
+        ? { ttlMs: s.NEARDUP_LEASE_TTL_MS, advertiseUrl: s.NEARDUP_ADVERTISE_URL || undefined, peerApiKey: s.NEARDUP_PEER_API_KEY || undefined, peerAnalyses: s.NEARDUP_PEER_ANALYSES === "on" }
         : undefined,
     idfFile: s.NEARDUP_IDF_FILE || undefined,
     security: {
@@ -152,7 +152,7 @@ export function buildConfig(raw: Partial<Record<SettingName | string, string | u
       restartMaxMs: s.NEARDUP_ENGINE_RESTART_MAX_MS,
       shutdownTimeoutMs: s.NEARDUP_SHUTDOWN_TIMEOUT_MS,
     },
-    proxy: s.NEARDUP_PROXY_PORT === "" ? undefined : { port: s.NEARDUP_PROXY_PORT, rules: proxyRules(s.NEARDUP_PROXY_INDICES, s.NEARDUP_INDEX, s.NEARDUP_INDEX_ROLLOVER), advertiseUrl: s.NEARDUP_PROXY_ADVERTISE_URL || undefined },
+    proxy: s.NEARDUP_PROXY_PORT === "" ? undefined : { port: s.NEARDUP_PROXY_PORT, rules: proxyRules(s.NEARDUP_PROXY_INDICES, s.NEARDUP_INDEX, s.NEARDUP_INDEX_ROLLOVER), advertiseUrl: s.NEARDUP_PROXY_ADVERTISE_URL || undefined, forwardAnalyses: s.NEARDUP_PEER_ANALYSES === "on" },
     workers: s.NEARDUP_WORKERS === "auto" ? availableParallelism() : s.NEARDUP_WORKERS,
   };
 }

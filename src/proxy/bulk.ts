@@ -37,6 +37,8 @@ import { MissingIndex, type IndexDedup, type ServicePool } from "./pool.js";
 import { ruleFor, type IndexRule } from "./rules.js";
 import { engineErrorBody, send, type Upstream } from "./upstream.js";
 import { actionLine, withPlan, type WritePlan } from "./write-through.js";
+import type { Analysis, Fingerprinter } from "../core/fingerprinter.js";
+import { fromWire, toWire } from "../workers/wire.js";
 
 export interface BulkDeps {
   upstream: Upstream;
@@ -53,6 +55,10 @@ export interface BulkDeps {
   timeField: string;
   /** How far ahead of now a document time may be (NEARDUP_TIME_SKEW_MS). */
   timeSkewMs: number;
+  /** The fingerprinter of the index services: it reads the analyses other sidecars send with their chunks. */
+  fingerprinter?: Fingerprinter | undefined;
+  /** Send the lease holder this sidecar's analyses with each chunk (NEARDUP_PEER_ANALYSES, default on). */
+  forwardAnalyses?: boolean | undefined;
 }
 
 export interface BulkRequest {
@@ -390,7 +396,26 @@ export class BulkHandler {
       if (isRetry(err)) return { failure: retryFailure(err) };
       throw err;
     }
-    return writer === undefined ? this.decideHere(entry, request) : forwardChunk(writer, request, this.deps.timeoutMs);
+    if (writer === undefined) return this.decideHere(entry, request);
+    if (this.deps.forwardAnalyses !== false) await this.attachAnalyses(entry, request);
+    return forwardChunk(writer, request, this.deps.timeoutMs);
+  }
+
+  /**
+   * This sidecar's analyses of a chunk's texts, sent with it: the holder decides and writes without analysing
+   * them again, so each sidecar adds analysis capacity (the holder analysed every document of the index). A
+   * text that fails here, or a pool that is full, is sent without one: the holder then analyses or refuses it.
+   */
+  private async attachAnalyses(entry: IndexDedup, request: ChunkRequest): Promise<void> {
+    let outcomes: (Analysis | NeardupError)[];
+    try {
+      outcomes = await entry.service.analyzeForWrite(request.docs.map((d) => ({ text: d.text })));
+    } catch {
+      return;
+    }
+    outcomes.forEach((a, k) => {
+      if (!(a instanceof NeardupError)) request.docs[k]!.analysis = toWire(a);
+    });
   }
 
   /**
@@ -473,7 +498,8 @@ export class BulkHandler {
     const plans: WritePlan[] = [];
     for (const d of request.docs) {
       const plan: WritePlan = { op: d.op, meta: d.meta, query, headers, sourceLine: d.sourceLine };
-      const doc: DocInput = { id: d.id, idGiven: d.idGiven, text: d.text, fields: undefined, time: d.time, source: withPlan(d.source, plan) };
+      const analysis = d.analysis === undefined || !this.deps.fingerprinter ? undefined : fromWire(d.analysis, d.text, this.deps.fingerprinter);
+      const doc: DocInput = { id: d.id, idGiven: d.idGiven, text: d.text, fields: undefined, time: d.time, source: withPlan(d.source, plan), analysis };
       docs.push(doc);
       plans.push(plan);
     }

@@ -16,6 +16,7 @@ import type { Policy } from "../service/options.js";
 import { isStorableTime } from "../service/input.js";
 import type { Failure, ItemBody } from "./items.js";
 import { nestsDeeperThan } from "./ndjson.js";
+import type { WireAnalysis } from "../workers/wire.js";
 
 export const PEER_PATH = "/_neardup/internal/bulk";
 
@@ -38,6 +39,11 @@ export interface ProxyDoc {
   sourceLine?: string;
   /** The source's text field. */
   text: string;
+  /**
+   * The sender's analysis of `text` (workers/wire.ts), so that the holder does not analyse it again; the
+   * holder checks that it fits the text and its own fingerprinter, and analyses the text itself when not.
+   */
+  analysis?: WireAnalysis;
 }
 
 export interface ChunkRequest {

@@ -53,6 +53,8 @@ export interface ProxyOptions {
   timeField?: string;
   /** How far ahead of now a document time may be before the arrival time is used instead (NEARDUP_TIME_SKEW_MS). Default 5 minutes. */
   timeSkewMs?: number;
+  /** Send the lease holder this sidecar's analyses with forwarded chunks (NEARDUP_PEER_ANALYSES); default true. */
+  forwardAnalyses?: boolean;
   /**
    * First one wins across sidecars (NEARDUP_WRITER_LEASE=on): each index's
    * decisions go to the sidecar holding its proxy lease. `advertiseUrl`: where
@@ -190,6 +192,8 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
         timeField: options.timeField ?? "@timestamp",
         timeSkewMs: options.timeSkewMs ?? DEFAULT_TIME_SKEW_MS,
         maxTextLength: fingerprinter.maxTextLength,
+        fingerprinter,
+        forwardAnalyses: options.forwardAnalyses,
       });
     })();
     handler = { engine, ready };

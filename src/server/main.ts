@@ -45,6 +45,7 @@ async function main(): Promise<void> {
           analyzer: service.analyzer,
           maxInflightBytes: config.limits.maxInflightBodyBytes,
           timeSkewMs: config.limits.timeSkewMs,
+          forwardAnalyses: proxyConfig.forwardAnalyses,
           lease: config.lease && { ttlMs: config.lease.ttlMs, advertiseUrl: proxyConfig.advertiseUrl },
           logger,
         });

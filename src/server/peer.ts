@@ -9,6 +9,8 @@ import type { IndexResult } from "../service/dedup-service.js";
 import type { DocInput } from "../service/input.js";
 import type { Policy } from "../service/options.js";
 import type { Forwarder } from "../service/writer-lease.js";
+import type { Analysis } from "../core/fingerprinter.js";
+import { toWire, type WireAnalysis } from "../workers/wire.js";
 
 export const PEER_ROUTE = "/v1/internal/documents";
 
@@ -20,6 +22,8 @@ export interface PeerDoc {
   fields?: Record<string, unknown> | undefined;
   /** Epoch ms. */
   time: number;
+  /** The sender's analysis of `text` (workers/wire.ts); the holder uses it when it fits, else analyses the text. */
+  analysis?: WireAnalysis;
 }
 
 export interface PeerRequest {
@@ -34,7 +38,7 @@ export function toPeerDoc(doc: DocInput): PeerDoc {
   return { id: doc.id, id_given: doc.idGiven, text: doc.text, ...(doc.fields ? { fields: doc.fields } : {}), time: doc.time };
 }
 
-export function fromPeerDoc(doc: PeerDoc): DocInput {
+export function fromPeerDoc(doc: Omit<PeerDoc, "analysis">): DocInput {
   return { id: doc.id, idGiven: doc.id_given, text: doc.text, fields: doc.fields, time: doc.time };
 }
 
@@ -48,10 +52,19 @@ function fromPeerAnswer(a: PeerAnswer): IndexResult | NeardupError {
   return new NeardupError(code, a.error.message, { field: a.error.field });
 }
 
-/** A forwarder over HTTP; `apiKey`, when set, is sent as a bearer token. */
-export function httpForwarder(options: { timeoutMs: number; apiKey?: string | undefined }): Forwarder {
+/**
+ * A forwarder over HTTP; `apiKey`, when set, is sent as a bearer token. With `analyze` (NEARDUP_PEER_ANALYSES
+ * on), the documents go with this sidecar's analyses of their texts, which the holder then does not redo; a
+ * text that fails here, or a full pool, goes without one.
+ */
+export function httpForwarder(options: { timeoutMs: number; apiKey?: string | undefined; analyze?: ((texts: { text: string }[]) => Promise<(Analysis | NeardupError)[]>) | undefined }): Forwarder {
   return async (url, docs, policy, labels) => {
-    const body: PeerRequest = { policy, items: docs.map(toPeerDoc), labels };
+    const items = docs.map(toPeerDoc);
+    const analyses = options.analyze ? await options.analyze(docs.map((d) => ({ text: d.text }))).catch(() => []) : [];
+    analyses.forEach((a, k) => {
+      if (!(a instanceof NeardupError)) items[k]!.analysis = toWire(a);
+    });
+    const body: PeerRequest = { policy, items, labels };
     let response: Response;
     try {
       response = await fetch(new URL(PEER_ROUTE, url), {

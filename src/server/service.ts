@@ -154,7 +154,11 @@ export async function startService(config: Config, deps: ServiceDeps): Promise<R
           lease = new WriterLease(
             connected,
             { index: config.dedup.index, holder: randomUUID(), url: config.lease.advertiseUrl ?? url, ttlMs: config.lease.ttlMs, refreshMs },
-            httpForwarder({ timeoutMs: config.engine?.requestTimeoutMs ?? 30_000, apiKey: config.lease.peerApiKey }),
+            httpForwarder({
+              timeoutMs: config.engine?.requestTimeoutMs ?? 30_000,
+              apiKey: config.lease.peerApiKey,
+              analyze: config.lease.peerAnalyses ? (texts) => svc.analyzeForWrite(texts) : undefined,
+            }),
             (event, detail) => logger.info({ ...detail, index: config.dedup.index }, event),
           );
           await lease.start();

@@ -33,6 +33,7 @@ import type { DedupOptions, Policy } from "./options.js";
 import { chooseOriginal, compareCandidates, rankMatches, type Match } from "./rank.js";
 import { Slicer } from "./slicer.js";
 import { RecentWrites, type RecentEntry } from "./recent.js";
+import { fromWire } from "../workers/wire.js";
 import { Sequencer, type Ticket } from "./sequencer.js";
 import { editTextLimit, sketchOf } from "../core/sketch.js";
 import type { Analyzer } from "../workers/index.js";
@@ -228,6 +229,29 @@ export class DedupService {
     return this.fingerprinter.analyze(text, field);
   }
 
+  /**
+   * Analyses of texts for the write path, in order (each its analysis or the NeardupError it raised): on the
+   * worker pool when there is one, which sends back the sketch, the fingerprint and the keys but not the term
+   * Maps (the write path does not read them). A follower sidecar sends these to the lease holder.
+   */
+  async analyzeForWrite(items: { text: string; field?: string }[]): Promise<(Analysis | NeardupError)[]> {
+    if (items.length === 0) return [];
+    if (this.analyzer) return this.analyzer.analyzeMany(items, { vectors: false });
+    return items.map(({ text, field }) => {
+      try {
+        return this.analyze(text, field ?? "text");
+      } catch (err) {
+        if (err instanceof NeardupError) return err;
+        throw err;
+      }
+    });
+  }
+
+  /** A forwarded analysis of `text` (workers/wire.ts), when it fits the text and this fingerprinter; else undefined. */
+  analysisFromWire(value: unknown, text: string): Analysis | undefined {
+    return fromWire(value, text, this.fingerprinter);
+  }
+
   /** Where and how candidates are read. */
   private candidateSource() {
     return { ...this.options, maxPages: this.options.maxCandidatePages, verdict: this.fingerprinter.verdictOptions, keyStatistics: this.keyStatistics, docValueReads: this.docValueReads };
@@ -379,24 +403,15 @@ export class DedupService {
           return false;
         }
       });
-      const outcomes = this.analyzer
-        ? // The write path reads the sketch, the simhash and the keys, not the term Maps: they stay in the worker.
-          await this.analyzer.analyzeMany(
-            positions.map((position) => ({ text: docs[position]!.text, field: label(position, "text") })),
-            { vectors: false },
-          )
-        : positions.map((position) => {
-            try {
-              return this.analyze(docs[position]!.text, label(position, "text"));
-            } catch (err) {
-              return err as NeardupError;
-            }
-          });
-      outcomes.forEach((outcome, k) => {
-        const position = positions[k]!;
+      // Analysed already by the sidecar that forwarded them, or here.
+      const toAnalyse = positions.filter((position) => docs[position]!.analysis === undefined);
+      const analysed = await this.analyzeForWrite(toAnalyse.map((position) => ({ text: docs[position]!.text, field: label(position, "text") })));
+      const outcomes = new Map(toAnalyse.map((position, k) => [position, analysed[k]!]));
+      for (const position of positions) {
+        const outcome = docs[position]!.analysis ?? outcomes.get(position)!;
         if (outcome instanceof NeardupError) results[position] = outcome;
         else items.push({ doc: docs[position]!, analysis: outcome, position });
-      });
+      }
       const radii = items.map((it) => this.radiusFor(it.analysis));
       const lookups = items.map((it, i): Lookup => ({ analysis: it.analysis, time: it.doc.time, excludeId: it.doc.id, radius: radii[i]!, untilDuplicate: true }));
       let startedAt = Date.now();

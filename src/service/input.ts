@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { NeardupError } from "../core/errors.js";
+import type { Analysis } from "../core/fingerprinter.js";
 import { POLICIES, type Policy } from "./options.js";
 
 /** One document to index, after validation. */
@@ -18,6 +19,11 @@ export interface DocInput {
    * unchanged. `text` must be this source's text field.
    */
   source?: Record<string, unknown> | undefined;
+  /**
+   * The analysis of `text`, made already (by the sidecar that forwarded the document, which analysed it for
+   * this one: workers/wire.ts); the service then does not analyse the text again.
+   */
+  analysis?: Analysis | undefined;
 }
 
 const MAX_ID_BYTES = 512;

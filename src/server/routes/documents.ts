@@ -22,6 +22,7 @@ const peerBody = z
             text: z.string(),
             fields: z.record(z.string(), z.unknown()).optional(),
             time: z.number().int().min(0).max(MAX_TIME_MS),
+            analysis: z.unknown().optional(),
           })
           .strict(),
       )
@@ -204,7 +205,10 @@ export function documentRoutes(service: () => DedupService, options: DocumentRou
     // Times as the public routes allow them, with a minute more for the clocks of two sidecars.
     const now = Date.now() + 60_000;
     body.items.forEach((item, k) => parseDocInput({ id: item.id, text: item.text, fields: item.fields, time: item.time }, `items[${k}]`, now, skew));
-    const results = await service().index(body.items.map(fromPeerDoc), body.policy, body.labels, { forwarded: true });
+    const svc = service();
+    // The sender's analyses, where they fit the texts and this sidecar's fingerprinter: not analysed again.
+    const docs = body.items.map((item) => ({ ...fromPeerDoc(item), analysis: item.analysis === undefined ? undefined : svc.analysisFromWire(item.analysis, item.text) }));
+    const results = await svc.index(docs, body.policy, body.labels, { forwarded: true });
     res.json({ items: results.map(toPeerAnswer) });
   });
 

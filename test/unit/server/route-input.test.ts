@@ -18,6 +18,8 @@ import { DedupService } from "../../../src/service/dedup-service.js";
 import { resolveDedupOptions } from "../../../src/service/options.js";
 import { MemoryEngine } from "../../helpers/memory-engine.js";
 import { sharedFingerprinter } from "../../helpers/api.js";
+import { toWire } from "../../../src/workers/wire.js";
+import { englishVariants, NEWS_EN } from "../../fixtures/texts/near-duplicates.js";
 
 describe("POST /v1/internal/documents", () => {
   let app: ReturnType<typeof createApp>;
@@ -117,5 +119,32 @@ describe("GET /v1/stats top", () => {
       expect(r.status, top).toBe(400);
       expect(r.body.error.field, top).toBe("top");
     }
+  });
+});
+
+describe("POST /v1/internal/documents with the sender's analyses (NEARDUP_PEER_ANALYSES)", () => {
+  it("decides without analysing the texts again when the analyses fit, and analyses them when not; the same verdicts", async () => {
+    const fp = await sharedFingerprinter();
+    const texts = englishVariants(NEWS_EN, 3);
+    const run = async (analysisOf: (k: number) => unknown) => {
+      const analysed: string[] = [];
+      const counting = { ...fp, analyze: (text: string, field?: string) => (analysed.push(text), fp.analyze(text, field)) };
+      const service = new DedupService(new MemoryEngine(), counting, resolveDedupOptions({ index: "peer" }));
+      await service.ensureIndex();
+      const readiness = new Readiness();
+      readiness.markReady();
+      const app = createApp({ logger: createLogger("silent"), metrics: createMetrics({ defaultMetrics: false }), readiness, service: () => service });
+      const items = texts.map((text, k) => ({ id: `v${k}`, id_given: true, text, time: 1_700_000_000_000 + k, analysis: analysisOf(k) }));
+      const r = await request(app).post("/v1/internal/documents").send({ policy: "mark", items });
+      expect(r.status).toBe(200);
+      return { verdicts: (r.body.items as { result: { status: string; duplicate_of: string | null } }[]).map((i) => [i.result.status, i.result.duplicate_of]), analysed: analysed.filter((t) => texts.includes(t)) };
+    };
+    const wire = (k: number) => JSON.parse(JSON.stringify(toWire(fp.analyze(texts[k]!)))) as unknown;
+    const fitting = await run(wire);
+    expect(fitting.analysed).toEqual([]);
+    const swapped = await run((k) => wire((k + 1) % texts.length));
+    expect(swapped.analysed).toHaveLength(texts.length);
+    expect(fitting.verdicts).toEqual(swapped.verdicts);
+    expect(fitting.verdicts).toEqual([["original", null], ["duplicate", "v0"], ["duplicate", "v0"]]);
   });
 });
