@@ -37,8 +37,8 @@ import { MissingIndex, type IndexDedup, type ServicePool } from "./pool.js";
 import { ruleFor, type IndexRule } from "./rules.js";
 import { engineErrorBody, send, type Upstream } from "./upstream.js";
 import { actionLine, withPlan, type WritePlan } from "./write-through.js";
-import type { Analysis, Fingerprinter } from "../core/fingerprinter.js";
-import { fromWire, toWire } from "../workers/wire.js";
+import type { Fingerprinter } from "../core/fingerprinter.js";
+import { fromWire, toWire, type WireAnalysis } from "../workers/wire.js";
 
 export interface BulkDeps {
   upstream: Upstream;
@@ -361,9 +361,18 @@ export class BulkHandler {
           );
         }
         const outcome: Outcome = { written: 0, failures: [] };
-        for (let from = 0; from < group.length; from += this.deps.maxBatch) {
-          const chunk = group.slice(from, from + this.deps.maxBatch);
-          const failure = await this.indexChunk(entry, index, chunk, { query, headers, mayCreate }, results);
+        // Forwarding with analyses, in chunks of NEARDUP_PIPELINE_CHUNK: the next chunk is analysed here while
+        // the holder decides this one, as the holder's own pipeline overlaps them when it analyses.
+        const analysing = this.forwardsAnalyses(entry);
+        const size = analysing ? Math.min(this.deps.maxBatch, entry.service.options.pipelineChunk) : this.deps.maxBatch;
+        const chunks: Dedup[][] = [];
+        for (let from = 0; from < group.length; from += size) chunks.push(group.slice(from, from + size));
+        const analyse = (chunk: Dedup[] | undefined) => (analysing && chunk ? this.analyses(entry, chunk) : undefined);
+        let next = analyse(chunks[0]);
+        for (const [k, chunk] of chunks.entries()) {
+          const analyses = await next;
+          next = analyse(chunks[k + 1]);
+          const failure = await this.indexChunk(entry, index, chunk, { query, headers, mayCreate }, results, analyses);
           if (failure) outcome.failures.push({ failure, items: chunk });
           else outcome.written += chunk.length;
         }
@@ -374,12 +383,30 @@ export class BulkHandler {
   }
 
   /** One chunk of an index's fingerprinted items: decided here or by the lease holder; fills in `results`. */
-  private async indexChunk(entry: IndexDedup, index: string, chunk: Dedup[], request: Pick<ChunkRequest, "query" | "headers" | "mayCreate">, results: Record<string, ItemBody>[]): Promise<Failure | undefined> {
+  private async indexChunk(
+    entry: IndexDedup,
+    index: string,
+    chunk: Dedup[],
+    request: Pick<ChunkRequest, "query" | "headers" | "mayCreate">,
+    results: Record<string, ItemBody>[],
+    analyses?: (WireAnalysis | undefined)[],
+  ): Promise<Failure | undefined> {
     const now = Date.now();
-    const docs = chunk.map((d): ProxyDoc => {
+    const docs = chunk.map((d, k): ProxyDoc => {
       const given = idOf(d.item);
       const sourceLine = writtenAsSent(d.source) ? d.item.sourceLine : undefined;
-      return { op: d.item.op as ProxyDoc["op"], id: given ?? arrivalId(now), idGiven: given !== undefined, time: timeOf(d.source, this.deps.timeField, now, this.deps.timeSkewMs), meta: metaText(d.item), source: d.source, sourceLine, text: d.text };
+      const analysis = analyses?.[k];
+      return {
+        op: d.item.op as ProxyDoc["op"],
+        id: given ?? arrivalId(now),
+        idGiven: given !== undefined,
+        time: timeOf(d.source, this.deps.timeField, now, this.deps.timeSkewMs),
+        meta: metaText(d.item),
+        source: d.source,
+        sourceLine,
+        text: d.text,
+        ...(analysis ? { analysis } : {}),
+      };
     });
     const answer = await this.route(entry, { ...request, index, policy: chunk[0]!.rule.policy ?? this.deps.defaultPolicy, docs });
     if ("failure" in answer) return answer.failure;
@@ -397,25 +424,32 @@ export class BulkHandler {
       throw err;
     }
     if (writer === undefined) return this.decideHere(entry, request);
-    if (this.deps.forwardAnalyses !== false) await this.attachAnalyses(entry, request);
+    // The holder changed since the chunk was analysed for another: the analyses still fit (the holder checks).
     return forwardChunk(writer, request, this.deps.timeoutMs);
   }
 
-  /**
-   * This sidecar's analyses of a chunk's texts, sent with it: the holder decides and writes without analysing
-   * them again, so each sidecar adds analysis capacity (the holder analysed every document of the index). A
-   * text that fails here, or a pool that is full, is sent without one: the holder then analyses or refuses it.
-   */
-  private async attachAnalyses(entry: IndexDedup, request: ChunkRequest): Promise<void> {
-    let outcomes: (Analysis | NeardupError)[];
+  /** Whether this sidecar sends the index's chunks to another that holds its lease, with its analyses. */
+  private forwardsAnalyses(entry: IndexDedup): boolean {
+    if (this.deps.forwardAnalyses === false) return false;
     try {
-      outcomes = await entry.service.analyzeForWrite(request.docs.map((d) => ({ text: d.text })));
+      return entry.lease?.writerUrl() !== undefined;
     } catch {
-      return;
+      return false;
     }
-    outcomes.forEach((a, k) => {
-      if (!(a instanceof NeardupError)) request.docs[k]!.analysis = toWire(a);
-    });
+  }
+
+  /**
+   * This sidecar's analyses of a chunk's texts, to send with it: the holder decides and writes without
+   * analysing them again, so each sidecar adds analysis capacity (the holder analysed every document of the
+   * index). A text that fails here, or a pool that is full, goes without one: the holder analyses or refuses it.
+   */
+  private async analyses(entry: IndexDedup, chunk: Dedup[]): Promise<(WireAnalysis | undefined)[]> {
+    try {
+      const outcomes = await entry.service.analyzeForWrite(chunk.map((d) => ({ text: d.text })));
+      return outcomes.map((a) => (a instanceof NeardupError ? undefined : toWire(a)));
+    } catch {
+      return [];
+    }
   }
 
   /**

@@ -16,6 +16,7 @@ import type { Analysis, Fingerprinter } from "../core/fingerprinter.js";
 import { toHex128, type Fingerprint128 } from "../core/simhash.js";
 import { normalize } from "../core/normalize.js";
 import { sketchTermsOf } from "../core/sketch.js";
+import { textRefusal } from "../core/validate.js";
 import { unpackAnalysis } from "./protocol.js";
 
 export interface WireAnalysis {
@@ -104,7 +105,8 @@ function shapeOf(fingerprinter: Fingerprinter): { lshScheme: string | undefined;
 /**
  * The analysis of `text` from its wire form, as this sidecar's `fingerprinter` would have made it; undefined
  * when the form is malformed, of another fingerprint version (another IDF table, say), another LSH scheme or
- * short-text length, or does not fit the text: the caller then analyses the text itself.
+ * short-text length, does not fit the text, or the text is one this fingerprinter refuses: the caller then
+ * analyses the text itself (and refuses it).
  */
 export function fromWire(value: unknown, text: string, fingerprinter: Fingerprinter): Analysis | undefined {
   if (typeof value !== "object" || value === null) return undefined;
@@ -130,6 +132,8 @@ export function fromWire(value: unknown, text: string, fingerprinter: Fingerprin
   ) {
     return undefined;
   }
+  // A text this fingerprinter refuses (longer than its NEARDUP_MAX_TEXT_CHARS, say) is refused here as ever.
+  if (textRefusal(text, fingerprinter.maxTextLength, "text")) return undefined;
   const hashes = typedFrom(w.hashes, (b, n) => new Uint32Array(b, 0, n));
   const weights = typedFrom(w.weights, (b, n) => new Float32Array(b, 0, n));
   if (!hashes || !weights || hashes.length !== weights.length) return undefined;

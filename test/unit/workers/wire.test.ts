@@ -71,6 +71,8 @@ describe("analyses over the wire", () => {
   it("refuses what does not fit: another text, another fingerprint version, a malformed form", async () => {
     const own = fp.analyze(NEWS_EN);
     expect(fromWire(overWire(own), RECIPE_EN, fp)).toBeUndefined();
+    const strict = await createFingerprinter({ maxTextLength: 50 }); // the receiver refuses this text: so must the wire
+    expect(fromWire(overWire(own), NEWS_EN, strict)).toBeUndefined();
     const otherIdf = await createFingerprinter({ idf: CorpusIdf.fit([["other", "words"]]) });
     expect(fromWire(overWire(own), NEWS_EN, otherIdf)).toBeUndefined();
     const good = overWire(own) as Record<string, unknown>;
