@@ -423,8 +423,8 @@ export class BulkHandler {
       if (isRetry(err)) return { failure: retryFailure(err) };
       throw err;
     }
+    // Analyses made for another holder (a handover meanwhile) fit this one too: the holder checks each.
     if (writer === undefined) return this.decideHere(entry, request);
-    // The holder changed since the chunk was analysed for another: the analyses still fit (the holder checks).
     return forwardChunk(writer, request, this.deps.timeoutMs);
   }
 
