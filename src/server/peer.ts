@@ -58,9 +58,11 @@ function fromPeerAnswer(a: PeerAnswer): IndexResult | NeardupError {
  * text that fails here, or a full pool, goes without one.
  */
 export function httpForwarder(options: { timeoutMs: number; apiKey?: string | undefined; analyze?: ((texts: { text: string }[]) => Promise<(Analysis | NeardupError)[]>) | undefined }): Forwarder {
-  return async (url, docs, policy, labels) => {
+  /** Holders that refused `analysis` as an unknown field (a version before it, in a rolling upgrade). */
+  const withoutAnalyses = new Set<string>();
+  const send = async (url: string, docs: DocInput[], policy: Policy, labels: string[] | undefined): Promise<(IndexResult | NeardupError)[]> => {
     const items = docs.map(toPeerDoc);
-    const analyses = options.analyze ? await options.analyze(docs.map((d) => ({ text: d.text }))).catch(() => []) : [];
+    const analyses = options.analyze && !withoutAnalyses.has(url) ? await options.analyze(docs.map((d) => ({ text: d.text }))).catch(() => []) : [];
     analyses.forEach((a, k) => {
       if (!(a instanceof NeardupError)) items[k]!.analysis = toWire(a);
     });
@@ -77,6 +79,10 @@ export function httpForwarder(options: { timeoutMs: number; apiKey?: string | un
       throw new NeardupError("RETRY", `the writer sidecar at ${url} did not answer (${(err as Error).name}); send again`, { cause: err });
     }
     const payload = (await response.json().catch(() => undefined)) as { items?: PeerAnswer[]; error?: { code: string; message: string; field?: string } } | undefined;
+    if (response.status === 400 && analyses.length > 0 && /^items\[\d+\]\.analysis$/.test(payload?.error?.field ?? "")) {
+      withoutAnalyses.add(url); // an older holder: the documents alone, from now on
+      return send(url, docs, policy, labels);
+    }
     if (!response.ok || !payload?.items) {
       const e = payload?.error;
       if (e && e.code in ERROR_CODES) throw new NeardupError(e.code as ErrorCode, e.message, { field: e.field });
@@ -85,4 +91,5 @@ export function httpForwarder(options: { timeoutMs: number; apiKey?: string | un
     if (payload.items.length !== docs.length) throw new NeardupError("ENGINE_ERROR", `the writer sidecar at ${url} answered ${payload.items.length} results for ${docs.length} documents`);
     return payload.items.map(fromPeerAnswer);
   };
+  return send;
 }
