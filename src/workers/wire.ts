@@ -14,7 +14,7 @@ import { createHash } from "node:crypto";
 import { segments as segmentsOf, toHex, type Fingerprint } from "../core/fingerprint.js";
 import type { Analysis, Fingerprinter } from "../core/fingerprinter.js";
 import { toHex128, type Fingerprint128 } from "../core/simhash.js";
-import { normalize } from "../core/normalize.js";
+import { codePointLength, normalize } from "../core/normalize.js";
 import { sketchTermsOf } from "../core/sketch.js";
 import { textRefusal } from "../core/validate.js";
 import { unpackAnalysis } from "./protocol.js";
@@ -68,21 +68,6 @@ function typedFrom<T extends Uint32Array | Float32Array>(base64: unknown, make: 
 }
 
 const isString = (v: unknown): v is string => typeof v === "string";
-
-function codePoints(text: string): number {
-  let n = text.length;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
-      const d = text.charCodeAt(i + 1);
-      if (d >= 0xdc00 && d <= 0xdfff) {
-        n--;
-        i++;
-      }
-    }
-  }
-  return n;
-}
 
 function fullFingerprint(f: Fingerprint128): { simhash128: Fingerprint128; hex128: string } {
   const simhash128 = { high: { hi: f.high.hi, lo: f.high.lo }, low: { hi: f.low.hi, lo: f.low.lo } };
@@ -138,7 +123,7 @@ export function fromWire(value: unknown, text: string, fingerprinter: Fingerprin
   const weights = typedFrom(w.weights, (b, n) => new Float32Array(b, 0, n));
   if (!hashes || !weights || hashes.length !== weights.length) return undefined;
   const normalized = normalize(text);
-  if (codePoints(normalized) !== w.length || w.textHash !== textHash(normalized)) return undefined; // made from another text
+  if (codePointLength(normalized) !== w.length || w.textHash !== textHash(normalized)) return undefined; // made from another text
   const fingerprint = { hi: simhash.hi, lo: simhash.lo };
   const data = unpackAnalysis(
     {

@@ -40,9 +40,9 @@ describe("httpForwarder with analyses", () => {
     const fp = await sharedFingerprinter();
     const forward = httpForwarder({ timeoutMs: 5000, analyze: (texts) => Promise.resolve(texts.map(({ text }) => fp.analyze(text))) });
     const docs = [parseDocInput({ id: "a", text: "a text forwarded to an older holder" })];
-    expect(await forward(url, docs, "mark")).toMatchObject([{ id: "a", status: "original" }]);
+    expect(await forward(url, docs, "mark", undefined)).toMatchObject([{ id: "a", status: "original" }]);
     expect(seen.map((r) => "analysis" in r.items[0]!)).toEqual([true, false]);
-    expect(await forward(url, docs, "mark")).toMatchObject([{ id: "a", status: "original" }]);
+    expect(await forward(url, docs, "mark", undefined)).toMatchObject([{ id: "a", status: "original" }]);
     expect(seen.map((r) => "analysis" in r.items[0]!)).toEqual([true, false, false]);
   });
 });
