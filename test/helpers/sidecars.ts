@@ -35,7 +35,10 @@ export async function startSidecar(target: EngineTarget, env: Record<string, str
   const withProxy = env.NEARDUP_PROXY_PORT !== undefined && env.NEARDUP_PROXY_PORT !== "";
   let proxyUrl: string | undefined;
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`sidecar did not become ready in 60 s: ${stderr.join("")}`)), 60_000);
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL"); // not handed to the caller: nothing else would stop it
+      reject(new Error(`sidecar did not become ready in 60 s: ${stderr.join("")}`));
+    }, 60_000);
     let listening: string | undefined;
     let ready = false;
     const done = () => {
