@@ -37,8 +37,7 @@ import { MissingIndex, type IndexDedup, type ServicePool } from "./pool.js";
 import { ruleFor, type IndexRule } from "./rules.js";
 import { engineErrorBody, send, type Upstream } from "./upstream.js";
 import { actionLine, withPlan, type WritePlan } from "./write-through.js";
-import type { Fingerprinter } from "../core/fingerprinter.js";
-import { fromWire, toWire, type WireAnalysis } from "../workers/wire.js";
+import { toWire, type WireAnalysis } from "../workers/wire.js";
 
 export interface BulkDeps {
   upstream: Upstream;
@@ -55,8 +54,6 @@ export interface BulkDeps {
   timeField: string;
   /** How far ahead of now a document time may be (NEARDUP_TIME_SKEW_MS). */
   timeSkewMs: number;
-  /** The fingerprinter of the index services: it reads the analyses other sidecars send with their chunks. */
-  fingerprinter?: Fingerprinter | undefined;
   /** Send the lease holder this sidecar's analyses with each chunk (NEARDUP_PEER_ANALYSES, default on). */
   forwardAnalyses?: boolean | undefined;
 }
@@ -507,11 +504,9 @@ export class BulkHandler {
   private async decideWithRefused(entry: IndexDedup, request: ChunkRequest, refused: Map<number, string>): Promise<ChunkAnswer> {
     const { index, docs } = request;
     const results: Record<string, ItemBody>[] = new Array(docs.length);
-    const pass: Pass[] = [...refused].map(([at, unchecked]) => {
-      const d = docs[at]!;
-      const item: BulkItem = { op: d.op, meta: {}, id: d.id, metaAt: 0, index, actionLine: actionLine(d, index, d.id), sourceLine: d.sourceLine ?? JSON.stringify(d.source) };
-      return { at, item, unchecked };
-    });
+    // Each document as the bulk item the client sent (its metadata as text, its source line as sent).
+    const itemOf = (d: ProxyDoc): BulkItem => ({ op: d.op, meta: {}, id: d.id, metaAt: 0, index, actionLine: actionLine(d, index, d.id), sourceLine: d.sourceLine ?? JSON.stringify(d.source) });
+    const pass: Pass[] = [...refused].map(([at, unchecked]) => ({ at, item: itemOf(docs[at]!), unchecked }));
     const written = await this.runPass(pass, undefined, request.query, request.headers, results);
     for (const { failure, items } of written.failures) this.fail(items, results, failure);
     const rest = docs.flatMap((d, at) => (refused.has(at) ? [] : [{ d, at }]));
@@ -519,8 +514,8 @@ export class BulkHandler {
       const answer = await this.decideHere(entry, { ...request, docs: rest.map((r) => r.d) });
       if ("failure" in answer) {
         if (written.written === 0) return answer;
-        this.fail(rest.map(({ d, at }) => ({ at, item: { op: d.op, id: d.id, index, meta: {} } as unknown as BulkItem })), results, answer.failure);
-      } else rest.forEach(({ at }, k) => (results[at] = { [docs[at]!.op]: answer.items[k]! }));
+        this.fail(rest.map(({ d, at }) => ({ at, item: itemOf(d) })), results, answer.failure);
+      } else rest.forEach(({ d, at }, k) => (results[at] = { [d.op]: answer.items[k]! }));
     }
     return { items: results.map((r) => Object.values(r)[0]!) };
   }
@@ -532,7 +527,7 @@ export class BulkHandler {
     const plans: WritePlan[] = [];
     for (const d of request.docs) {
       const plan: WritePlan = { op: d.op, meta: d.meta, query, headers, sourceLine: d.sourceLine };
-      const analysis = d.analysis === undefined || !this.deps.fingerprinter ? undefined : fromWire(d.analysis, d.text, this.deps.fingerprinter);
+      const analysis = d.analysis === undefined ? undefined : entry.service.analysisFromWire(d.analysis, d.text);
       const doc: DocInput = { id: d.id, idGiven: d.idGiven, text: d.text, fields: undefined, time: d.time, source: withPlan(d.source, plan), analysis };
       docs.push(doc);
       plans.push(plan);

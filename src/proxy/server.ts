@@ -192,7 +192,6 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
         timeField: options.timeField ?? "@timestamp",
         timeSkewMs: options.timeSkewMs ?? DEFAULT_TIME_SKEW_MS,
         maxTextLength: fingerprinter.maxTextLength,
-        fingerprinter,
         forwardAnalyses: options.forwardAnalyses,
       });
     })();

@@ -30,7 +30,7 @@ import { fetchCandidates, readNormalizedTexts, DocValueReads, KeyStatistics, loo
 import { parseTime, readSourceTime, type DocInput } from "./input.js";
 import type { DedupMetrics } from "./metrics.js";
 import type { DedupOptions, Policy } from "./options.js";
-import { chooseOriginal, compareCandidates, rankMatches, type Match } from "./rank.js";
+import { byTimeThenId, chooseOriginal, compareCandidates, rankMatches, type Match } from "./rank.js";
 import { Slicer } from "./slicer.js";
 import { RecentWrites, type RecentEntry } from "./recent.js";
 import { fromWire } from "../workers/wire.js";
@@ -598,12 +598,6 @@ export class DedupService {
     return { matches: rankMatches(kept).slice(0, query.limit).map(report), candidates, radius };
   }
 
-  /** The window's entry of `id` when the engine acknowledged its write. */
-  private acknowledged(id: string): RecentEntry | undefined {
-    const entry = this.recent.get(id);
-    return entry?.visibleAt === undefined ? undefined : entry;
-  }
-
   /**
    * The cluster a document belongs to: its original and every document marked a duplicate of it, oldest
    * first. Members whose writes this sidecar had acknowledged are there at once, before the engine's next
@@ -613,7 +607,7 @@ export class DedupService {
     const stored = await getDocument<{ neardup?: { status?: string; duplicate_of?: string } }>(this.engine, this.options.index, id);
     if (!stored) throw new NeardupError("NOT_FOUND", `document ${JSON.stringify(id)} does not exist in ${this.options.index}`, { field: "id" });
     // This sidecar's acknowledged write of the id is newer than what the search may still show (a re-submission).
-    const own = this.acknowledged(id)?.candidate;
+    const own = this.recent.acknowledged(id)?.candidate;
     const status = own ? { status: own.status, duplicate_of: own.duplicateOf } : stored.neardup;
     const original = status?.status === "duplicate" && status.duplicate_of ? status.duplicate_of : id;
     const response = await this.engine.search<{ neardup: { distance?: number; similarity?: number; timestamp?: number | string } }>({
@@ -628,7 +622,7 @@ export class DedupService {
     });
     const found = response.hits.hits
       .filter((h) => {
-        const newer = this.acknowledged(h._id)?.candidate;
+        const newer = this.recent.acknowledged(h._id)?.candidate;
         return newer === undefined || newer.duplicateOf === original;
       })
       .map((h) => ({
@@ -641,7 +635,7 @@ export class DedupService {
     for (const e of this.recent.storedDuplicatesOf(original)) {
       if (!seen.has(e.candidate.id)) found.push({ id: e.candidate.id, time: e.candidate.time, distance: e.match?.distance ?? null, similarity: e.match?.similarity ?? null });
     }
-    found.sort((a, b) => a.time - b.time || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    found.sort(byTimeThenId);
     const members = [
       { id: original, status: "original", distance: null, similarity: null },
       ...found.slice(0, limit).map(({ id: member, distance, similarity }) => ({ id: member, status: "duplicate", distance, similarity })),

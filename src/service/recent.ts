@@ -40,6 +40,11 @@ function estimateBytes(c: Candidate): number {
   return keys + a.normalized.length * 2 + a.termCounts.size * 96;
 }
 
+/** The engine acknowledged the entry's write (it is visible to searches from `visibleAt`). */
+function isAcknowledged(entry: RecentEntry): boolean {
+  return entry.visibleAt !== undefined;
+}
+
 /**
  * The recent-writes window: documents this sidecar decided that the engine's
  * search may not show yet. An entry is added when its document is decided,
@@ -176,11 +181,17 @@ export class RecentWrites {
    */
   storedDuplicatesOf(id: string): RecentEntry[] {
     this.expire();
-    return [...(this.duplicatesOf.get(id) ?? [])].filter((e) => e.visibleAt !== undefined);
+    return [...(this.duplicatesOf.get(id) ?? [])].filter(isAcknowledged);
   }
 
   get(id: string): RecentEntry | undefined {
     return this.current.get(id);
+  }
+
+  /** The entry of `id` when the engine acknowledged its write (newer than what a search may still show). */
+  acknowledged(id: string): RecentEntry | undefined {
+    const entry = this.current.get(id);
+    return entry && isAcknowledged(entry) ? entry : undefined;
   }
 
   /** True when a lookup that started at `startedAt` can still be completed from this window. */

@@ -73,6 +73,7 @@ function fullFingerprint(f: Fingerprint128): { simhash128: Fingerprint128; hex12
   const simhash128 = { high: { hi: f.high.hi, lo: f.high.lo }, low: { hi: f.low.hi, lo: f.low.lo } };
   return { simhash128, hex128: toHex128(simhash128) };
 }
+
 const isHalf = (v: unknown): v is number => Number.isInteger(v) && (v as number) >= 0 && (v as number) <= 0xffffffff;
 
 /** What a fingerprinter's analyses carry beyond its version: the LSH scheme and a 128-bit simhash, learned once from a text. */

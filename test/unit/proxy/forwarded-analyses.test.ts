@@ -28,7 +28,7 @@ describe("a forwarded chunk with the follower's analyses", () => {
     const service = new DedupService(new MemoryEngine(), counting, resolveDedupOptions({ index: "logs-a", textField: "message" }));
     await service.ensureIndex();
     const pool = { get: () => Promise.resolve({ service, writer: {}, lease: undefined }) } as unknown as ServicePool;
-    const handler = new BulkHandler({ upstream: {} as Upstream, rules: parseIndexRules("logs-*:message"), pool, defaultPolicy: "mark", maxBatch: 500, timeoutMs: 5000, maxTextLength: 1_000_000, timeField: "@timestamp", timeSkewMs: 60_000, fingerprinter: counting });
+    const handler = new BulkHandler({ upstream: {} as Upstream, rules: parseIndexRules("logs-*:message"), pool, defaultPolicy: "mark", maxBatch: 500, timeoutMs: 5000, maxTextLength: 1_000_000, timeField: "@timestamp", timeSkewMs: 60_000 });
     return { handler, analysed };
   }
 
