@@ -23,6 +23,10 @@ describe("buildConfig", () => {
     expect(() => buildConfig({ NEARDUP_LSH_KEY_BUDGET: "many" })).toThrow(/NEARDUP_LSH_KEY_BUDGET="many" is invalid/);
     expect(buildConfig({ NEARDUP_LSH_KEY_BUDGET: "0" }).dedup.lshKeyBudget).toBe(0);
     expect(() => buildConfig({ NEARDUP_LOCAL_HEAP: "2gb" })).toThrow(/NEARDUP_LOCAL_HEAP="2gb" is invalid: must be a JVM heap size/);
+    expect(() => buildConfig({ NEARDUP_PEER_ANALYSES: "maybe" })).toThrow(/NEARDUP_PEER_ANALYSES="maybe" is invalid/);
+    const peers = { NEARDUP_PROXY_PORT: "0" };
+    expect([buildConfig(peers).proxy?.forwardAnalyses, buildConfig(peers).lease?.peerAnalyses]).toEqual([true, true]);
+    expect([buildConfig({ ...peers, NEARDUP_PEER_ANALYSES: "off" }).proxy?.forwardAnalyses, buildConfig({ ...peers, NEARDUP_PEER_ANALYSES: "off" }).lease?.peerAnalyses]).toEqual([false, false]);
   });
   it("takes the embedded engine's heap, which `npm run engine` reads too (one shell can export it for both)", () => {
     expect(buildConfig({ NEARDUP_LOCAL_HEAP: "2g" }).local.heap).toBe("2g");
