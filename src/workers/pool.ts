@@ -8,12 +8,16 @@
  * Maps and `features` again here (`Fingerprinter.fromData`), so they are
  * interchangeable with in-thread ones.
  *
- * The queue is bounded in texts: a call that would take the texts waiting or
- * running above `maxPending` is rejected at once with NeardupError OVERLOADED
- * (HTTP 503 with Retry-After), never queued without limit.
+ * At most `maxPending` texts are in work or queued on the threads; calls
+ * beyond it wait their turn in arrival order (`Admission`), up to `maxWaiting`
+ * texts and `maxWaitMs` each, and are then refused with NeardupError
+ * OVERLOADED (HTTP 503, or a per-item 429 on the proxy, with Retry-After):
+ * parallel bulk requests slow down before any is refused, and nothing is
+ * queued without limit.
  */
 import { Piscina } from "piscina";
 import { NeardupError } from "../core/errors.js";
+import { Admission } from "./admission.js";
 import type { Analysis, Fingerprinter, FingerprinterOptions } from "../core/fingerprinter.js";
 import type { AnalyzeItem, AnalyzeOptions, AnalyzeOutcome, Analyzer } from "./analyzer.js";
 import { fromErrorData, portableOptions, unpackAnalysis } from "./protocol.js";
@@ -25,8 +29,12 @@ export interface AnalyzerPoolOptions {
   threads: number;
   /** The options the caller built `fingerprinter` with; data-only (see `PortableFingerprinterOptions`). Default {}. */
   options?: FingerprinterOptions;
-  /** Most texts waiting or in work at once. Default 1,024 per thread. */
+  /** Most texts in work or queued on the threads at once. Default 1,024 per thread. */
   maxPending?: number;
+  /** Most texts waiting for admission beyond `maxPending` (then OVERLOADED at once). Default 8 x `maxPending`. */
+  maxWaiting?: number;
+  /** Longest a call waits for admission (then OVERLOADED). Default 5,000 ms. */
+  maxWaitMs?: number;
   /** Most texts sent to a worker in one message by `analyzeMany`. Default 32. */
   batchSize?: number;
 }
@@ -69,25 +77,19 @@ export async function createAnalyzerPool(fingerprinter: Fingerprinter, pool: Ana
   // A worker that dies fails the tasks it held (they reject) and piscina starts
   // another; without a listener the pool's 'error' event would end the process.
   piscina.on("error", () => undefined);
-  let pending = 0;
+  const gate = new Admission({ limit: maxPending, maxWaiting: pool.maxWaiting ?? 8 * maxPending, maxWaitMs: pool.maxWaitMs ?? 5000 });
   let closed = false;
 
-  const admit = (n: number): void => {
+  const admit = async (n: number): Promise<void> => {
     if (closed) throw new NeardupError("ENVIRONMENT", "analyzer pool is closed");
-    // An idle pool takes any batch, so one large bulk request is never refused outright.
-    if (pending > 0 && pending + n > maxPending) {
-      throw new NeardupError("OVERLOADED", `analysis pool is saturated: ${pending} texts pending, limit ${maxPending}; retry later`, {
-        details: { pending, limit: maxPending },
-      });
-    }
-    pending += n;
+    await gate.acquire(n);
   };
 
   const run = async (task: AnalyzeTask): Promise<AnalyzeResult> => {
     try {
       return (await piscina.run(task)) as AnalyzeResult;
     } finally {
-      pending -= task.texts.length;
+      gate.release(task.texts.length);
     }
   };
 
@@ -98,14 +100,14 @@ export async function createAnalyzerPool(fingerprinter: Fingerprinter, pool: Ana
   const analyzer: Analyzer = {
     threads,
     async analyze(text: string, field?: string): Promise<Analysis> {
-      admit(1);
+      await admit(1);
       const result = outcome((await run({ kind: "analyze", texts: [text], fields: [field] }))[0]!, { text, field });
       if (result instanceof NeardupError) throw result;
       return result;
     },
     async analyzeMany(items: readonly AnalyzeItem[], options: AnalyzeOptions = {}): Promise<AnalyzeOutcome[]> {
       if (items.length === 0) return [];
-      admit(items.length);
+      await admit(items.length);
       const size = Math.max(1, Math.min(batchSize, Math.ceil(items.length / threads)));
       const vectors = options.vectors ?? true;
       const tasks: Promise<AnalyzeResult>[] = [];
@@ -117,18 +119,19 @@ export async function createAnalyzerPool(fingerprinter: Fingerprinter, pool: Ana
       return results.flat().map((r, i) => outcome(r, items[i]!));
     },
     async report(job: ReportJob): Promise<unknown> {
-      admit(1);
+      await admit(1);
       let result: ReportResult;
       try {
         result = (await piscina.run({ kind: "report", job })) as ReportResult;
       } finally {
-        pending -= 1;
+        gate.release(1);
       }
       if (!result.ok) throw fromErrorData(result.error);
       return result.report;
     },
     async close() {
       closed = true;
+      gate.refuseAll(new NeardupError("ENVIRONMENT", "analyzer pool is closed"));
       await piscina.destroy();
     },
   };

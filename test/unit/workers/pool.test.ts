@@ -164,23 +164,25 @@ describe("analyzer pool", () => {
     expect((out[2] as { hex: string }).hex).toBe(fp.analyze("third one").hex);
   });
 
-  it("refuses work beyond its bound with OVERLOADED (503 + Retry-After), never an unbounded queue", async () => {
-    const small = await createAnalyzerPool(fp, { threads: 1, maxPending: 4, options: { maxTextLength: 100_000 } });
+  it("makes work beyond its bound wait its turn, and refuses what would pass the waiting bound with OVERLOADED (503 + Retry-After)", async () => {
+    const small = await createAnalyzerPool(fp, { threads: 1, maxPending: 4, maxWaiting: 3, options: { maxTextLength: 100_000 } });
     try {
       const long = "春眠不觉晓，处处闻啼鸟。".repeat(300);
       const running = [small.analyze(long), small.analyze(long), small.analyze(long), small.analyze(long)];
-      // Both calls are made before anything is awaited: 4 texts are pending, whatever the workers' speed.
-      const one = small.analyze("one more");
-      const many = small.analyzeMany([{ text: "a" }, { text: "b" }]);
-      const refused = await one.then(
+      // All calls are made before anything is awaited: 4 texts are in work, whatever the workers' speed.
+      const one = small.analyze("one more"); // waits (1 of 3)
+      const many = small.analyzeMany([{ text: "a" }, { text: "b" }]); // waits (3 of 3)
+      const refused = await small.analyze("past the bound").then(
         () => undefined,
         (e: unknown) => e,
       );
       expect(refused).toBeInstanceOf(NeardupError);
       expect((refused as NeardupError).code).toBe("OVERLOADED");
-      await expect(many).rejects.toMatchObject({ code: "OVERLOADED" });
-      await Promise.all(running); // what was admitted completes
-      expect((await small.analyze("one more")).hex).toBe(fp.analyze("one more").hex); // and the pool takes work again
+      // What waited is analysed, exactly as in this thread, once the admitted work is done.
+      expect((await one).hex).toBe(fp.analyze("one more").hex);
+      expect((await many).map((a) => (a as { hex: string }).hex)).toEqual([fp.analyze("a").hex, fp.analyze("b").hex]);
+      await Promise.all(running);
+      expect((await small.analyze("past the bound")).hex).toBe(fp.analyze("past the bound").hex);
 
       const app = express();
       app.get("/", (_req, _res, next) => next(refused));
@@ -192,6 +194,18 @@ describe("analyzer pool", () => {
     } finally {
       await small.close();
     }
+  }, 120_000);
+
+  it("refuses a call that waited longer than maxWaitMs, and waiting calls when it closes", async () => {
+    const small = await createAnalyzerPool(fp, { threads: 1, maxPending: 1, maxWaitMs: 50, options: { maxTextLength: 100_000 } });
+    const long = "春眠不觉晓，处处闻啼鸟。".repeat(2000);
+    const outcome = (p: Promise<unknown>) => p.then(() => "done", (e: unknown) => e);
+    const running = outcome(small.analyzeMany(Array.from({ length: 20 }, (_, i) => ({ text: long + i }))));
+    await expect(small.analyze("waits too long")).rejects.toMatchObject({ code: "OVERLOADED" });
+    const waiting = outcome(small.analyze("waits for the close"));
+    await small.close();
+    expect(await waiting).toMatchObject({ message: expect.stringMatching(/closed/) });
+    await running;
   }, 120_000);
 
   it("refuses fingerprinter options that cannot cross to a thread, and calls after close", async () => {
