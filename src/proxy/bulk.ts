@@ -67,7 +67,11 @@ export interface BulkRequest {
 }
 
 /** `raw`: forward the request as it came and return the engine's answer (it rejects the whole request). */
-export type BulkAnswer = { kind: "raw"; reason: string } | { kind: "json"; status: number; body: unknown };
+/**
+ * `raw`: the request goes to the engine as sent, and its answer to the client; `answered` runs (and is awaited)
+ * when the engine answered 200, before the client gets the answer.
+ */
+export type BulkAnswer = { kind: "raw"; reason: string; answered?: () => Promise<void> } | { kind: "json"; status: number; body: unknown };
 
 /**
  * The action metadata parameters Elasticsearch 8 and OpenSearch 2 read (their bulk request parsers); any other
@@ -170,7 +174,13 @@ export class BulkHandler {
     if (unknown) return { kind: "raw", reason: `an action names a parameter the engines do not know (${Object.keys(unknown.meta).join(", ")})` };
     const segments = this.segments(parsed.items);
     // Nothing to fingerprint: the engine's own answer, as sent (no items parsed and written again; `filter_path` kept).
-    if (segments.every((segment) => segment.dedup.length === 0 && segment.pass.every((p) => p.unchecked === undefined))) return { kind: "raw", reason: "no item is fingerprinted" };
+    if (segments.every((segment) => segment.dedup.length === 0 && segment.pass.every((p) => p.unchecked === undefined))) {
+      // Its deletes still leave the windows once the engine answered (see forgetDeleted); the answer is not read, so
+      // a delete that failed hides its document from the lookups of one refresh interval (a duplicate missed, never a document lost).
+      const deletes = segments.flatMap((segment) => segment.pass.filter((p) => p.item.op === "delete" && this.deps.pool.existing(p.item.index) !== undefined));
+      const answered = deletes.length === 0 ? undefined : () => this.forgetDeleted(deletes, deletes.map(() => ({ delete: { status: 200 } })));
+      return { kind: "raw", reason: "no item is fingerprinted", ...(answered ? { answered } : {}) };
+    }
     const started = performance.now();
     const query = new URLSearchParams(request.query);
     query.delete("filter_path"); // the proxy reads the engine's items; it answers them whole
@@ -228,18 +238,20 @@ export class BulkHandler {
   private segments(items: BulkItem[]): Segment[] {
     const segments: Segment[] = [];
     let current: Segment = { dedup: [], pass: [] };
-    let keys = { dedup: new Set<string>(), pass: new Set<string>() };
+    let keys = { dedup: new Set<string>(), pass: new Set<string>(), deletesIn: new Set<string>() };
     items.forEach((item, at) => {
       const routed = this.asDedup(item, at);
       const dedup = routed && "text" in routed ? routed : undefined;
       const key = docKey(item);
       const other = dedup ? keys.pass : keys.dedup;
-      if (key !== undefined && other.has(key)) {
+      // A delete in a deduplicated index changes every later item's candidates there: they are decided after it.
+      if ((key !== undefined && other.has(key)) || (dedup && keys.deletesIn.has(item.index))) {
         segments.push(current);
         current = { dedup: [], pass: [] };
-        keys = { dedup: new Set(), pass: new Set() };
+        keys = { dedup: new Set(), pass: new Set(), deletesIn: new Set() };
       }
       if (key !== undefined) (dedup ? keys.dedup : keys.pass).add(key);
+      if (item.op === "delete" && ruleFor(this.deps.rules, item.index)) keys.deletesIn.add(item.index);
       if (dedup) current.dedup.push(dedup);
       else current.pass.push({ at, item, ...(routed && "unchecked" in routed ? { unchecked: routed.unchecked } : {}) });
     });
@@ -305,7 +317,28 @@ export class BulkHandler {
       const answer = parsed.items![k]!;
       results[at] = unchecked === undefined ? answer : Object.fromEntries(Object.entries(answer).map(([op, body]) => [op, { ...body, neardup: { status: "unchecked", reason: unchecked } }]));
     });
+    await this.forgetDeleted(pass, parsed.items);
     return { written: pass.length, failures: [] };
+  }
+
+  /**
+   * Deletes the engine acknowledged, in indices this proxy deduplicates, leave their services' recent-writes
+   * windows: the deleted document is no candidate for the items after it, though the engine's search shows it
+   * until its next refresh. (A delete through another sidecar, or straight to the engine, is seen after that
+   * refresh.)
+   */
+  private async forgetDeleted(pass: Pass[], answers: Record<string, ItemBody>[]): Promise<void> {
+    const deleted = new Map<string, string[]>();
+    pass.forEach(({ item }, k) => {
+      if (item.op !== "delete" || item.id === undefined || answers[k]?.delete?.status !== 200) return;
+      const ids = deleted.get(item.index);
+      if (ids) ids.push(item.id);
+      else deleted.set(item.index, [item.id]);
+    });
+    for (const [index, ids] of deleted) {
+      const entry = await this.deps.pool.existing(index)?.catch(() => undefined);
+      entry?.service.forgetDeleted(ids);
+    }
   }
 
   /**

@@ -65,6 +65,11 @@ export class ServicePool {
     return entry;
   }
 
+  /** The index's service when this proxy has started one (nothing is created). */
+  existing(index: string): Promise<IndexDedup> | undefined {
+    return this.entries.get(index);
+  }
+
   private async create(index: string, rule: IndexRule, mayCreate: boolean): Promise<IndexDedup> {
     const { engine, fingerprinter, upstream, dedup, timeoutMs } = this.deps;
     if (!mayCreate && !(await engine.indexExists(index))) throw new MissingIndex(index);

@@ -158,6 +158,14 @@ export class DedupService {
   }
 
   /**
+   * The engine acknowledged deletes of these documents, written past this service (the proxy passes deletes
+   * through): they are no candidates from now on, though the engine's search shows them until its refresh.
+   */
+  forgetDeleted(ids: Iterable<string>): void {
+    for (const id of ids) this.recent.forget(id);
+  }
+
+  /**
    * Creates the index (neardup mapping plus a text field) when it does not
    * exist; on an existing index, adds any neardup field it lacks (an index made
    * under contract v1 or v2 gets `neardup.lsh`, `lsh_scheme`, `sketch`,
@@ -293,11 +301,8 @@ export class DedupService {
     const fromEngine = lookedUp.candidates;
     const fromRecent = this.recentCandidates(analysis, radius, time, self, startedAt, ownDuplicates, lookedUp.alone);
     // A recent entry of an id replaces its engine hit: the hit may be the version before (a re-submission with
-    // another text, which the probe may not reach at all), until the engine showed the new one.
-    const superseded = (c: Candidate) => {
-      const entry = this.recent.get(c.id);
-      return entry !== undefined && (entry.visibleAt === undefined || entry.visibleAt > startedAt);
-    };
+    // another text, which the probe may not reach at all), until the engine showed the new one; so does a delete.
+    const superseded = (c: Candidate) => this.recent.supersedes(c.id, startedAt);
     const recentIds = new Set(fromRecent.map((c) => c.id));
     const all = [...fromRecent, ...fromEngine.filter((c) => !isSelf(c, self, ownDuplicates) && !recentIds.has(c.id) && !superseded(c))];
     this.metrics?.candidates.observe(all.length);

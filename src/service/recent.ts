@@ -72,6 +72,8 @@ export class RecentWrites {
   private readonly replaced = new WeakMap<RecentEntry, RecentEntry>();
   /** Entries whose write failed. */
   private readonly failed = new WeakSet<RecentEntry>();
+  /** Ids the engine deleted, each with the time from which its search is sure not to show them, oldest first. */
+  private readonly deleted = new Map<string, number>();
   private readonly clock: () => number;
   refreshMs: number;
   readonly holdMs: number;
@@ -118,6 +120,7 @@ export class RecentWrites {
     }
     const previous = this.current.get(candidate.id);
     if (previous) this.replaced.set(entry, previous);
+    this.deleted.delete(candidate.id);
     this.unlink(candidate.id);
     this.link(entry);
     this.resolvers.set(entry, resolve);
@@ -194,6 +197,31 @@ export class RecentWrites {
     return entry && isAcknowledged(entry) ? entry : undefined;
   }
 
+  /**
+   * The engine acknowledged a delete of `id` now: its entry leaves the window, and the engine's hits of it
+   * are superseded (see {@link supersedes}) until its search is sure not to show it (the refresh interval).
+   * Without this a near-duplicate sent just after the delete was decided against the deleted text, and
+   * `skip` dropped it: neither document stayed.
+   */
+  forget(id: string): void {
+    this.expire();
+    const entry = this.current.get(id);
+    if (entry) this.unlink(id);
+    this.deleted.delete(id); // re-inserted last, to keep the map in expiry order
+    this.deleted.set(id, this.clock() + this.refreshMs);
+  }
+
+  /**
+   * True when the engine's hit of `id`, from a lookup started at `startedAt`, may show a version that is no
+   * longer there: a newer write of the id in this window, or a delete the engine's search had not shown by then.
+   */
+  supersedes(id: string, startedAt: number): boolean {
+    const entry = this.current.get(id);
+    if (entry) return entry.visibleAt === undefined || entry.visibleAt > startedAt;
+    const gone = this.deleted.get(id);
+    return gone !== undefined && gone > startedAt;
+  }
+
   /** True when a lookup that started at `startedAt` can still be completed from this window. */
   covers(startedAt: number): boolean {
     return this.clock() - startedAt < this.holdMs;
@@ -240,6 +268,10 @@ export class RecentWrites {
       const entry = this.settled[this.head]!;
       this.head += 1;
       if (this.current.get(entry.candidate.id) === entry) this.unlink(entry.candidate.id);
+    }
+    for (const [id, visibleAt] of this.deleted) {
+      if (visibleAt >= cutoff) break;
+      this.deleted.delete(id);
     }
     if (this.head > 1024 && this.head * 2 > this.settled.length) {
       this.settled.splice(0, this.head);

@@ -166,6 +166,29 @@ describe.each(engineTargets())("_bulk proxy on $kind $version ($source)", (targe
     for (const id of duplicates.keys()) expect(await h.engine.get(index, id)).toBeUndefined();
   });
 
+  it("a document deleted through the proxy is no one's original any more: a near-duplicate sent after the delete, in the same bulk or at once, is stored (skip dropped it)", async () => {
+    const index = name("skip");
+    const [a, b] = englishVariants(RECIPE_EN, 2);
+    const [c, d] = englishVariants(NEWS_EN, 2);
+    const first = await rawBulk(h.url, "/_bulk", lines({ index: { _index: index, _id: "old" } }, { message: a }, { index: { _index: index, _id: "x" } }, { message: c }));
+    expect(first.body.items.map((i) => i.index!.status)).toEqual([201, 201]);
+    // The delete, then a near-duplicate of what it deleted, in one request: decided after the delete, as sent.
+    const same = await rawBulk(h.url, "/_bulk", lines({ delete: { _index: index, _id: "old" } }, { index: { _index: index, _id: "new" } }, { message: b }));
+    expect(same.body.items[0]!.delete).toMatchObject({ status: 200, result: "deleted" });
+    expect(same.body.items[1]!.index).toMatchObject({ status: 201, neardup: { status: "original" } });
+    // The delete alone, then at once (before the engine's refresh shows it) a near-duplicate of what it deleted.
+    const del = await rawBulk(h.url, "/_bulk", lines({ delete: { _index: index, _id: "x" } }));
+    expect(del.body.items[0]!.delete).toMatchObject({ status: 200, result: "deleted" });
+    const next = await rawBulk(h.url, "/_bulk", lines({ index: { _index: index, _id: "y" } }, { message: d }));
+    expect(next.body.items[0]!.index).toMatchObject({ status: 201, neardup: { status: "original" } });
+    await h.engine.refresh(index);
+    expect(await h.engine.get(index, "new")).toMatchObject({ message: b });
+    expect(await h.engine.get(index, "y")).toMatchObject({ message: d });
+    // What is not deleted stays an original: a near-duplicate of "new" is skipped.
+    const again = await rawBulk(h.url, "/_bulk", lines({ index: { _index: index, _id: "again" } }, { message: a }));
+    expect(again.body.items[0]!.index).toMatchObject({ status: 200, result: "noop", neardup: { duplicate_of: "new" } });
+  });
+
   it("gzip body; update and delete in the same bulk, in order; an index outside the rules untouched; a malformed source line fails alone", async () => {
     const index = name("mark");
     const other = name("plain");

@@ -32,6 +32,29 @@ describe("RecentWrites", () => {
     expect(recent.size).toBe(0);
   });
 
+  it("a delete takes the id's entry out and supersedes the engine's hits of it until the engine shows the delete; a new write of the id ends that", () => {
+    let now = 1000;
+    const recent = new RecentWrites({ holdMs: 100, refreshMs: 50, clock: () => now });
+    recent.settle(recent.add(cand("a", "0000000000000000")), true);
+    expect(recent.supersedes("a", 1000)).toBe(true); // its own newer entry: the engine may show an older version
+    expect(recent.supersedes("b", 1000)).toBe(false);
+    now = 2000;
+    expect(recent.supersedes("a", 2000)).toBe(false); // settled, visible, held: the engine's hit is this version
+    recent.forget("a"); // the engine acknowledged a delete at 2,000: its search may show "a" until 2,050
+    expect(recent.lookup(probe("0000000000000001", 3), 0)).toEqual([]);
+    expect(recent.supersedes("a", 2049)).toBe(true);
+    expect(recent.supersedes("a", 2050)).toBe(false); // a lookup from then on no longer sees it in the engine
+    recent.forget("never-written"); // deletes of ids this window never held count too
+    expect(recent.supersedes("never-written", 2000)).toBe(true);
+    const again = recent.add(cand("a", "00000000000000ff")); // written again: its entry decides, as for any re-submission
+    expect(recent.supersedes("a", 0)).toBe(true);
+    recent.settle(again, true);
+    expect(recent.supersedes("a", 2050)).toBe(false);
+    now = 2151; // past refresh + hold: the delete is forgotten
+    expect(recent.size).toBe(0);
+    expect(recent.supersedes("never-written", 0)).toBe(false);
+  });
+
   it("a failed write takes out, in the same step, the entries that waited for it (and theirs); none enters after", async () => {
     // The gap this closes: original o fails, its duplicate d is still in the window until d's own write
     // step runs; a decision in between picked d's cluster, found no entry for o, and wrote a duplicate of o.
