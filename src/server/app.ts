@@ -8,7 +8,7 @@ import type { DedupService } from "../service/dedup-service.js";
 import type { AnalysisPrefetch } from "./prefetch.js";
 import { createOffloadingAnalyzer, type Analyzer } from "../workers/index.js";
 import { authenticate, authorize } from "./auth.js";
-import { errorHandler, utf8Only } from "./errors.js";
+import { errorHandler, jsonBody } from "./errors.js";
 import { cors, methodNotAllowed, requireJson } from "./http-guards.js";
 import { concurrencyLimit, rateLimit } from "./limits.js";
 import { openApiDocument } from "./openapi.js";
@@ -125,7 +125,7 @@ export function createApp(deps: AppDeps): Express {
   v1.use(rateLimit(limits, deps.metrics));
   v1.use(concurrencyLimit({ ...limits, bodyLimitBytes }, deps.metrics));
   v1.use(requireJson(["/documents/_bulk"]));
-  v1.use(express.json({ limit: bodyLimit, verify: utf8Only }));
+  v1.use(express.json({ limit: bodyLimit, verify: jsonBody }));
   const analyzer = deps.analyzer ?? (deps.fingerprinter ? createOffloadingAnalyzer(deps.fingerprinter, { workers: 1 }) : undefined);
   if (analyzer) {
     v1.use(analysisRoutes(analyzer, { compareEditMaxChars: limits.compareEditMaxChars, onEditEstimated: () => deps.metrics.limitRejections.inc({ limit: "compare_edit" }) }));

@@ -3,6 +3,7 @@ import type { ErrorRequestHandler } from "express";
 import type { Logger } from "pino";
 import { NeardupError, isNeardupError } from "../core/errors.js";
 import { redactText } from "../engine/errors.js";
+import { findLossyNumberIn, lossyMessage } from "./json-numbers.js";
 
 /** The JSON body of every error answer. */
 export interface ErrorBody {
@@ -55,6 +56,8 @@ interface HttpLayerError {
   message?: string;
   limit?: number;
   expose?: boolean;
+  /** Where in the body the problem is (a lossy number's path). */
+  field?: string;
 }
 
 /** The error type of a body that is not valid UTF-8 ({@link utf8Only}). */
@@ -69,6 +72,16 @@ export function utf8Only(_req: unknown, _res: unknown, body: Buffer): void {
   if (!isUtf8(body)) throw Object.assign(new Error("request body is not valid UTF-8"), { type: NOT_UTF8_TYPE, status: 400 });
 }
 
+/** The error type of a JSON body with a number it cannot carry as sent ({@link jsonBody}). */
+const LOSSY_TYPE = "neardup.body.lossy_number";
+
+/** body-parser's `verify` hook for JSON bodies: {@link utf8Only}, and no number that parsing would alter (json-numbers.ts). */
+export function jsonBody(req: unknown, res: unknown, body: Buffer): void {
+  utf8Only(req, res, body);
+  const found = findLossyNumberIn(body);
+  if (found) throw Object.assign(new Error(lossyMessage(found)), { type: LOSSY_TYPE, status: 400, field: found.path });
+}
+
 /** Errors body-parser, the router and zlib raise, mapped to our codes; undefined for anything else (a 500). */
 function fromHttpLayer(err: HttpLayerError): NeardupError | HttpError | undefined {
   if (typeof err !== "object" || err === null) return undefined;
@@ -77,6 +90,7 @@ function fromHttpLayer(err: HttpLayerError): NeardupError | HttpError | undefine
   if (err.type === "encoding.unsupported") {
     return new HttpError("UNSUPPORTED_MEDIA_TYPE", `${err.message}: send the body uncompressed, or with Content-Encoding gzip, deflate or br`, { field: "Content-Encoding" });
   }
+  if (err.type === LOSSY_TYPE) return new NeardupError("INVALID_INPUT", err.message ?? "request body has a number JSON cannot carry as sent", { field: err.field ?? "body" });
   if (err.type === NOT_UTF8_TYPE) return new NeardupError("INVALID_INPUT", "request body is not valid UTF-8: send UTF-8 (invalid bytes would be replaced, and two ids could become one)", { field: "body" });
   if (err.type === "charset.unsupported") return new HttpError("UNSUPPORTED_MEDIA_TYPE", `${err.message}: send UTF-8`, { field: "Content-Type" });
   // The router could not percent-decode a path segment (`/v1/documents/%FF/duplicates`).

@@ -48,6 +48,9 @@ describe.each(engineTargets())("API errors on $kind $version ($source)", (target
     ["/v1/documents/_bulk", "a bulk object without items", { text: "x" }, 400, "body", /bulk body must be/],
     ["/v1/fingerprint", "fingerprint without text", { txt: "x" }, 400, "txt", /not a known field/],
     ["/v1/compare", "compare with b missing", { a: "x" }, 400, "b", /^b is required$/],
+    // JSON.parse would store 9007199254740992 (another order id) and null: refused where they are, as sent.
+    ["/v1/documents", "an integer past 2^53 in fields", '{"text":"hello there","fields":{"order_id":9007199254740993}}', 400, "fields.order_id", /^fields\.order_id is 9007199254740993, .*send it as a string/],
+    ["/v1/documents/_bulk", "a number past the double range in fields", '{"items":[{"text":"hello there","fields":{"a b":[1,-1e400]}}]}', 400, 'items[0].fields["a b"][1]', /is -1e400/],
   ];
 
   it.each(cases)("%s: %s", async (path, _what, body, status, field, message) => {
@@ -69,6 +72,16 @@ describe.each(engineTargets())("API errors on $kind $version ($source)", (target
     const res = await request(h.app).post(path).set("Content-Type", type).serialize((b: Buffer) => b as unknown as string).send(body as never);
     expect(res.status).toBe(400);
     expect(res.body.error).toMatchObject({ code: "INVALID_INPUT", field: "body", message: expect.stringContaining("not valid UTF-8") });
+  });
+
+  it("an NDJSON line with a number JSON cannot carry as sent is a per-item 400 naming where it is; the others are decided", async () => {
+    const body = '{"text":"hello there","fields":{"n":12345678901234567890}}\n{"text":"hello there","fields":{"n":1e999}}\n';
+    const res = await request(h.app).post("/v1/documents/_bulk").set("Content-Type", "application/x-ndjson").send(body);
+    expect(res.status).toBe(200);
+    expect(res.body.items).toEqual([
+      { status: 400, error: expect.objectContaining({ code: "INVALID_INPUT", field: "items[0].fields.n", message: expect.stringContaining("12345678901234567890") }) },
+      { status: 400, error: expect.objectContaining({ code: "INVALID_INPUT", field: "items[1].fields.n" }) },
+    ]);
   });
 
   it("a bad policy is a 400 naming policy", async () => {

@@ -5,6 +5,7 @@ import { NeardupError } from "../../core/errors.js";
 import type { DedupService, IndexResult } from "../../service/dedup-service.js";
 import { DEFAULT_TIME_SKEW_MS, MAX_TIME_MS, idSchema, parseDocInput, parseId, parsePolicy, parseTime, parseWith, type DocInput } from "../../service/input.js";
 import { utf8Only } from "../errors.js";
+import { findLossyNumber, lossyMessage } from "../json-numbers.js";
 import { noQuery } from "../http-guards.js";
 import { fromPeerDoc, toPeerAnswer, PEER_ROUTE } from "../peer.js";
 import type { Policy } from "../../service/options.js";
@@ -82,11 +83,14 @@ function bulkItems(req: Request, maxItems: number): unknown[] {
       lines.push([i + 1, line]);
     }
     items = lines.map(([number, line], k) => {
+      let item: unknown;
       try {
-        return JSON.parse(line) as unknown;
+        item = JSON.parse(line) as unknown;
       } catch (err) {
         return new NeardupError("INVALID_INPUT", `line ${number} is not valid JSON: ${(err as Error).message}`, { field: `items[${k}]` });
       }
+      const lossy = findLossyNumber(line, `items[${k}]`);
+      return lossy ? new NeardupError("INVALID_INPUT", lossyMessage(lossy), { field: lossy.path }) : item;
     });
   } else if (Array.isArray(req.body)) {
     items = req.body;
