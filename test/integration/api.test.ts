@@ -124,6 +124,16 @@ describe.each(engineTargets())("API on $kind $version ($source)", (target) => {
     expect((await request(h.app).get(`/v1/documents/${id}-again/duplicates`)).body).toMatchObject({ original: `${id}-again`, members: [{ id: `${id}-again` }] });
   });
 
+  it("an id sent twice in one bulk is written in the order sent, whatever the times: the last one sent stays (shipper audit)", async () => {
+    const id = `twice-${Date.now()}`;
+    const first = `First version of ${id}: the river festival moves to the north bank this year because of the bridge works.`;
+    const second = `Second version of ${id}: a completely different notice about library opening hours during the winter holidays.`;
+    const res = await post("/v1/documents/_bulk", { items: [{ id, text: first, time: "2026-01-02T00:00:00Z" }, { id, text: second, time: "2026-01-01T00:00:00Z" }] });
+    expect(res.status).toBe(200);
+    expect(res.body.items.map((i: { status: number }) => i.status)).toEqual([201, 201]);
+    expect((await h.engine.get<{ text: string }>(h.index, id))?.text).toBe(second);
+  });
+
   it("the internal write route checks times as the public routes do, and never makes a document its own duplicate (third audit)", async () => {
     const send = (item: Record<string, unknown>) => request(h.app).post("/v1/internal/documents").set("Content-Type", json).send({ policy: "mark", items: [item] });
     const future = await send({ id: "far", id_given: false, text: "hello there from the future", time: 253402300799999 });

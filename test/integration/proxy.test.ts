@@ -189,6 +189,22 @@ describe.each(engineTargets())("_bulk proxy on $kind $version ($source)", (targe
     expect(again.body.items[0]!.index).toMatchObject({ status: 200, result: "noop", neardup: { duplicate_of: "new" } });
   });
 
+  it("an id sent twice in one bulk is written in the order sent, whatever its @timestamp, as the engine applies it (shipper audit: the first version stayed)", async () => {
+    const index = name("mark");
+    const v1 = { message: "first version of the text about the quick brown fox", "@timestamp": "2026-01-02T00:00:00Z" };
+    const v2 = { message: "second version with totally different words about library hours", "@timestamp": "2026-01-01T00:00:00Z" };
+    const indexed = await rawBulk(h.url, "/_bulk", lines({ index: { _index: index, _id: "x" } }, v1, { index: { _index: index, _id: "x" } }, v2));
+    expect(indexed.body.items.map((i) => [i.index!.status, i.index!.result])).toEqual([
+      [201, "created"],
+      [200, "updated"],
+    ]);
+    expect(await h.engine.get(index, "x")).toMatchObject({ message: v2.message });
+    // Two creates of one id: the first is written, the second is the engine's 409.
+    const created = await rawBulk(h.url, "/_bulk", lines({ create: { _index: index, _id: "y" } }, v1, { create: { _index: index, _id: "y" } }, v2));
+    expect(created.body.items.map((i) => i.create!.status)).toEqual([201, 409]);
+    expect(await h.engine.get(index, "y")).toMatchObject({ message: v1.message });
+  });
+
   it("gzip body; update and delete in the same bulk, in order; an index outside the rules untouched; a malformed source line fails alone", async () => {
     const index = name("mark");
     const other = name("plain");
