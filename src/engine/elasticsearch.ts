@@ -41,6 +41,13 @@ export class ElasticsearchEngine implements Engine {
     });
   }
 
+  templateMappings(name: string): Promise<Record<string, unknown>> {
+    return this.guard(`simulate index ${name}`, async () => {
+      const answer = (await this.client.indices.simulateIndexTemplate({ name } as never)) as unknown as { template?: { mappings?: Record<string, unknown> } };
+      return answer.template?.mappings ?? {};
+    });
+  }
+
   deleteIndexTemplate(name: string): Promise<void> {
     return this.guard(`delete index template ${name}`, async () => {
       await orUndefinedIfMissing(() => this.client.indices.deleteIndexTemplate({ name }));

@@ -126,6 +126,8 @@ export interface Engine {
   putIndexTemplate(name: string, body: Record<string, unknown>): Promise<void>;
   /** Deletes a composable index template; no error when it does not exist. */
   deleteIndexTemplate(name: string): Promise<void>;
+  /** The mappings an index of this name would get from the composable index templates (`{}` when none matches). */
+  templateMappings(name: string): Promise<Record<string, unknown>>;
   /** Creates the index; resolves `false` when it already exists. */
   createIndex(name: string, body?: Record<string, unknown>): Promise<boolean>;
   deleteIndex(name: string): Promise<void>;

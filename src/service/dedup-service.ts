@@ -119,6 +119,19 @@ function isSelf(c: Candidate, self: string | undefined, withDuplicates = true): 
 }
 
 /**
+ * A lookup the engine refused, which a missing index or a missing neardup mapping explains (see
+ * `writeCandidates`): the engines name the cause differently (OpenSearch "No mapping found for
+ * [neardup.timestamp]", Elasticsearch only "all shards failed"), so any refusal qualifies; an unreachable or
+ * overloaded engine does not.
+ */
+function mayNeedIndexSetup(err: unknown): boolean {
+  return err instanceof NeardupError && (err.code === "ENGINE_ERROR" || err.code === "NOT_FOUND");
+}
+
+/** After a set-up of the index that did not make a write's lookup succeed, how long failed lookups are not followed by another. */
+const SETUP_AGAIN_MS = 10_000;
+
+/**
  * An id sent more than once in one request is written in the order sent, as the engine applies a bulk's
  * writes of one id (the last one sent is what stays; of two `create`s the first). The time order above
  * could put a later-sent version with an earlier time first, and the client's last write was lost
@@ -162,6 +175,9 @@ export class DedupService {
   private readonly sequencer = new Sequencer();
   /** The last write of each id in flight (writes of one id are ordered). */
   private readonly inflight = new Map<string, Promise<unknown>>();
+  /** A set-up of the index under way after a lookup found it gone or unmapped (`writeCandidates`). */
+  private settingUp: Promise<void> | undefined;
+  private setUpFailedAt = 0;
   /** Set by the writer lease when several sidecars share the index. */
   router: WriteRouter | undefined;
 
@@ -202,6 +218,17 @@ export class DedupService {
     const { index, rollover } = this.options;
     if (rollover) {
       const behind = await this.engine.aliasIndices(index);
+      // A rollover (ILM/ISM, or by hand) makes the next index from the templates alone: without the neardup
+      // mapping there, the first write into it maps neardup.* dynamically (as text), and every lookup fails after it.
+      const next = nextIndexName(index, behind);
+      const rolled = ((await this.engine.templateMappings(next)) as { properties?: { neardup?: { properties?: Record<string, unknown> } } }).properties?.neardup?.properties;
+      if (!rolled?.simhash || !rolled.lsh) {
+        throw new NeardupError(
+          "INVALID_CONFIG",
+          `no index template gives the indices rolled over behind ${index} (such as ${next}) the neardup mapping: add one for ${index}-* that composes the "neardup" component template (mappings/README.md), or every write after a rollover fails`,
+          { field: "index" },
+        );
+      }
       if (behind.length > 0) await this.engine.putMapping(index, mappings);
       if (!behind.some((b) => b.writeIndex)) {
         if (behind.length === 0 && (await this.engine.indexExists(index))) {
@@ -287,8 +314,37 @@ export class DedupService {
     return { ...this.options, maxPages: this.options.maxCandidatePages, verdict: this.fingerprinter.verdictOptions, keyStatistics: this.keyStatistics, docValueReads: this.docValueReads };
   }
 
-  private engineCandidates(lookups: Lookup[]): Promise<LookupResult[]> {
-    return fetchCandidates(this.engine, this.candidateSource(), lookups, {
+  /**
+   * The lookups of a write. On one concrete index a missing index is an error here, not "no hits": the write
+   * would auto-create it without the neardup mapping, and every lookup after it failed (a sort on
+   * `neardup.timestamp` mapped as text) until a restart. When the index is gone, or lacks the neardup mapping
+   * (deleted, or deleted and made again by someone else, while this service ran), it is set up again once
+   * ({@link ensureIndex}) and the lookups asked again; a mapping that conflicts stays an error naming the field.
+   */
+  private async writeCandidates(lookups: Lookup[]): Promise<LookupResult[]> {
+    const strict = !this.options.rollover;
+    try {
+      return await this.engineCandidates(lookups, strict);
+    } catch (err) {
+      if (!mayNeedIndexSetup(err)) throw err;
+      if (!this.settingUp) {
+        // A set-up that did not help is not tried again at once: the failure has another cause.
+        if (Date.now() - this.setUpFailedAt < SETUP_AGAIN_MS) throw err;
+        this.log?.warn({ err: (err as Error).message, index: this.options.index }, "a write's candidate lookup failed: setting the index up again (it may have been deleted, or made again without the neardup mapping)");
+        this.settingUp = this.ensureIndex().finally(() => (this.settingUp = undefined));
+      }
+      try {
+        await this.settingUp;
+        return await this.engineCandidates(lookups, strict);
+      } catch (again) {
+        this.setUpFailedAt = Date.now();
+        throw again;
+      }
+    }
+  }
+
+  private engineCandidates(lookups: Lookup[], strict = false): Promise<LookupResult[]> {
+    return fetchCandidates(this.engine, { ...this.candidateSource(), ignoreUnavailable: !strict }, lookups, {
       onHits: (hits) => this.metrics?.engineHits.observe(hits),
       onPaired: (_lookup, plan) => this.metrics?.pairedKeys.inc(plan.paired.length),
       onKeyStatisticsError: (err) => {
@@ -443,7 +499,7 @@ export class DedupService {
       const radii = items.map((it) => this.radiusFor(it.analysis));
       const lookups = items.map((it, i): Lookup => ({ analysis: it.analysis, time: it.doc.time, excludeId: it.doc.id, radius: radii[i]!, untilDuplicate: true }));
       let startedAt = Date.now();
-      const lookedUp = Promise.all([this.engineCandidates(lookups), this.rootsAmong(items)]);
+      const lookedUp = Promise.all([this.writeCandidates(lookups), this.rootsAmong(items)]);
       // While the engine answers: the stored re-rank fields, so the ordered section only assembles sources.
       for (const it of items) storedSketch(it.analysis);
       let [fromEngine, roots] = await lookedUp;
@@ -452,7 +508,7 @@ export class DedupService {
       if (!this.recent.covers(startedAt)) {
         // The lookup waited so long that window entries it needed may have expired: look again.
         startedAt = Date.now();
-        [fromEngine, roots] = await Promise.all([this.engineCandidates(lookups), this.rootsAmong(items)]);
+        [fromEngine, roots] = await Promise.all([this.writeCandidates(lookups), this.rootsAmong(items)]);
       }
       // Decided one by one in this ticket's turn; the re-rank yields to the event loop between slices.
       const slicer = new Slicer();

@@ -261,6 +261,9 @@ export class MemoryEngine implements Engine {
   }
 
   async deleteIndexTemplate() {}
+  async templateMappings(): Promise<Record<string, unknown>> {
+    return {};
+  }
   async aliasIndices(): Promise<never[]> {
     return [];
   }

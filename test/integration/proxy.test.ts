@@ -205,6 +205,23 @@ describe.each(engineTargets())("_bulk proxy on $kind $version ($source)", (targe
     expect(await h.engine.get(index, "y")).toMatchObject({ message: v1.message });
   });
 
+  it("an index deleted, or deleted and made again without the neardup mapping, while the proxy runs: later writes are deduplicated again (shipper audit: a per-item 502 for ever)", async () => {
+    const index = name("mark");
+    const [b, c] = englishVariants(NEWS_EN, 2);
+    const send = async (id: string, message: string) => (await rawBulk(h.url, "/_bulk", lines({ index: { _index: index, _id: id } }, { message }))).body.items[0]!.index!;
+    expect(await send("1", RECIPE_EN)).toMatchObject({ status: 201, neardup: { status: "original" } });
+    await h.engine.deleteIndex(index);
+    expect(await send("2", b!)).toMatchObject({ status: 201, neardup: { status: "original" } });
+    expect(await send("3", c!)).toMatchObject({ status: 201, neardup: { status: "duplicate", duplicate_of: "2" } });
+    await h.engine.deleteIndex(index);
+    await h.engine.createIndex(index, { mappings: { properties: { n: { type: "long" } } } });
+    const four = await send("4", MOM_A);
+    expect(four).toMatchObject({ status: 201, neardup: { status: "original" } });
+    expect(await send("5", MOM_B)).toMatchObject({ status: 201, neardup: { status: "duplicate", duplicate_of: "4" } });
+    await h.engine.refresh(index);
+    expect([...(await h.engine.mget(index, ["1", "2", "3", "4", "5"])).keys()].sort()).toEqual(["4", "5"]);
+  });
+
   it("gzip body; update and delete in the same bulk, in order; an index outside the rules untouched; a malformed source line fails alone", async () => {
     const index = name("mark");
     const other = name("plain");

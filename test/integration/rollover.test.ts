@@ -105,4 +105,11 @@ describe.each(engineTargets())("time-based indices on $kind $version", (target) 
     expect([...acknowledged].filter((id) => id.startsWith("g")).every((id) => ids.has(id))).toBe(true);
     expect(acknowledged.size).toBe(110);
   }, 600_000);
+
+  it("an alias whose rolled-over indices no template would give the neardup mapping is refused at set-up, naming the template to add (ops audit: every write failed after the first rollover)", async () => {
+    const bare = uniqueIndex("neardup-it-rollover-bare");
+    const service = new DedupService(engine, await sharedFingerprinter(), resolveDedupOptions({ index: bare, rollover: true, recentWindowMs: 1001 }));
+    await expect(service.ensureIndex()).rejects.toMatchObject({ code: "INVALID_CONFIG", message: expect.stringContaining(`${bare}-*`) });
+    expect(await engine.aliasIndices(bare)).toEqual([]); // nothing made
+  }, 300_000);
 });

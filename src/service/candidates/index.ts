@@ -75,6 +75,12 @@ export interface CandidateSource {
   keyStatistics?: KeyStatistics | undefined;
   /** Whether hits may be read from doc values only, `neardup.id` and `neardup.lsh_list` (reads.ts); default: read `_id` and `neardup.lsh`. */
   docValueReads?: DocValueReads | undefined;
+  /**
+   * A missing index reads as no hits (default true: a window over time-based indices loses its oldest to a
+   * lifecycle policy). False for one concrete index: its absence is an error, so that the caller makes it
+   * again before a write would auto-create it without the neardup mapping.
+   */
+  ignoreUnavailable?: boolean | undefined;
 }
 
 /** What one lookup found. */
@@ -280,10 +286,10 @@ async function pageOn(engine: Engine, source: CandidateSource, input: CandidateQ
     if (page.length < input.size) return { hits: [...byId.values()], cut: false };
     const sort = page[page.length - 1]!.sort;
     if (!sort || sort.length < 3) return { hits: [...byId.values()], cut: true };
-    const ties = hitsOf(await engine.search({ index: source.index, ignoreUnavailable: true, body: tieQuery(input, sort[1], sort[2]) }).catch((e: Error) => e));
+    const ties = hitsOf(await engine.search({ index: source.index, ignoreUnavailable: source.ignoreUnavailable ?? true, body: tieQuery(input, sort[1], sort[2]) }).catch((e: Error) => e));
     for (const h of ties) byId.set(idOf(h, input.docValuesOnly), h);
     if (ties.length >= input.size || pages >= maxPages) return { hits: [...byId.values()], cut: true };
-    page = hitsOf(await engine.search({ index: source.index, ignoreUnavailable: true, body: candidateQuery({ ...input, searchAfter: sort }) }).catch((e: Error) => e));
+    page = hitsOf(await engine.search({ index: source.index, ignoreUnavailable: source.ignoreUnavailable ?? true, body: candidateQuery({ ...input, searchAfter: sort }) }).catch((e: Error) => e));
     pages += 1;
   }
 }
@@ -355,7 +361,7 @@ async function fetchOnce(engine: Engine, source: CandidateSource, lookups: Looku
     singles.push(0);
     if (speculative) {
       const input = queryInput(source, lookups[0]!, undefined, docValuesOnly);
-      const [p, r] = await Promise.all([planned, engine.search({ index: source.index, ignoreUnavailable: true, body: candidateQuery(input) }).catch((e: Error) => e)]);
+      const [p, r] = await Promise.all([planned, engine.search({ index: source.index, ignoreUnavailable: source.ignoreUnavailable ?? true, body: candidateQuery(input) }).catch((e: Error) => e)]);
       plans = p;
       const hits = hitsOf(r);
       // Without pairs the plan asks the same query; with pairs, an unfilled page already holds all that the plan reaches.
@@ -364,7 +370,7 @@ async function fetchOnce(engine: Engine, source: CandidateSource, lookups: Looku
   } else {
     const page = source.groupPage ?? GROUP_PAGE;
     const groups = groupLookups(lookups, plans);
-    const asked = engine.msearch(groups.map((g) => ({ index: source.index, ignoreUnavailable: true, body: groupQuery(lookups, plans, g, source.windowMs, page, docValuesOnly) })));
+    const asked = engine.msearch(groups.map((g) => ({ index: source.index, ignoreUnavailable: source.ignoreUnavailable ?? true, body: groupQuery(lookups, plans, g, source.windowMs, page, docValuesOnly) })));
     const [responses, p] = await Promise.all([asked, planned]);
     plans = p; // the same plans when not speculative; else a group's hits hold what its plans reach, and `acceptor` keeps that
     responses.forEach((r, gi) => {
@@ -389,7 +395,7 @@ async function fetchOnce(engine: Engine, source: CandidateSource, lookups: Looku
   }
   if (singles.length > 0) {
     const inputs = singles.map((i) => (early ? early.input : queryInput(source, lookups[i]!, plans[i], docValuesOnly)));
-    const requests = inputs.map((input) => ({ index: source.index, ignoreUnavailable: true, body: candidateQuery(input) }));
+    const requests = inputs.map((input) => ({ index: source.index, ignoreUnavailable: source.ignoreUnavailable ?? true, body: candidateQuery(input) }));
     const firsts = early ? [early.hits] : (singles.length === 1 ? [await engine.search(requests[0]!)] : await engine.msearch(requests)).map(hitsOf);
     await Promise.all(
       firsts.map(async (first, k) => {

@@ -1,6 +1,7 @@
 // An id sent more than once in one request keeps the order sent; everything else keeps its place.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { keepRequestOrderPerId } from "../../../src/service/dedup-service.js";
 
 
 describe("keepRequestOrderPerId", () => {
