@@ -41,6 +41,20 @@ export class ElasticsearchEngine implements Engine {
     });
   }
 
+  mapsField(index: string, field: string): Promise<boolean> {
+    return this.guard(`field mapping ${index}`, async () => {
+      let answer: Record<string, { mappings?: Record<string, unknown> }>;
+      try {
+        answer = (await this.client.indices.getFieldMapping({ index, fields: field } as never)) as unknown as typeof answer;
+      } catch (err) {
+        if ((err as { meta?: { statusCode?: number } }).meta?.statusCode === 404) return false;
+        throw err;
+      }
+      const indices = Object.values(answer);
+      return indices.length > 0 && indices.every((i) => i.mappings?.[field] !== undefined);
+    });
+  }
+
   templateMappings(name: string): Promise<Record<string, unknown>> {
     return this.guard(`simulate index ${name}`, async () => {
       const answer = (await this.client.indices.simulateIndexTemplate({ name } as never)) as unknown as { template?: { mappings?: Record<string, unknown> } };

@@ -134,6 +134,8 @@ export interface Engine {
   /** Adds fields to an existing index's mapping (a conflicting change is refused by the engine). */
   putMapping(index: string, mappings: Record<string, unknown>): Promise<void>;
   indexExists(name: string): Promise<boolean>;
+  /** True when `index` (an index, or every index behind an alias or pattern) exists and maps `field`. */
+  mapsField(index: string, field: string): Promise<boolean>;
   /** Bulk operations in the engine's NDJSON order (action line, then source line). */
   bulk(operations: Record<string, unknown>[], options?: { refresh?: boolean | "wait_for" }): Promise<BulkResult>;
   search<TSource>(request: SearchRequest): Promise<SearchResponse<TSource>>;

@@ -21,6 +21,7 @@ import type { Analyzer } from "../workers/index.js";
 import { isNeardupError } from "../core/errors.js";
 import { BulkHandler } from "./bulk.js";
 import { PEER_PATH } from "./peer.js";
+import { InflightBudget } from "./budget.js";
 import { ServicePool } from "./pool.js";
 import type { IndexRule } from "./rules.js";
 import { createUpstream, engineErrorBody, forwardHeaders, pipeThrough, send, type Upstream, type UpstreamDown } from "./upstream.js";
@@ -44,11 +45,14 @@ export interface ProxyOptions {
   analyzer?: () => Analyzer | undefined;
   /**
    * Most `_bulk` body bytes held at once, decoded (NEARDUP_MAX_INFLIGHT_BODY): bytes are counted as they arrive,
-   * and a request whose next bytes would pass it while others hold some gets `429` with `Retry-After` (the rest of
-   * its body is read and dropped); so does one whose decoded body would. One request alone is always let in.
-   * Default 64 MiB.
+   * and a request whose next bytes would pass it while others hold some waits, its socket paused, for up to
+   * `maxInflightWaitMs` (budget.ts), then gets `429` with `Retry-After` (the rest of its body is read and
+   * dropped); one whose decoded (gzip) body would pass it gets the 429 at once. One request alone is always let
+   * in. Default 64 MiB.
    */
   maxInflightBytes?: number;
+  /** Longest a `_bulk` body waits for the in-flight budget. Default 10 s. */
+  maxInflightWaitMs?: number;
   /** Source field read as each document's time. Default `@timestamp`. */
   timeField?: string;
   /** How far ahead of now a document time may be before the arrival time is used instead (NEARDUP_TIME_SKEW_MS). Default 5 minutes. */
@@ -88,7 +92,7 @@ async function decode(body: Buffer, encoding: string | undefined): Promise<Buffe
  * announced 100 MB holds nothing): `busy` when `take` refused a chunk, `tooLarge` past {@link MAX_BULK_BYTES}.
  * Either way the rest of the body is read and dropped.
  */
-function readBody(req: IncomingMessage, take: (bytes: number) => boolean): Promise<Buffer | "busy" | "tooLarge"> {
+function readBody(req: IncomingMessage, take: (bytes: number) => boolean | Promise<boolean>): Promise<Buffer | "busy" | "tooLarge"> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -103,14 +107,28 @@ function readBody(req: IncomingMessage, take: (bytes: number) => boolean): Promi
       }
       resolve(value);
     };
+    let waiting: Promise<boolean> | undefined;
     const onData = (c: Buffer) => {
       size += c.length;
       if (size > MAX_BULK_BYTES) return finish("tooLarge");
-      if (!take(c.length)) return finish("busy");
+      const taken = take(c.length);
+      if (taken === false) return finish("busy");
       chunks.push(c);
+      if (taken === true) return;
+      // Over the budget: no more bytes are read from this client until its chunk is taken (or refused).
+      req.pause();
+      waiting = taken.then((admitted) => {
+        waiting = undefined;
+        if (!admitted) finish("busy");
+        else if (!done) req.resume();
+        return admitted;
+      });
     };
     req.on("data", onData);
-    req.on("end", () => finish(Buffer.concat(chunks)));
+    req.on("end", () => {
+      if (waiting) void waiting.then((admitted) => admitted && finish(Buffer.concat(chunks)));
+      else finish(Buffer.concat(chunks));
+    });
     req.on("error", (err) => {
       if (!done) reject(err);
       done = true;
@@ -208,13 +226,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   };
 
   const maxHeld = options.maxInflightBytes ?? 64 * 1024 * 1024;
-  let held = 0;
-  /** Takes `bytes` more of the in-flight budget for a request holding `mine`; refused while others hold bytes and the total would pass it. */
-  const take = (bytes: number, mine: number): boolean => {
-    if (held - mine > 0 && held + bytes > maxHeld) return false;
-    held += bytes;
-    return true;
-  };
+  const budget = new InflightBudget(maxHeld, options.maxInflightWaitMs ?? 10_000);
   const busy = (res: ServerResponse, product: string | undefined) => {
     res.setHeader("retry-after", "1");
     json(res, 429, engineErrorBody(429, "es_rejected_execution_exception", `neardup: _bulk bodies in flight would exceed ${maxHeld} bytes (NEARDUP_MAX_INFLIGHT_BODY); retry in 1 s`), product);
@@ -223,16 +235,18 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const onBulk = async (req: IncomingMessage, res: ServerResponse, url: URL, pathIndex: string | undefined): Promise<void> => {
     const engine = options.engine();
     const product = engine?.kind === "elasticsearch" ? "Elasticsearch" : undefined;
+    const id = budget.open();
     let mine = 0;
-    const more = (bytes: number): boolean => {
-      if (!take(bytes, mine)) return false;
-      mine += bytes;
-      return true;
+    const more = (bytes: number): true | Promise<boolean> => {
+      const taken = budget.take(id, bytes);
+      if (taken === true) mine += bytes;
+      else void taken.then((admitted) => admitted && (mine += bytes));
+      return taken;
     };
     try {
-      await onHeldBulk(req, res, url, pathIndex, engine, product, more, (decoded) => decoded <= mine || more(decoded - mine));
+      await onHeldBulk(req, res, url, pathIndex, engine, product, more, (decoded) => decoded <= mine || budget.tryTake(id, decoded - mine));
     } finally {
-      held -= mine;
+      budget.close(id);
     }
   };
 
@@ -243,7 +257,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     pathIndex: string | undefined,
     engine: Engine | undefined,
     product: string | undefined,
-    take: (bytes: number) => boolean,
+    take: (bytes: number) => true | Promise<boolean>,
     decodedSize: (bytes: number) => boolean,
   ): Promise<void> => {
     const raw = await readBody(req, take);
@@ -296,9 +310,9 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   /** A chunk from another sidecar's proxy, this one holding the index's lease. */
   const onPeer = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const engine = options.engine();
-    let mine = 0;
-    res.once("close", () => (held -= mine)); // held until answered, as a _bulk body is
-    const raw = await readBody(req, (bytes) => take(bytes, mine) && (mine += bytes) > 0);
+    const id = budget.open();
+    res.once("close", () => budget.close(id)); // held until answered, as a _bulk body is
+    const raw = await readBody(req, (bytes) => budget.tryTake(id, bytes));
     if (raw === "busy") return busy(res, undefined);
     if (!engine || raw === "tooLarge") {
       json(res, engine ? 413 : 503, engineErrorBody(engine ? 413 : 503, "neardup_exception", engine ? "chunk too large" : "neardup is not connected to the engine yet"), undefined);

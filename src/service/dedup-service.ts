@@ -98,7 +98,12 @@ export interface WriteRouter {
   forward(docs: DocInput[], policy: Policy, labels?: string[]): Promise<(IndexResult | NeardupError)[]> | undefined;
   /** Throws a retryable error when this sidecar no longer holds the lease. */
   assertDeciding(): void;
+  /** Ms until this sidecar, having just taken the lease, may decide (its predecessor's writes visible); 0 when it may now. */
+  msUntilDeciding?(): number;
 }
+
+/** The longest a decision waits, in its turn, for a lease just taken to let it decide, instead of answering RETRY. */
+const WAIT_TO_DECIDE_MS = 5_000;
 
 function report(m: Match): MatchReport {
   return {
@@ -325,23 +330,27 @@ export class DedupService {
    */
   private async writeCandidates(lookups: Lookup[]): Promise<LookupResult[]> {
     const strict = !this.options.rollover;
+    // Beside the lookup, one light question (the field mapping, from the cluster state): a grouped lookup on an
+    // index without the mapping answers no hits rather than an error, and the write after it maps neardup.* as text.
+    const [looked, mapped] = await Promise.allSettled([this.engineCandidates(lookups, strict), this.engine.mapsField(this.options.index, "neardup.simhash")]);
+    const failed = looked.status === "rejected" ? (looked.reason as unknown) : undefined;
+    if (looked.status === "fulfilled" && (mapped.status === "rejected" || mapped.value)) return looked.value;
+    if (failed !== undefined && !mayNeedIndexSetup(failed)) throw failed;
+    if (!this.settingUp) {
+      // A set-up that did not help is not tried again at once: the failure has another cause.
+      if (Date.now() - this.setUpFailedAt < SETUP_AGAIN_MS) {
+        if (failed !== undefined) throw failed;
+        throw new NeardupError("ENGINE_ERROR", `index ${this.options.index} lacks the neardup mapping, and setting it up again did not help`, { field: "index" });
+      }
+      this.log?.warn({ err: failed instanceof Error ? failed.message : "the neardup mapping is missing", index: this.options.index }, "setting the index up again before writing (it may have been deleted, or made again without the neardup mapping)");
+      this.settingUp = this.ensureIndex().finally(() => (this.settingUp = undefined));
+    }
     try {
+      await this.settingUp;
       return await this.engineCandidates(lookups, strict);
-    } catch (err) {
-      if (!mayNeedIndexSetup(err)) throw err;
-      if (!this.settingUp) {
-        // A set-up that did not help is not tried again at once: the failure has another cause.
-        if (Date.now() - this.setUpFailedAt < SETUP_AGAIN_MS) throw err;
-        this.log?.warn({ err: (err as Error).message, index: this.options.index }, "a write's candidate lookup failed: setting the index up again (it may have been deleted, or made again without the neardup mapping)");
-        this.settingUp = this.ensureIndex().finally(() => (this.settingUp = undefined));
-      }
-      try {
-        await this.settingUp;
-        return await this.engineCandidates(lookups, strict);
-      } catch (again) {
-        this.setUpFailedAt = Date.now();
-        throw again;
-      }
+    } catch (again) {
+      this.setUpFailedAt = Date.now();
+      throw again;
     }
   }
 
@@ -506,9 +515,14 @@ export class DedupService {
       for (const it of items) storedSketch(it.analysis);
       let [fromEngine, roots] = await lookedUp;
       await ticket.turn();
+      // A lease just taken: its predecessor's last writes become searchable within a refresh interval. The turn
+      // waits that out (a client that does not retry dropped the RETRY it got, shipper audit) and looks again.
+      const wait = this.router?.msUntilDeciding?.() ?? 0;
+      if (wait > 0 && wait <= WAIT_TO_DECIDE_MS) await new Promise((r) => setTimeout(r, wait));
       this.router?.assertDeciding();
-      if (!this.recent.covers(startedAt)) {
-        // The lookup waited so long that window entries it needed may have expired: look again.
+      if (wait > 0 || !this.recent.covers(startedAt)) {
+        // The lookup started before the engine showed what this decision must see, or waited so long that window
+        // entries it needed may have expired: look again.
         startedAt = Date.now();
         [fromEngine, roots] = await Promise.all([this.writeCandidates(lookups), this.rootsAmong(items)]);
       }

@@ -233,6 +233,10 @@ export class WriterLease implements WriteRouter {
     return url === undefined ? undefined : this.forwarder(url, docs, policy, labels);
   }
 
+  msUntilDeciding(): number {
+    return this.isHolder() ? Math.max(0, this.decidingFrom - this.clock()) : 0;
+  }
+
   assertDeciding(): void {
     if (!this.isHolder()) throw new NeardupError("RETRY", "this sidecar lost the writer lease before deciding; send again");
     if (this.clock() < this.decidingFrom) throw new NeardupError("RETRY", "this sidecar has just taken over the writer lease and waits one refresh interval before deciding; send again shortly");

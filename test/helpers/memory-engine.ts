@@ -261,6 +261,9 @@ export class MemoryEngine implements Engine {
   }
 
   async deleteIndexTemplate() {}
+  async mapsField(index: string): Promise<boolean> {
+    return this.indices.has(index);
+  }
   async templateMappings(): Promise<Record<string, unknown>> {
     return {};
   }

@@ -215,11 +215,16 @@ describe.each(engineTargets())("_bulk proxy on $kind $version ($source)", (targe
     expect(await send("3", c!)).toMatchObject({ status: 201, neardup: { status: "duplicate", duplicate_of: "2" } });
     await h.engine.deleteIndex(index);
     await h.engine.createIndex(index, { mappings: { properties: { n: { type: "long" } } } });
-    const four = await send("4", MOM_A);
-    expect(four).toMatchObject({ status: 201, neardup: { status: "original" } });
+    // A bulk large enough for grouped lookups, which answer no hits (not an error) on an index without the mapping.
+    const many = Array.from({ length: 60 }, (_, k) => [{ index: { _index: index, _id: `m${k}` } }, { message: `Bulletin ${k * 7919}: ${OTHER_ZH.slice(k % 7)} ${k}` }]).flat();
+    const grouped = await rawBulk(h.url, "/_bulk", lines(...many));
+    expect(grouped.body.errors).toBe(false);
+    expect(await h.engine.mapsField(index, "neardup.simhash")).toBe(true);
+    expect(await send("4", MOM_A)).toMatchObject({ status: 201, neardup: { status: "original" } });
     expect(await send("5", MOM_B)).toMatchObject({ status: 201, neardup: { status: "duplicate", duplicate_of: "4" } });
     await h.engine.refresh(index);
     expect([...(await h.engine.mget(index, ["1", "2", "3", "4", "5"])).keys()].sort()).toEqual(["4", "5"]);
+    expect(await h.engine.mapsField(index, "neardup.lsh")).toBe(true);
   });
 
   it("a near-duplicate of an original the engine refuses is decided again and stored, as the engine alone stores it (shipper audit: a 429 that clients without retries drop)", async () => {

@@ -33,7 +33,7 @@ function raw(url: string, requestLine: string): Promise<{ status: number; body: 
 }
 
 /** A proxy with no engine behind it: nothing listens on port 9, so what it forwards answers 503, which is not what these tests look for. */
-function bareProxy(maxInflightBytes?: number): Promise<RunningProxy> {
+function bareProxy(maxInflightBytes?: number, maxInflightWaitMs?: number): Promise<RunningProxy> {
   return startProxy({
     host: "127.0.0.1",
     port: 0,
@@ -43,6 +43,7 @@ function bareProxy(maxInflightBytes?: number): Promise<RunningProxy> {
     engine: () => undefined,
     fingerprinter: sharedFingerprinter,
     ...(maxInflightBytes === undefined ? {} : { maxInflightBytes }),
+    ...(maxInflightWaitMs === undefined ? {} : { maxInflightWaitMs }),
   });
 }
 
@@ -130,7 +131,7 @@ describe("the _bulk proxy and bodies that do not decode", () => {
 describe("the _bulk proxy's budget of bodies in flight", () => {
   let proxy: RunningProxy;
   beforeAll(async () => {
-    proxy = await bareProxy(1_000);
+    proxy = await bareProxy(1_000, 400);
   });
   afterAll(async () => proxy?.close());
 
@@ -158,20 +159,34 @@ describe("the _bulk proxy's budget of bodies in flight", () => {
     for (const { socket } of idle) socket.destroy();
   });
 
-  it("answers 429 with Retry-After while another body holds the budget; one request alone always goes in", async () => {
+  it("a body over the budget waits, its socket paused, while another holds it, and goes in when it is given back (parallel_bulk dropped the 429s)", async () => {
     // A: 900 bytes announced, 800 of them sent, the rest held back.
     const { socket: a, answer: answerA } = await partial(900, Buffer.alloc(800, 0x20));
+    let answeredB = false;
+    const b = post(Buffer.alloc(500, 0x20)).then((r) => ((answeredB = true), r));
+    await new Promise((r) => setTimeout(r, 150));
+    expect(answeredB).toBe(false); // waiting, not refused
+    a.end(Buffer.alloc(100, 0x20));
+    await new Promise((r) => a.once("close", r));
+    expect(answerA()).toMatch(/^HTTP\/1\.1 503/); // A went in (no engine in this test)
+    expect((await b).status).toBe(503); // and then B
+  });
+
+  it("answers 429 with Retry-After to a body that waited longer than the limit, and at once to a gzip body that decodes past the budget; one request alone always goes in", async () => {
+    const { socket: a, answer: answerA } = await partial(900, Buffer.alloc(800, 0x20));
+    const started = Date.now();
     const b = await post(Buffer.alloc(500, 0x20));
     expect(b.status).toBe(429);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(350); // it waited first
     expect(b.headers.get("retry-after")).toBe("1");
     expect(((await b.json()) as { error: { type: string } }).error.type).toBe("es_rejected_execution_exception");
-    // A decoded gzip larger than the budget is refused too while A is held.
+    // A decoded gzip larger than the budget is refused while A is held.
     const bomb = gzipSync(Buffer.alloc(5_000, 0x0a));
     const c = await post(bomb, { "content-encoding": "gzip" });
     expect(c.status).toBe(429);
     a.end(Buffer.alloc(100, 0x20));
     await new Promise((r) => a.once("close", r));
-    expect(answerA()).toMatch(/^HTTP\/1\.1 503/); // A went in (no engine in this test)
+    expect(answerA()).toMatch(/^HTTP\/1\.1 503/);
     // Alone, both go in.
     expect((await post(Buffer.alloc(500, 0x20))).status).toBe(503);
     expect((await post(bomb, { "content-encoding": "gzip" })).status).toBe(503);

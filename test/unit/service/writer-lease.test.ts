@@ -85,7 +85,10 @@ describe("WriterLease", () => {
     await b.tick(); // 11,000 ms unchanged: a is dead
     expect(b.role).toBe("holder");
     expect(() => b.assertDeciding()).toThrow(/waits one refresh interval/);
+    expect(b.msUntilDeciding()).toBe(2000); // refresh 1 s + margin 1 s: a decision waits that out in its turn
+    expect(a.msUntilDeciding()).toBe(0); // not the holder: nothing to wait for here
     advance(2000);
+    expect(b.msUntilDeciding()).toBe(0);
     expect(() => b.assertDeciding()).not.toThrow();
     // a comes back: its renewal meets the new version and it steps down.
     await a.tick();
