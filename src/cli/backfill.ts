@@ -147,6 +147,15 @@ export async function runBackfill(engine: Engine, fingerprinter: Fingerprinter, 
   const skipWrites = resumeFrom?.done ?? 0;
   if (skipWrites > 0) io.report(`resuming: replaying the ${skipWrites} documents already done (no writes), then writing on`);
 
+  // The order is the time field's: one the index does not map would sort every document as "no time" (in
+  // whatever order the engine returns them) and pick other originals without a word (ops audit).
+  const indices = await engine.resolveIndices(options.index);
+  if (indices.length > 0 && !(await engine.mapsField(options.index, options.timeField))) {
+    throw new NeardupError("INVALID_INPUT", `${options.index} does not map the time field ${JSON.stringify(options.timeField)} (in every index it names): give --time-field a date field it has`, { field: "time-field" });
+  }
+  // Documents are keyed by id: an id in two of the indices a pattern or alias names would be its own duplicate.
+  const owners = indices.length > 1 ? new Map<string, string>() : undefined;
+
   // The neardup fields get their mapping (keywords, not analysed text) before the first write.
   if (!options.dryRun) await engine.putMapping(options.index, structuredClone(componentTemplate.template.mappings));
   let pitId = await engine.openPointInTime(options.index, keepAlive);
@@ -191,6 +200,11 @@ export async function runBackfill(engine: Engine, fingerprinter: Fingerprinter, 
           continue;
         }
         const time = timeOf(hit, started);
+        const owner = owners?.get(hit._id);
+        if (owner !== undefined && owner !== hit._index) {
+          throw new NeardupError("INVALID_INPUT", `id ${JSON.stringify(hit._id)} is in both ${owner} and ${hit._index}, behind ${options.index}: documents are told apart by id, so backfill one index at a time`, { field: "index" });
+        }
+        owners?.set(hit._id, hit._index);
         let record: DedupRecord;
         try {
           record = deduper.check({ id: hit._id, text, time });
@@ -283,7 +297,7 @@ export function addBackfillCommand(program: Command, env: { stdout: Writable; st
     .addOption(new Option("--engine-password <password>", "basic auth password").env("NEARDUP_ENGINE_PASSWORD"))
     .option("--text-field <name>", "source field with the text", "text")
     .option("--time-field <name>", "date field giving the order (oldest first)", "@timestamp")
-    .option("--batch-size <n>", "documents per page and per bulk update", parseNonNegativeInt("--batch-size", 10_000), 1000)
+    .option("--batch-size <n>", "documents per page and per bulk update (1..10000)", parseNonNegativeInt("--batch-size", 10_000, 1), 1000)
     .option("--checkpoint <file>", "checkpoint file (default .neardup/backfill-<index>.json)")
     .option("--no-resume", "start over even when a checkpoint exists")
     .option("--dry-run", "print what would change (duplicates, largest clusters); write nothing")

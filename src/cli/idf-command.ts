@@ -1,10 +1,9 @@
 /** `neardup idf fit`: flags and the wiring of runIdfFit to files, the progress bar and the output file. */
-import { createReadStream, statSync } from "node:fs";
 import { Option } from "commander";
 import type { Command } from "commander";
 import { analysisVersion, createFingerprinter } from "../core/fingerprinter.js";
 import { writeIdfFile } from "../resources/idf-file.js";
-import { parseNonNegativeInt } from "./options.js";
+import { openInput, parseNonNegativeInt } from "./options.js";
 import type { CliEnv } from "./program.js";
 import { createProgress } from "./progress.js";
 import { runIdfFit } from "./idf-fit.js";
@@ -45,8 +44,9 @@ export function addIdfCommand(program: Command, env: CliEnv): void {
       const started = performance.now();
       const tty = flags.progress && env.stderr.isTTY === true;
       const fingerprinter = await (env.fingerprinter ?? createFingerprinter)({});
-      const input = file === "-" ? env.stdin : createReadStream(file);
-      const progress = tty ? createProgress(env.stderr, file === "-" ? undefined : statSync(file).size) : undefined;
+      const opened = file === "-" ? undefined : openInput(file);
+      const input = opened?.input ?? env.stdin;
+      const progress = tty ? createProgress(env.stderr, opened?.size) : undefined;
       const result = await runIdfFit(
         fingerprinter,
         { fields: { textField: flags.textField, timeUnit: "ms" }, format: flags.format, minDf: flags.minDf },

@@ -1,13 +1,15 @@
 /** Parsing and validating `neardup dedup` flags into typed options. */
+import { closeSync, createReadStream, fstatSync, openSync } from "node:fs";
+import type { Readable } from "node:stream";
 import { InvalidArgumentError } from "commander";
 import { DEFAULT_VERDICT_OPTIONS } from "../core/verdict.js";
 import type { VerdictOptions } from "../core/verdict.js";
 
-export function parseNonNegativeInt(name: string, max = Number.MAX_SAFE_INTEGER) {
+export function parseNonNegativeInt(name: string, max = Number.MAX_SAFE_INTEGER, min = 0) {
   return (value: string): number => {
     const n = Number(value);
-    if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n > max) {
-      throw new InvalidArgumentError(`${name} must be an integer in 0..${max}, got "${value}"`);
+    if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n > max || n < min) {
+      throw new InvalidArgumentError(`${name} must be an integer in ${min}..${max}, got "${value}"`);
     }
     return n;
   };
@@ -50,3 +52,18 @@ export function verdictWith(overrides: ThresholdOverrides): VerdictOptions {
     })),
   };
 }
+
+/**
+ * An input file opened for reading, or a clear error: opened here, not by the stream, whose failure to open
+ * (a missing file, no permission) came as an unhandled 'error' event and a stack trace after the message.
+ */
+export function openInput(file: string): { input: Readable; size: number } {
+  const fd = openSync(file, "r");
+  const stat = fstatSync(fd);
+  if (stat.isDirectory()) {
+    closeSync(fd);
+    throw new InvalidArgumentError(`${file} is a directory, not a file`);
+  }
+  return { input: createReadStream(file, { fd }), size: stat.size };
+}
+

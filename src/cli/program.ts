@@ -1,5 +1,5 @@
 /** The commander program: flags, help text, and the wiring of `dedup` to files, stdin/stdout and the progress bar. */
-import { createReadStream, createWriteStream, statSync } from "node:fs";
+import { createWriteStream } from "node:fs";
 import type { Readable, Writable } from "node:stream";
 import { finished } from "node:stream/promises";
 import { Command, Option } from "commander";
@@ -7,7 +7,7 @@ import { createFingerprinter } from "../core/fingerprinter.js";
 import type { Fingerprinter } from "../core/fingerprinter.js";
 import { addDashboardsCommand } from "./dashboards.js";
 import { addBackfillCommand } from "./backfill.js";
-import { parseDuration, parseFraction, parseNonNegativeInt, verdictWith } from "./options.js";
+import { openInput, parseDuration, parseFraction, parseNonNegativeInt, verdictWith } from "./options.js";
 import { createProgress } from "./progress.js";
 import { runDedup } from "./run-dedup.js";
 import type { RunDedupOptions } from "./run-dedup.js";
@@ -121,8 +121,9 @@ async function dedupCommand(file: string, flags: DedupFlags, env: CliEnv): Promi
   // Workers build their own fingerprinter from the same options; a corpus IDF table is analysed in this thread.
   const analyzer = await createAnalyzer(fingerprinter, idf === undefined ? flags.workers : 1, fingerprinterOptions);
 
-  const input = file === "-" ? env.stdin : createReadStream(file);
-  const totalBytes = file === "-" ? undefined : statSync(file).size;
+  const opened = file === "-" ? undefined : openInput(file);
+  const input = opened?.input ?? env.stdin;
+  const totalBytes = opened?.size;
   const output = flags.out === undefined ? env.stdout : createWriteStream(flags.out);
   const progress = tty ? createProgress(env.stderr, totalBytes) : undefined;
   const options: RunDedupOptions = {

@@ -137,6 +137,26 @@ describe.each(engineTargets())("backfill on $kind $version ($source)", (target) 
     expect(sample).toMatchObject({ message: docs[0]!.message, host: "web-1", neardup: { simhash: expect.stringMatching(/^[0-9a-f]{16}$/), seg0: expect.any(String) } });
   });
 
+  it("refuses a time field the index does not map, and ids that repeat across the indices a pattern names, before writing anything wrong (ops audit)", async () => {
+    const fingerprinter = await sharedFingerprinter();
+    const run = (target: string, timeField = "@timestamp") => runBackfill(engine, fingerprinter, { index: target, textField: "message", timeField, batchSize: 50, checkpoint: undefined, dryRun: false }, {}, { report: () => undefined });
+    await expect(run(index, "nope")).rejects.toMatchObject({ code: "INVALID_INPUT", field: "time-field", message: expect.stringContaining('"nope"') });
+    const base = uniqueIndex("neardup-backfill-twin");
+    try {
+      for (const twin of [`${base}-a`, `${base}-b`]) {
+        await engine.createIndex(twin, { mappings: { properties: { "@timestamp": { type: "date" }, message: { type: "text" } } }, settings: { number_of_shards: 1, number_of_replicas: 0 } });
+        expect(await engine.bulk(docs.slice(0, 5).flatMap((d) => [{ index: { _index: twin, _id: d.id } }, { message: d.message, "@timestamp": new Date(d.time).toISOString() }]))).toMatchObject({ errors: false });
+        await engine.refresh(twin);
+      }
+      await expect(run(`${base}-*`)).rejects.toMatchObject({ code: "INVALID_INPUT", message: expect.stringMatching(/is in both .*-a and .*-b|is in both .*-b and .*-a/) });
+      const stored = await engine.mget<{ neardup?: { duplicate_of?: string } }>(`${base}-b`, docs.slice(0, 5).map((d) => d.id));
+      for (const [id, source] of stored) expect(source.neardup?.duplicate_of, id).not.toBe(id); // never its own duplicate
+    } finally {
+      await engine.deleteIndex(`${base}-a`);
+      await engine.deleteIndex(`${base}-b`);
+    }
+  });
+
   it("runs on a keyword time field, in its text order, each document at its own time (the date sort is refused there)", async () => {
     const other = uniqueIndex("neardup-backfill-kw");
     try {

@@ -51,6 +51,14 @@ describe("neardup process", () => {
     const missing = await cli(["dedup", join(dir, "nope.jsonl")]);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain("no such file");
+    expect(missing.stderr).not.toMatch(/Unhandled|node:events|at /); // one line, no stack trace after it (ops audit)
+    expect(missing.stderr.trim().split("\n")).toHaveLength(1);
+    const folder = await cli(["dedup", dir]);
+    expect(folder.code).toBe(1);
+    expect(folder.stderr).toContain("is a directory, not a file");
+    const batch = await cli(["backfill", "some-index", "--batch-size", "0"]);
+    expect(batch.code).toBe(1);
+    expect(batch.stderr).toContain("--batch-size must be an integer in 1..10000"); // 0 did nothing and marked the run complete
   }, 120_000);
 });
 
