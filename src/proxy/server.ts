@@ -22,6 +22,7 @@ import { isNeardupError } from "../core/errors.js";
 import { BulkHandler } from "./bulk.js";
 import { PEER_PATH } from "./peer.js";
 import { InflightBudget } from "./budget.js";
+import { LEASE_WARNINGS } from "../service/writer-lease.js";
 import { ServicePool } from "./pool.js";
 import type { IndexRule } from "./rules.js";
 import { createUpstream, engineErrorBody, forwardHeaders, pipeThrough, send, type Upstream, type UpstreamDown } from "./upstream.js";
@@ -196,7 +197,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       const lease = options.lease && {
         url: options.lease.advertiseUrl ?? ownUrl,
         ttlMs: options.lease.ttlMs,
-        onEvent: (event: string, detail: Record<string, unknown>) => logger?.info(detail, event),
+        onEvent: (event: string, detail: Record<string, unknown>) => (LEASE_WARNINGS.has(event) ? logger?.warn : logger?.info)?.call(logger, detail, event),
       };
       const fingerprinter = await options.fingerprinter();
       pool = new ServicePool({ engine, fingerprinter, upstream, dedup: options.dedup, timeoutMs: options.connection.requestTimeoutMs ?? 30_000, lease, analyzer: options.analyzer?.() });

@@ -58,6 +58,9 @@ export type Forwarder = (url: string, docs: DocInput[], policy: Policy, labels: 
 
 export type LeaseRole = "holder" | "follower" | "unknown";
 
+/** Lease events an operator should see at the default log level (the others are info). */
+export const LEASE_WARNINGS: ReadonlySet<string> = new Set(["lease lost", "lease renewal late", "lease error"]);
+
 export class WriterLease implements WriteRouter {
   private readonly ttlMs: number;
   private readonly marginMs: number;
@@ -73,7 +76,9 @@ export class WriterLease implements WriteRouter {
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
   /** Counts of lease events, for metrics and tests. */
-  readonly events = { acquired: 0, lost: 0, renewed: 0, forwarded: 0 };
+  readonly events = { acquired: 0, lost: 0, renewed: 0, forwarded: 0, late: 0 };
+  /** The validity a late renewal was last reported for (one report per late renewal). */
+  private lateReported = 0;
 
   constructor(
     private readonly engine: Engine,
@@ -216,7 +221,16 @@ export class WriterLease implements WriteRouter {
   writerUrl(): string | undefined {
     if (this.isHolder()) return undefined;
     const url = this.current?.url;
-    if (this.holding || !url || url === this.options.url) {
+    if (this.holding) {
+      // Still ours in the engine, but its renewal has not been answered in time: a slow engine, not a handover.
+      if (this.lateReported !== this.validUntil) {
+        this.lateReported = this.validUntil;
+        this.events.late += 1;
+        this.onEvent("lease renewal late", { lateMs: this.clock() - this.validUntil, ttlMs: this.ttlMs });
+      }
+      throw new NeardupError("RETRY", `this sidecar holds the writer lease, but the engine has not answered its renewal in time (${this.clock() - this.validUntil} ms past its term; NEARDUP_LEASE_TTL_MS is ${this.ttlMs}): writes wait until it does; send again shortly`);
+    }
+    if (!url || url === this.options.url) {
       throw new NeardupError("RETRY", "no sidecar holds the writer lease right now (a handover is under way); send again shortly");
     }
     this.events.forwarded += 1;

@@ -70,6 +70,10 @@ describe("WriterLease", () => {
     expect(() => a.assertDeciding()).not.toThrow();
     advance(4001); // 9,001 ms after the last renewal was sent: past ttl - margin
     expect(() => a.assertDeciding()).toThrow(/lost the writer lease/);
+    // A write routed meanwhile is told why (the engine is late), not that a handover is under way; reported once.
+    expect(() => a.writerUrl()).toThrow(/has not answered its renewal in time \(1 ms past its term/);
+    expect(() => a.writerUrl()).toThrow(/has not answered its renewal/);
+    expect(a.events.late).toBe(1);
   });
 
   it("a follower takes over only after the same version stayed unrenewed for ttl + margin on its clock, then waits a refresh interval", async () => {
