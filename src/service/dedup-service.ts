@@ -88,8 +88,6 @@ interface Decided {
   source?: Record<string, unknown>;
   /** The pending write of its original, when that original is still in flight. */
   dependsOn?: Promise<boolean>;
-  /** That original's window entry. */
-  original?: RecentEntry;
 }
 
 /** Routes writes to the sidecar holding the writer lease, when it is not this one. */
@@ -483,7 +481,7 @@ export class DedupService {
    * chunks and requests; the decisions in its ticket's turn; then the write. Per-document outcomes go to
    * `results`; it throws, having decided nothing, when it cannot look up (the engine, the lease).
    */
-  private async indexChunk(docs: DocInput[], chunk: number[], ticket: Ticket, policy: Policy, labels: string[] | undefined, results: (IndexResult | NeardupError)[], again = false): Promise<void> {
+  private async indexChunk(docs: DocInput[], chunk: number[], ticket: Ticket, policy: Policy, labels: string[] | undefined, results: (IndexResult | NeardupError)[]): Promise<void> {
     const label = (position: number, field: string) => (labels?.[position] ? `${labels[position]}.${field}` : field);
     let decided: Decided[];
     try {
@@ -533,17 +531,12 @@ export class DedupService {
     } finally {
       ticket.done();
     }
-    let orphans: Decided[];
     try {
-      orphans = await this.write(decided, labels);
+      await this.write(decided, labels);
     } finally {
       for (const d of decided) if (d.entry?.visibleAt === undefined && d.entry) this.recent.settle(d.entry, false);
     }
     for (const d of decided) results[d.item.position] = d.error ?? d.result;
-    // Duplicates of originals the engine refused (shipper audit: answered 429, and lost by a client that does not
-    // retry, where the engine alone stores them): decided once more, after every decision taken meanwhile.
-    for (const d of orphans) d.item.doc.analysis ??= d.item.analysis;
-    if (orphans.length > 0 && !again) await this.indexChunk(docs, orphans.map((d) => d.item.position), this.sequencer.take(), policy, labels, results, true);
   }
 
   /**
@@ -604,7 +597,6 @@ export class DedupService {
       const original = pending.get(chosen.originalId) ?? this.recent.get(chosen.originalId);
       if (original && original.visibleAt === undefined) {
         out.dependsOn = original.stored;
-        out.original = original;
         after = original;
       }
     }
@@ -624,31 +616,25 @@ export class DedupService {
    * pending write (originals, duplicates of stored originals), then the
    * duplicates whose originals have now been stored. A duplicate whose
    * original failed is neither written nor acknowledged: it gets a retryable
-   * error (sent again, it is decided again). Those whose originals the engine
-   * refused for good (a mapping conflict, a version conflict) are returned:
-   * the caller decides them again at once, as the engine alone would have
-   * stored them.
+   * error (sent again, it is decided again).
    */
-  private async write(decided: Decided[], labels: string[] | undefined): Promise<Decided[]> {
+  private async write(decided: Decided[], labels: string[] | undefined): Promise<void> {
     const field = (d: Decided) => labels?.[d.item.position] ?? "body";
     await this.bulkWrite(decided.filter((d) => d.entry && !d.dependsOn), field);
     const waiting = decided.filter((d) => d.dependsOn);
     const ok = await Promise.all(waiting.map((d) => d.dependsOn!));
     const second: Decided[] = [];
-    const orphans: Decided[] = [];
     waiting.forEach((d, i) => {
       if (ok[i]) {
         if (d.entry) second.push(d);
         return;
       }
       if (d.entry) this.recent.settle(d.entry, false);
-      if (this.recent.refusedForGood(d.original!)) orphans.push(d);
       d.error = new NeardupError("RETRY", `document ${JSON.stringify(d.item.doc.id)} was not stored: its original ${JSON.stringify(d.result.duplicate_of)} could not be written; send it again`, {
         field: field(d),
       });
     });
     await this.bulkWrite(second, field);
-    return orphans;
   }
 
   /** One `_bulk` for these documents, after the writes of the same ids already in flight. */
@@ -676,8 +662,7 @@ export class DedupService {
       batch.forEach((d, i) => {
         const engineItem = bulk?.items[i];
         if (!engineItem || engineItem.error) {
-          const refused = engineItem !== undefined && engineItem.status >= 400 && engineItem.status < 500 && engineItem.status !== 429;
-          this.recent.settle(d.entry!, false, refused);
+          this.recent.settle(d.entry!, false);
           if (engineItem?.error) d.error = bulkItemError(engineItem, d.item.doc.id, field(d));
           return;
         }

@@ -11,8 +11,6 @@ export interface Faults {
   refuse: Set<string>;
   /** Ids whose next bulk item only is refused. */
   refuseNextWrite: Set<string>;
-  /** Ids whose bulk items the engine rejects for now (429 es_rejected_execution_exception: a retry may succeed), every time. */
-  reject: Set<string>;
   /** Delay before a bulk that contains one of these ids is sent, in ms. */
   slowWrite: Map<string, number>;
   /** Writes of these ids wait until released (see {@link Faults.holdWrite}). */
@@ -30,7 +28,6 @@ export function withFaults<E extends Engine>(engine: E): { engine: E; faults: Fa
   const faults: Faults = {
     refuse: new Set(),
     refuseNextWrite: new Set(),
-    reject: new Set(),
     slowWrite: new Map(),
     heldWrites,
     holdWrite(id) {
@@ -56,16 +53,14 @@ export function withFaults<E extends Engine>(engine: E): { engine: E; faults: Fa
       return [h.promise];
     });
     await Promise.all(held);
-    const refused = new Set(pairs.map(idOf).filter((id) => faults.refuse.has(id) || faults.refuseNextWrite.delete(id) || faults.reject.has(id)));
+    const refused = new Set(pairs.map(idOf).filter((id) => faults.refuse.has(id) || faults.refuseNextWrite.delete(id)));
     const sent = pairs.filter((p) => !refused.has(idOf(p)));
     const real = sent.length > 0 ? await engine.bulk(sent.flatMap((p) => [p.action, p.source]), options) : { errors: false, items: [] };
     let k = 0;
     const items: BulkItemResult[] = pairs.map((p) =>
-      !refused.has(idOf(p))
-        ? real.items[k++]!
-        : faults.reject.has(idOf(p))
-          ? { action: "index", id: idOf(p), status: 429, error: { type: "es_rejected_execution_exception", reason: "rejected execution of coordinating operation (injected by the test)" } }
-          : { action: "index", id: idOf(p), status: 400, error: { type: "mapper_parsing_exception", reason: "failed to parse field [fields.n] of type [long] (injected by the test)" } },
+      refused.has(idOf(p))
+        ? { action: "index", id: idOf(p), status: 400, error: { type: "mapper_parsing_exception", reason: "failed to parse field [fields.n] of type [long] (injected by the test)" } }
+        : real.items[k++]!,
     );
     return { errors: real.errors || items.some((i) => i.error), items };
   };

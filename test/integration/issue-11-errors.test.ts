@@ -165,7 +165,7 @@ describe.each(engineTargets())("issue 11 errors on $kind $version ($source)", (t
     // The engine never fails the siblings of a refused item (the two tests above). What could fail a
     // valid sibling is neardup's own decision: one decided against the refused item would be a
     // duplicate of a document that was never stored. Nothing acknowledged without its dependency.
-    it("issue 11 item 2: a near-duplicate of a refused item is decided again and stored, never acknowledged against it", async () => {
+    it("issue 11 item 2: a near-duplicate of a refused item is stored or told to retry, never acknowledged against it", async () => {
       const res = await request(h.app)
         .post("/v1/documents/_bulk?policy=skip")
         .set("Content-Type", json)
@@ -175,7 +175,7 @@ describe.each(engineTargets())("issue 11 errors on $kind $version ($source)", (t
         ]));
       expect(res.body.items[0].status).toBe(400);
       const b = res.body.items[1];
-      expect(b).toMatchObject({ status: 201, result: { status: "original", action: "indexed" } });
+      expect(b.status === 503 || (b.status === 201 && b.result.status === "original"), JSON.stringify(b)).toBe(true);
     });
 
     it("too many fields is a 400 for that item alone", async () => {

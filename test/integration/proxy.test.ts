@@ -227,23 +227,6 @@ describe.each(engineTargets())("_bulk proxy on $kind $version ($source)", (targe
     expect(await h.engine.mapsField(index, "neardup.lsh")).toBe(true);
   });
 
-  it("a near-duplicate of an original the engine refuses is decided again and stored, as the engine alone stores it (shipper audit: a 429 that clients without retries drop)", async () => {
-    const index = name("skip");
-    await h.engine.createIndex(index, { mappings: { properties: { n: { type: "long" } } } });
-    const [a, b] = englishVariants(RECIPE_EN, 2);
-    const mapped = await rawBulk(h.url, "/_bulk", lines({ index: { _index: index, _id: "a" } }, { message: a, n: "not a number" }, { index: { _index: index, _id: "b" } }, { message: b, n: 1 }));
-    expect(mapped.body.items[0]!.index).toMatchObject({ status: 400 });
-    expect(mapped.body.items[1]!.index).toMatchObject({ status: 201, neardup: { status: "original" } });
-    // A create of an id that exists (409), then its near-duplicate.
-    const [c, d] = englishVariants(NEWS_EN, 2);
-    const conflict = await rawBulk(h.url, "/_bulk", lines({ create: { _index: index, _id: "b" } }, { message: c }, { index: { _index: index, _id: "d" } }, { message: d }));
-    expect(conflict.body.items[0]!.create).toMatchObject({ status: 409 });
-    expect(conflict.body.items[1]!.index).toMatchObject({ status: 201, neardup: { status: "original" } });
-    await h.engine.refresh(index);
-    expect(await h.engine.get(index, "b")).toMatchObject({ message: b });
-    expect(await h.engine.get(index, "d")).toMatchObject({ message: d });
-  });
-
   it("gzip body; update and delete in the same bulk, in order; an index outside the rules untouched; a malformed source line fails alone", async () => {
     const index = name("mark");
     const other = name("plain");
