@@ -26,6 +26,7 @@ function fakeEngine(answers: { msearch?: (n: number) => unknown[]; search?: () =
     msearch: async <T>(requests: SearchRequest[]) => toMsearchResults<T>({ responses: answers.msearch?.(requests.length) ?? requests.map(() => empty) }),
     search: async <T>() => (answers.search?.() ?? empty) as SearchResponse<T>,
     mget: async <T>() => new Map<string, T>(),
+    mapsField: async () => true,
     bulk: async (operations) => {
       const ids = operations.filter((_, i) => i % 2 === 0).map((o) => (o as { index: { _id: string } }).index._id);
       return toBulkResult({ errors: true, items: answers.bulkItems?.(ids) ?? ids.map((id) => ({ index: { _id: id, status: 201 } })) } as never);
