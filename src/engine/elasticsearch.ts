@@ -1,6 +1,6 @@
 import { Client, type ClientOptions } from "@elastic/elasticsearch";
 import { createGuard, createIfAbsent, orUndefinedIfMissing } from "./guard.js";
-import { msearchLines, refreshIntervalFrom, searchParams, toAliasedIndices, toBulkResult, toMsearchResults, toRolloverResult, toSourceMap, toResolvedIndices, termStatisticsBody, toDocFrequencies, TERM_STATISTICS_FILTER, toVersioned } from "./responses.js";
+import { mapsFieldIn, msearchLines, refreshIntervalFrom, searchParams, toAliasedIndices, toBulkResult, toMsearchResults, toRolloverResult, toSourceMap, toResolvedIndices, termStatisticsBody, toDocFrequencies, TERM_STATISTICS_FILTER, toVersioned } from "./responses.js";
 import type { AliasedIndex, BulkResult, Engine, EngineConnection, EngineInfo, PointInTimePage, PutOptions, RolloverResult, SearchRequest, SearchResponse, Versioned } from "./types.js";
 
 /** Elasticsearch 8.x through `@elastic/elasticsearch` (client major = server major). */
@@ -42,17 +42,7 @@ export class ElasticsearchEngine implements Engine {
   }
 
   mapsField(index: string, field: string): Promise<boolean> {
-    return this.guard(`field mapping ${index}`, async () => {
-      let answer: Record<string, { mappings?: Record<string, unknown> }>;
-      try {
-        answer = (await this.client.indices.getFieldMapping({ index, fields: field } as never)) as unknown as typeof answer;
-      } catch (err) {
-        if ((err as { meta?: { statusCode?: number } }).meta?.statusCode === 404) return false;
-        throw err;
-      }
-      const indices = Object.values(answer);
-      return indices.length > 0 && indices.every((i) => i.mappings?.[field] !== undefined);
-    });
+    return this.guard(`field mapping ${index}`, async () => mapsFieldIn(await orUndefinedIfMissing(() => this.client.indices.getFieldMapping({ index, fields: field } as never)), field));
   }
 
   templateMappings(name: string): Promise<Record<string, unknown>> {

@@ -1,6 +1,6 @@
 import { Client, type ClientOptions } from "@opensearch-project/opensearch";
 import { createGuard, createIfAbsent, orUndefinedIfMissing } from "./guard.js";
-import { msearchLines, refreshIntervalFrom, searchParams, toAliasedIndices, toBulkResult, toMsearchResults, toRolloverResult, toSourceMap, toResolvedIndices, termStatisticsBody, toDocFrequencies, TERM_STATISTICS_FILTER, toVersioned } from "./responses.js";
+import { mapsFieldIn, msearchLines, refreshIntervalFrom, searchParams, toAliasedIndices, toBulkResult, toMsearchResults, toRolloverResult, toSourceMap, toResolvedIndices, termStatisticsBody, toDocFrequencies, TERM_STATISTICS_FILTER, toVersioned } from "./responses.js";
 import type { AliasedIndex, BulkResult, Engine, EngineConnection, EngineInfo, PointInTimePage, PutOptions, RolloverResult, SearchRequest, SearchResponse, Versioned } from "./types.js";
 
 /** Builds the OpenSearch client options; also used to probe an unknown engine's root endpoint. */
@@ -47,17 +47,7 @@ export class OpenSearchEngine implements Engine {
   }
 
   mapsField(index: string, field: string): Promise<boolean> {
-    return this.guard(`field mapping ${index}`, async () => {
-      let answer: Record<string, { mappings?: Record<string, unknown> }>;
-      try {
-        answer = ((await this.client.indices.getFieldMapping({ index, fields: field } as never)).body) as unknown as typeof answer;
-      } catch (err) {
-        if ((err as { meta?: { statusCode?: number } }).meta?.statusCode === 404) return false;
-        throw err;
-      }
-      const indices = Object.values(answer);
-      return indices.length > 0 && indices.every((i) => i.mappings?.[field] !== undefined);
-    });
+    return this.guard(`field mapping ${index}`, async () => mapsFieldIn((await orUndefinedIfMissing(() => this.client.indices.getFieldMapping({ index, fields: field } as never)))?.body, field));
   }
 
   templateMappings(name: string): Promise<Record<string, unknown>> {

@@ -169,3 +169,9 @@ export function toDocFrequencies(body: { docs?: { term_vectors?: Record<string, 
   }
   return out;
 }
+
+/** `GET <index>/_mapping/field/<field>`'s answer (`undefined`: no such index): true when it names an index and each maps the field. */
+export function mapsFieldIn(answer: unknown, field: string): boolean {
+  const indices = Object.values((answer ?? {}) as Record<string, { mappings?: Record<string, unknown> }>);
+  return indices.length > 0 && indices.every((i) => i.mappings?.[field] !== undefined);
+}
