@@ -87,7 +87,7 @@ export const SETTINGS = {
   NEARDUP_MAX_INFLIGHT_BODY: {
     default: "64mb",
     schema: z.string().regex(/^\d+(b|kb|mb)$/, "a size like 512kb or 64mb"),
-    doc: "Most request body bytes in flight at once, for the API and (separately, decoded bodies counted too) for the _bulk proxy (counted as they arrive); the request whose bytes would pass it gets 429 with Retry-After.",
+    doc: "Most request body bytes in flight at once, for the API and (separately, decoded bodies counted too) for the _bulk proxy (counted as they arrive); the request whose bytes would pass it gets 429 with Retry-After (on the proxy it first waits up to 10 s, its socket paused, for others to finish).",
   },
   NEARDUP_COMPARE_EDIT_MAX_CHARS: {
     default: "4000",
