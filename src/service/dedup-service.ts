@@ -198,6 +198,8 @@ export class DedupService {
     this.recent = new RecentWrites({ holdMs: options.recentWindowMs });
     this.keyStatistics = new KeyStatistics(engine, options.index);
     this.docValueReads = new DocValueReads(engine, options.index, options.windowMs);
+    // `this.recent` may be replaced (learnRefreshInterval): read it at each scrape.
+    if (metrics) metrics.readWindow = () => ({ size: this.recent.size, bytes: this.recent.bytes });
   }
 
   /**
@@ -463,8 +465,6 @@ export class DedupService {
     const results: (IndexResult | NeardupError)[] = new Array(docs.length);
     const outcomes = await Promise.allSettled(chunks.map((positions, k) => this.indexChunk(docs, positions, tickets[k]!, policy, labels, results)));
     end?.();
-    this.metrics?.recentEntries.set(this.recent.size);
-    this.metrics?.recentBytes.set(this.recent.bytes);
     const failed = outcomes.flatMap((o, k) => (o.status === "rejected" ? [{ error: o.reason as unknown, positions: chunks[k]! }] : []));
     // Nothing decided anywhere (the engine could not be reached, the lease was lost): the request fails whole, as before.
     if (failed.length > 0 && failed.length === chunks.length) throw failed[0]!.error;

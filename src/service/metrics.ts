@@ -11,13 +11,18 @@ export interface DedupMetrics {
   pairedKeys: Counter;
   keyStatisticsErrors: Counter;
   checkDuration: Histogram<"operation">;
-  /** Recent-writes window size, set by the service on each write request. */
+  /** Recent-writes window size, read from the service at each scrape (see `readWindow`). */
   recentEntries: Gauge;
   recentBytes: Gauge;
+  /**
+   * The window the gauges read when /metrics is scraped (the service sets it): set only on write requests,
+   * they kept the last request's figures after writes stopped, though the entries had long expired.
+   */
+  readWindow?: () => { size: number; bytes: number };
 }
 
 export function createDedupMetrics(registry: Registry): DedupMetrics {
-  return {
+  const metrics: DedupMetrics = {
     checks: new Counter({
       name: "neardup_checks_total",
       help: "Documents checked for near-duplicates, by operation (check, index, search).",
@@ -64,7 +69,24 @@ export function createDedupMetrics(registry: Registry): DedupMetrics {
       buckets: [0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
       registers: [registry],
     }),
-    recentEntries: new Gauge({ name: "neardup_recent_window_documents", help: "Documents in the recent-writes window (in flight, or not yet searchable in the engine).", registers: [registry] }),
-    recentBytes: new Gauge({ name: "neardup_recent_window_bytes", help: "Rough memory held by the recent-writes window, in bytes (budget: NEARDUP_RECENT_WINDOW_BYTES).", registers: [registry] }),
+    recentEntries: new Gauge({
+      name: "neardup_recent_window_documents",
+      help: "Documents in the recent-writes window (in flight, or not yet searchable in the engine).",
+      registers: [registry],
+      collect() {
+        const window = metrics.readWindow?.();
+        if (window) this.set(window.size);
+      },
+    }),
+    recentBytes: new Gauge({
+      name: "neardup_recent_window_bytes",
+      help: "Rough memory held by the recent-writes window, in bytes (budget: NEARDUP_RECENT_WINDOW_BYTES).",
+      registers: [registry],
+      collect() {
+        const window = metrics.readWindow?.();
+        if (window) this.set(window.bytes);
+      },
+    }),
   };
+  return metrics;
 }

@@ -1,7 +1,9 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { createFingerprinter, type Fingerprinter } from "../../../src/core/fingerprinter.js";
 import { NeardupError } from "../../../src/core/errors.js";
+import { Registry } from "prom-client";
 import { DedupService } from "../../../src/service/dedup-service.js";
+import { createDedupMetrics } from "../../../src/service/metrics.js";
 import { parseDocInput } from "../../../src/service/input.js";
 import { resolveDedupOptions } from "../../../src/service/options.js";
 import { MemoryEngine } from "../../helpers/memory-engine.js";
@@ -15,17 +17,24 @@ describe("DedupService on an engine double", () => {
     fp = await createFingerprinter();
   });
 
-  it("answers a retryable 503 while the recent-writes window is over its byte budget, and accepts again once entries expire", async () => {
+  it("answers a retryable 503 while the recent-writes window is over its byte budget, and accepts again once entries expire; the window gauges follow at each scrape", async () => {
     const engine = new MemoryEngine();
-    const service = new DedupService(engine, fp, resolveDedupOptions({ index: "budget", recentWindowBytes: 1, recentWindowMs: 1100 }));
+    const registry = new Registry();
+    const service = new DedupService(engine, fp, resolveDedupOptions({ index: "budget", recentWindowBytes: 1, recentWindowMs: 1100 }), createDedupMetrics(registry));
+    const gauge = async (name: string) => (await registry.getSingleMetric(name)!.get()).values[0]?.value;
     await service.ensureIndex();
     const [first] = await service.index([parseDocInput({ id: "a", text: LONG_ZH })], "mark");
     expect(first).not.toBeInstanceOf(NeardupError);
     expect(service.recentWindow.bytes).toBeGreaterThan(1);
     const refused = service.index([parseDocInput({ id: "b", text: RECIPE_EN })], "mark");
     await expect(refused).rejects.toMatchObject({ code: "RETRY", status: 503 });
+    expect(await gauge("neardup_recent_window_documents")).toBe(1);
+    expect(await gauge("neardup_recent_window_bytes")).toBeGreaterThan(1);
     await engine.refresh("budget");
     await new Promise((r) => setTimeout(r, 2200)); // visible after 1 s of refresh interval, then 1.1 s of hold
+    // No write since: the gauges read the window when scraped (they kept the last request's figures).
+    expect(await gauge("neardup_recent_window_documents")).toBe(0);
+    expect(await gauge("neardup_recent_window_bytes")).toBe(0);
     const [again] = await service.index([parseDocInput({ id: "b", text: RECIPE_EN })], "mark");
     expect(again).toMatchObject({ id: "b", status: "original" });
   });
