@@ -25,6 +25,11 @@ export class InflightBudget {
     return this.held;
   }
 
+  /** Bytes held by one open request. */
+  heldBy(id: number): number {
+    return this.holders.get(id) ?? 0;
+  }
+
   /** A new request; {@link close} must follow. */
   open(): number {
     const id = this.nextId++;
@@ -34,7 +39,7 @@ export class InflightBudget {
 
   /** The request is done: its bytes go back, and waiters that now fit go on. */
   close(id: number): void {
-    this.held -= this.holders.get(id) ?? 0;
+    this.held -= this.heldBy(id);
     this.holders.delete(id);
     for (let i = this.waiters.length - 1; i >= 0; i--) {
       const w = this.waiters[i]!;
@@ -73,14 +78,13 @@ export class InflightBudget {
   }
 
   private fits(id: number, bytes: number): boolean {
-    const mine = this.holders.get(id) ?? 0;
-    if (this.held - mine === 0 || this.held + bytes <= this.max) return true;
+    if (this.held - this.heldBy(id) === 0 || this.held + bytes <= this.max) return true;
     return this.holders.keys().next().value === id;
   }
 
   private add(id: number, bytes: number): void {
     this.held += bytes;
-    this.holders.set(id, (this.holders.get(id) ?? 0) + bytes);
+    this.holders.set(id, this.heldBy(id) + bytes);
   }
 
   private drain(): void {

@@ -66,7 +66,6 @@ export interface BulkRequest {
   body: string;
 }
 
-/** `raw`: forward the request as it came and return the engine's answer (it rejects the whole request). */
 /**
  * `raw`: the request goes to the engine as sent, and its answer to the client; `answered` runs (and is awaited)
  * when the engine answered 200, before the client gets the answer.
@@ -177,8 +176,8 @@ export class BulkHandler {
     if (segments.every((segment) => segment.dedup.length === 0 && segment.pass.every((p) => p.unchecked === undefined))) {
       // Its deletes still leave the windows once the engine answered (see forgetDeleted); the answer is not read, so
       // a delete that failed hides its document from the lookups of one refresh interval (a duplicate missed, never a document lost).
-      const deletes = segments.flatMap((segment) => segment.pass.filter((p) => p.item.op === "delete" && this.deps.pool.existing(p.item.index) !== undefined));
-      const answered = deletes.length === 0 ? undefined : () => this.forgetDeleted(deletes, deletes.map(() => ({ delete: { status: 200 } })));
+      const deletes = segments.flatMap((segment) => segment.pass.flatMap(({ item }) => (item.op === "delete" && this.deps.pool.existing(item.index) !== undefined ? [item] : [])));
+      const answered = deletes.length === 0 ? undefined : () => this.forgetDeleted(deletes);
       return { kind: "raw", reason: "no item is fingerprinted", ...(answered ? { answered } : {}) };
     }
     const started = performance.now();
@@ -317,7 +316,7 @@ export class BulkHandler {
       const answer = parsed.items![k]!;
       results[at] = unchecked === undefined ? answer : Object.fromEntries(Object.entries(answer).map(([op, body]) => [op, { ...body, neardup: { status: "unchecked", reason: unchecked } }]));
     });
-    await this.forgetDeleted(pass, parsed.items);
+    await this.forgetDeleted(pass.flatMap(({ item }, k) => (item.op === "delete" && parsed.items![k]!.delete?.status === 200 ? [item] : [])));
     return { written: pass.length, failures: [] };
   }
 
@@ -327,14 +326,14 @@ export class BulkHandler {
    * until its next refresh. (A delete through another sidecar, or straight to the engine, is seen after that
    * refresh.)
    */
-  private async forgetDeleted(pass: Pass[], answers: Record<string, ItemBody>[]): Promise<void> {
+  private async forgetDeleted(deletes: BulkItem[]): Promise<void> {
     const deleted = new Map<string, string[]>();
-    pass.forEach(({ item }, k) => {
-      if (item.op !== "delete" || item.id === undefined || answers[k]?.delete?.status !== 200) return;
-      const ids = deleted.get(item.index);
-      if (ids) ids.push(item.id);
-      else deleted.set(item.index, [item.id]);
-    });
+    for (const { index, id } of deletes) {
+      if (id === undefined) continue;
+      const ids = deleted.get(index);
+      if (ids) ids.push(id);
+      else deleted.set(index, [id]);
+    }
     for (const [index, ids] of deleted) {
       const entry = await this.deps.pool.existing(index)?.catch(() => undefined);
       entry?.service.forgetDeleted(ids);

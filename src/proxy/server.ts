@@ -22,7 +22,7 @@ import { isNeardupError } from "../core/errors.js";
 import { BulkHandler } from "./bulk.js";
 import { PEER_PATH } from "./peer.js";
 import { InflightBudget } from "./budget.js";
-import { LEASE_WARNINGS } from "../service/writer-lease.js";
+import { logLeaseEvents } from "../service/writer-lease.js";
 import { ServicePool } from "./pool.js";
 import type { IndexRule } from "./rules.js";
 import { createUpstream, engineErrorBody, forwardHeaders, pipeThrough, send, type Upstream, type UpstreamDown } from "./upstream.js";
@@ -197,7 +197,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       const lease = options.lease && {
         url: options.lease.advertiseUrl ?? ownUrl,
         ttlMs: options.lease.ttlMs,
-        onEvent: (event: string, detail: Record<string, unknown>) => (LEASE_WARNINGS.has(event) ? logger?.warn : logger?.info)?.call(logger, detail, event),
+        ...(logger ? { onEvent: logLeaseEvents(logger) } : {}),
       };
       const fingerprinter = await options.fingerprinter();
       pool = new ServicePool({ engine, fingerprinter, upstream, dedup: options.dedup, timeoutMs: options.connection.requestTimeoutMs ?? 30_000, lease, analyzer: options.analyzer?.() });
@@ -237,15 +237,9 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     const engine = options.engine();
     const product = engine?.kind === "elasticsearch" ? "Elasticsearch" : undefined;
     const id = budget.open();
-    let mine = 0;
-    const more = (bytes: number): true | Promise<boolean> => {
-      const taken = budget.take(id, bytes);
-      if (taken === true) mine += bytes;
-      else void taken.then((admitted) => admitted && (mine += bytes));
-      return taken;
-    };
     try {
-      await onHeldBulk(req, res, url, pathIndex, engine, product, more, (decoded) => decoded <= mine || budget.tryTake(id, decoded - mine));
+      const held = () => budget.heldBy(id);
+      await onHeldBulk(req, res, url, pathIndex, engine, product, (bytes) => budget.take(id, bytes), (decoded) => decoded <= held() || budget.tryTake(id, decoded - held()));
     } finally {
       budget.close(id);
     }

@@ -9,7 +9,7 @@ import { DedupService } from "../service/dedup-service.js";
 import { createDedupMetrics } from "../service/metrics.js";
 import { connectEngine, installTemplates, redactUrl, type Engine, type EngineConnection } from "../engine/index.js";
 import { randomUUID } from "node:crypto";
-import { LEASE_INDEX as LEASE_INDEX_NAME, LEASE_WARNINGS, WriterLease } from "../service/writer-lease.js";
+import { LEASE_INDEX as LEASE_INDEX_NAME, WriterLease, logLeaseEvents } from "../service/writer-lease.js";
 import { httpForwarder } from "./peer.js";
 import { createOffloadingAnalyzer, type Analyzer } from "../workers/index.js";
 import { redactText } from "../engine/errors.js";
@@ -159,7 +159,7 @@ export async function startService(config: Config, deps: ServiceDeps): Promise<R
               apiKey: config.lease.peerApiKey,
               analyze: config.lease.peerAnalyses ? (texts) => svc.analyzeForWrite(texts) : undefined,
             }),
-            (event, detail) => (LEASE_WARNINGS.has(event) ? logger.warn : logger.info).call(logger, { ...detail, index: config.dedup.index }, event),
+            logLeaseEvents(logger, { index: config.dedup.index }),
           );
           await lease.start();
           svc.router = lease;

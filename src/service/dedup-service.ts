@@ -329,10 +329,11 @@ export class DedupService {
    * ({@link ensureIndex}) and the lookups asked again; a mapping that conflicts stays an error naming the field.
    */
   private async writeCandidates(lookups: Lookup[]): Promise<LookupResult[]> {
-    const strict = !this.options.rollover;
+    // A missing index reads as no hits only over time-based indices (a lifecycle policy deletes their oldest).
+    const ignoreUnavailable = this.options.rollover;
     // Beside the lookup, one light question (the field mapping, from the cluster state): a grouped lookup on an
     // index without the mapping answers no hits rather than an error, and the write after it maps neardup.* as text.
-    const [looked, mapped] = await Promise.allSettled([this.engineCandidates(lookups, strict), this.engine.mapsField(this.options.index, "neardup.simhash")]);
+    const [looked, mapped] = await Promise.allSettled([this.engineCandidates(lookups, ignoreUnavailable), this.engine.mapsField(this.options.index, "neardup.simhash")]);
     const failed = looked.status === "rejected" ? (looked.reason as unknown) : undefined;
     if (looked.status === "fulfilled" && (mapped.status === "rejected" || mapped.value)) return looked.value;
     if (failed !== undefined && !mayNeedIndexSetup(failed)) throw failed;
@@ -347,15 +348,15 @@ export class DedupService {
     }
     try {
       await this.settingUp;
-      return await this.engineCandidates(lookups, strict);
+      return await this.engineCandidates(lookups, ignoreUnavailable);
     } catch (again) {
       this.setUpFailedAt = Date.now();
       throw again;
     }
   }
 
-  private engineCandidates(lookups: Lookup[], strict = false): Promise<LookupResult[]> {
-    return fetchCandidates(this.engine, { ...this.candidateSource(), ignoreUnavailable: !strict }, lookups, {
+  private engineCandidates(lookups: Lookup[], ignoreUnavailable = true): Promise<LookupResult[]> {
+    return fetchCandidates(this.engine, { ...this.candidateSource(), ignoreUnavailable }, lookups, {
       onHits: (hits) => this.metrics?.engineHits.observe(hits),
       onPaired: (_lookup, plan) => this.metrics?.pairedKeys.inc(plan.paired.length),
       onKeyStatisticsError: (err) => {

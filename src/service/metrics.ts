@@ -21,6 +21,19 @@ export interface DedupMetrics {
   readWindow?: () => { size: number; bytes: number };
 }
 
+/** A gauge that reads its value when scraped (`undefined`: leave it as it is). */
+function windowGauge(registry: Registry, name: string, help: string, read: () => number | undefined): Gauge {
+  return new Gauge({
+    name,
+    help,
+    registers: [registry],
+    collect() {
+      const value = read();
+      if (value !== undefined) this.set(value);
+    },
+  });
+}
+
 export function createDedupMetrics(registry: Registry): DedupMetrics {
   const metrics: DedupMetrics = {
     checks: new Counter({
@@ -69,24 +82,8 @@ export function createDedupMetrics(registry: Registry): DedupMetrics {
       buckets: [0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
       registers: [registry],
     }),
-    recentEntries: new Gauge({
-      name: "neardup_recent_window_documents",
-      help: "Documents in the recent-writes window (in flight, or not yet searchable in the engine).",
-      registers: [registry],
-      collect() {
-        const window = metrics.readWindow?.();
-        if (window) this.set(window.size);
-      },
-    }),
-    recentBytes: new Gauge({
-      name: "neardup_recent_window_bytes",
-      help: "Rough memory held by the recent-writes window, in bytes (budget: NEARDUP_RECENT_WINDOW_BYTES).",
-      registers: [registry],
-      collect() {
-        const window = metrics.readWindow?.();
-        if (window) this.set(window.bytes);
-      },
-    }),
+    recentEntries: windowGauge(registry, "neardup_recent_window_documents", "Documents in the recent-writes window (in flight, or not yet searchable in the engine).", () => metrics.readWindow?.().size),
+    recentBytes: windowGauge(registry, "neardup_recent_window_bytes", "Rough memory held by the recent-writes window, in bytes (budget: NEARDUP_RECENT_WINDOW_BYTES).", () => metrics.readWindow?.().bytes),
   };
   return metrics;
 }

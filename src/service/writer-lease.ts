@@ -59,7 +59,15 @@ export type Forwarder = (url: string, docs: DocInput[], policy: Policy, labels: 
 export type LeaseRole = "holder" | "follower" | "unknown";
 
 /** Lease events an operator should see at the default log level (the others are info). */
-export const LEASE_WARNINGS: ReadonlySet<string> = new Set(["lease lost", "lease renewal late", "lease error"]);
+const LEASE_WARNINGS: ReadonlySet<string> = new Set(["lease lost", "lease renewal late", "lease error"]);
+
+/** A lease's `onEvent` that logs each event, at warn for those in {@link LEASE_WARNINGS}, with `context` added. */
+export function logLeaseEvents(log: { info(details: object, message: string): void; warn(details: object, message: string): void }, context: object = {}) {
+  return (event: string, detail: Record<string, unknown>): void => {
+    if (LEASE_WARNINGS.has(event)) log.warn({ ...detail, ...context }, event);
+    else log.info({ ...detail, ...context }, event);
+  };
+}
 
 export class WriterLease implements WriteRouter {
   private readonly ttlMs: number;
