@@ -571,10 +571,18 @@ export class DedupService {
     // Its own id is never its candidate, given or not: a made-up id matches no stored document, and one sent
     // as made up that does (the internal route trusts `id_given`) must not make the document its own duplicate.
     const self = doc.id;
-    const { matches, pending } = await this.matchesFor(analysis, radius, doc.time, self, fromEngine, startedAt, slicer, { untilDuplicate: true });
+    let { matches, pending } = await this.matchesFor(analysis, radius, doc.time, self, fromEngine, startedAt, slicer, { untilDuplicate: true });
     // An update of an original that has duplicates keeps the cluster: it stays their original.
     const root = roots.has(self) || this.recent.hasDuplicates(self);
-    const chosen = root ? undefined : chooseOriginal(matches);
+    let chosen = root ? undefined : chooseOriginal(matches);
+    const readBefore = fromEngine.readBefore;
+    if (!root && readBefore !== undefined && !(chosen && chosen.match.candidate.time < readBefore)) {
+      // The lookup stopped paging at a duplicate that this decision does not take (a newer version of it in the
+      // window replaced it): the earliest duplicate may lie past where it stopped. Look again, reading it all.
+      const [whole] = await this.engineCandidates([{ analysis, time: doc.time, excludeId: self, radius }]);
+      ({ matches, pending } = await this.matchesFor(analysis, radius, doc.time, self, whole!, startedAt, slicer, { untilDuplicate: true }));
+      chosen = chooseOriginal(matches);
+    }
     const decision: Decision = chosen
       ? { status: "duplicate", duplicateOf: chosen.originalId, distance: chosen.match.verdict.distance, similarity: round(chosen.match.similarity), reason: chosen.match.verdict.rule ?? undefined }
       : { status: "original" };

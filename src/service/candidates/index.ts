@@ -18,7 +18,7 @@ import { NeardupError } from "../../core/errors.js";
 import type { Analysis } from "../../core/fingerprinter.js";
 import { LEGACY_LSH_SCHEME } from "../../core/lsh.js";
 import { compareSketches, sketchOf } from "../../core/sketch.js";
-import type { VerdictOptions } from "../../core/verdict.js";
+import type { Verdict, VerdictOptions } from "../../core/verdict.js";
 import type { Engine, SearchHit, SearchResponse } from "../../engine/types.js";
 import type { Candidate } from "../candidate.js";
 import { candidateFromHit, hasV4Fields, hitId } from "./hit.js";
@@ -30,7 +30,7 @@ import { lookupProbe, reaches } from "./probe.js";
 import { segmentValues, type Fingerprint } from "../../core/fingerprint.js";
 import { neighboursForRadius } from "../../core/neighbours.js";
 import { normalize } from "../../core/normalize.js";
-import { candidateQuery, groupSearchBody, normalizedTextQuery, segmentsNeeded, segmentTerms, tieQuery, type CandidateQueryInput, type Scheme } from "./query.js";
+import { candidateQuery, groupSearchBody, normalizedTextQuery, segmentsNeeded, segmentTerms, sortPosition, tieQuery, type CandidateQueryInput, type Scheme } from "./query.js";
 
 export { lookupProbe, probeOf, reaches, sharesKey, type Probe } from "./probe.js";
 export { KeyStatistics, planKeys, type KeyPlan } from "./keys.js";
@@ -46,7 +46,9 @@ export interface Lookup {
   /**
    * Only the earliest duplicate is wanted (a write's decision, which leaves
    * out `excludeId`'s own duplicates): the sketches are compared oldest first
-   * up to the first duplicate, and later candidates are left `unread`.
+   * up to the first duplicate, and later candidates are left `unread`. Asked
+   * alone (not in a group), the lookup reads its hits oldest first and stops
+   * paging at the first page that holds a duplicate (`readBefore`).
    */
   untilDuplicate?: boolean | undefined;
 }
@@ -91,6 +93,14 @@ export interface LookupResult {
   hits: number;
   /** True when a bound was reached: some documents matching the keys were not read. */
   cut: boolean;
+  /**
+   * Set when an `untilDuplicate` lookup stopped paging early: every hit older
+   * than this time (epoch ms) was read, and one of them is a duplicate. A
+   * decision whose earliest duplicate is not older than this (one taken out
+   * of the decision, e.g. by a newer version in the recent-writes window) must
+   * look again without stopping.
+   */
+  readBefore?: number | undefined;
   /** Band keys that were too common to reach documents alone (keys.ts). */
   pairedKeys: number;
   /**
@@ -129,6 +139,14 @@ const MAX_GROUP_CLAUSES = 1000;
 const GROUP_PAGE = 10_000;
 /** Pages read per single lookup by default. */
 export const DEFAULT_MAX_PAGES = 10;
+/**
+ * Hits in the first page of a write's lookup read oldest first: among many
+ * documents of one template (log lines), the oldest few hold the duplicate,
+ * and reading them all was quadratic ingest. Later pages are `maxCandidates`.
+ */
+export const OLDEST_FIRST_PAGE = 64;
+/** A write's lookup with a band key held by more documents than this is asked alone, oldest first (not in a group). */
+const ALONE_BEYOND = 2 * OLDEST_FIRST_PAGE;
 /** Ids per normalized-text or text fetch. */
 const FETCH_CHUNK = 1000;
 
@@ -152,13 +170,14 @@ export function schemeOf(analysis: Analysis): Scheme {
   return { version: analysis.version, lshScheme: analysis.lshScheme ?? LEGACY_LSH_SCHEME };
 }
 
-/** Lookups in groups small enough for one query each. */
-function groupLookups(lookups: Lookup[], plans: readonly (KeyPlan | undefined)[]): number[][] {
+/** Lookups (`members`, positions in `lookups`) in groups small enough for one query each. */
+function groupLookups(lookups: Lookup[], plans: readonly (KeyPlan | undefined)[], members: readonly number[]): number[][] {
   const groups: number[][] = [];
   let current: number[] = [];
   let terms = 0;
   let clauses = 0;
-  lookups.forEach((l, i) => {
+  members.forEach((i) => {
+    const l = lookups[i]!;
     const two = segmentsNeeded(l.radius, l.analysis.lsh) === 2;
     const perField = two ? 0 : segmentTerms(l.analysis.simhash, l.radius)["neardup.seg0"]!.length;
     const paired = plans[i]?.paired.length ?? 0;
@@ -204,6 +223,7 @@ function groupQuery(lookups: Lookup[], plans: readonly (KeyPlan | undefined)[], 
 }
 
 function queryInput(source: CandidateSource, l: Lookup, plan: KeyPlan | undefined, docValuesOnly: boolean): CandidateQueryInput {
+  const oldestFirst = l.untilDuplicate === true && source.verdict !== undefined;
   return {
     simhash: l.analysis.simhash,
     radius: l.radius,
@@ -212,8 +232,9 @@ function queryInput(source: CandidateSource, l: Lookup, plan: KeyPlan | undefine
     scheme: schemeOf(l.analysis),
     since: l.time - source.windowMs,
     excludeId: l.excludeId,
-    size: source.maxCandidates,
+    size: oldestFirst ? Math.min(OLDEST_FIRST_PAGE, source.maxCandidates) : source.maxCandidates,
     docValuesOnly,
+    oldestFirst,
   };
 }
 
@@ -271,25 +292,37 @@ export function reachableHits(lookups: readonly Lookup[], members: readonly numb
 }
 
 /**
- * The rest of a single lookup after its first page: `search_after` pages
- * until a page is not full or `maxPages` pages were read. At each full page
- * the hits sharing its last sort position are read apart (search_after
- * would skip those that did not fit).
+ * Whether a lookup read oldest first may stop paging: `page` is its latest
+ * full page, and every hit older than `before` has been read.
  */
-async function pageOn(engine: Engine, source: CandidateSource, input: CandidateQueryInput, first: SearchHit<unknown>[]): Promise<{ hits: SearchHit<unknown>[]; cut: boolean }> {
+type Settled = (page: SearchHit<unknown>[], before: number) => Promise<boolean>;
+
+/**
+ * The rest of a single lookup after its first page: `search_after` pages
+ * until a page is not full, `settled` says the hits read so far decide the
+ * lookup (then `readBefore` is the last hit's time), or `maxPages` pages
+ * were read. At each full page the hits sharing its last sort position are
+ * read apart (search_after would skip those that did not fit).
+ */
+async function pageOn(engine: Engine, source: CandidateSource, input: CandidateQueryInput, first: SearchHit<unknown>[], settled?: Settled): Promise<{ hits: SearchHit<unknown>[]; cut: boolean; readBefore?: number }> {
   const byId = new Map<string, SearchHit<unknown>>();
   const maxPages = source.maxPages ?? DEFAULT_MAX_PAGES;
   let page = first;
   let pages = 1;
+  let size = input.size;
   for (;;) {
     for (const h of page) byId.set(idOf(h, input.docValuesOnly), h);
-    if (page.length < input.size) return { hits: [...byId.values()], cut: false };
+    if (page.length < size) return { hits: [...byId.values()], cut: false };
     const sort = page[page.length - 1]!.sort;
-    if (!sort || sort.length < 3) return { hits: [...byId.values()], cut: true };
-    const ties = hitsOf(await engine.search({ index: source.index, ignoreUnavailable: source.ignoreUnavailable ?? true, body: tieQuery(input, sort[1], sort[2]) }).catch((e: Error) => e));
+    const at = sortPosition(input, sort);
+    if (!at) return { hits: [...byId.values()], cut: true };
+    const before = Number(at.timestamp);
+    if (settled && Number.isFinite(before) && (await settled(page, before))) return { hits: [...byId.values()], cut: false, readBefore: before };
+    const ties = hitsOf(await engine.search({ index: source.index, ignoreUnavailable: source.ignoreUnavailable ?? true, body: tieQuery({ ...input, size }, at.timestamp, at.simhash) }).catch((e: Error) => e));
     for (const h of ties) byId.set(idOf(h, input.docValuesOnly), h);
-    if (ties.length >= input.size || pages >= maxPages) return { hits: [...byId.values()], cut: true };
-    page = hitsOf(await engine.search({ index: source.index, ignoreUnavailable: source.ignoreUnavailable ?? true, body: candidateQuery({ ...input, searchAfter: sort }) }).catch((e: Error) => e));
+    if (ties.length >= size || pages >= maxPages) return { hits: [...byId.values()], cut: true };
+    size = source.maxCandidates; // a first page read oldest first is short; the next ones are full pages
+    page = hitsOf(await engine.search({ index: source.index, ignoreUnavailable: source.ignoreUnavailable ?? true, body: candidateQuery({ ...input, size, searchAfter: sort }) }).catch((e: Error) => e));
     pages += 1;
   }
 }
@@ -350,8 +383,11 @@ async function fetchOnce(engine: Engine, source: CandidateSource, lookups: Looku
   const stats = source.keyStatistics ?? new KeyStatistics(engine, source.index);
   // While no plan has paired a key lately, the first query goes out with every key alone, beside the statistics
   // request instead of after it: its hits hold the planned ones, and the plans' reach rule keeps exactly those.
-  const speculative = stats.speculative(source.lshKeyBudget ?? 0);
-  const planned = keyPlans(engine, { ...source, keyStatistics: stats }, lookups, observer);
+  // Writes while lookups draw many candidates wait for the statistics: they tell which lookups to ask alone.
+  const writes = source.verdict !== undefined && lookups.some((l) => l.untilDuplicate);
+  const speculative = stats.speculative(source.lshKeyBudget ?? 0) && !(writes && stats.drewAtLeast(ALONE_BEYOND));
+  const statistics = keyPlans(engine, { ...source, keyStatistics: stats }, lookups, observer);
+  const planned = statistics.then((s) => s.plans);
   const unplanned = lookups.map(() => undefined);
   let plans: (KeyPlan | undefined)[] = speculative ? unplanned : await planned;
   const singles: number[] = [];
@@ -369,8 +405,16 @@ async function fetchOnce(engine: Engine, source: CandidateSource, lookups: Looku
     }
   } else {
     const page = source.groupPage ?? GROUP_PAGE;
-    const groups = groupLookups(lookups, plans);
-    const asked = engine.msearch(groups.map((g) => ({ index: source.index, ignoreUnavailable: source.ignoreUnavailable ?? true, body: groupQuery(lookups, plans, g, source.windowMs, page, docValuesOnly) })));
+    // A write's lookup with a key held by many documents (a template: log lines) is asked alone, read oldest
+    // first and stopped at its first duplicate: in a group its hits would be all the template's documents.
+    const widest = speculative ? lookups.map(() => 0) : (await statistics).widest;
+    const members: number[] = [];
+    for (const [i, l] of lookups.entries()) {
+      if (l.untilDuplicate && source.verdict && (plans[i] !== undefined || widest[i]! > ALONE_BEYOND)) singles.push(i);
+      else members.push(i);
+    }
+    const groups = groupLookups(lookups, plans, members);
+    const asked = groups.length === 0 ? Promise.resolve([]) : engine.msearch(groups.map((g) => ({ index: source.index, ignoreUnavailable: source.ignoreUnavailable ?? true, body: groupQuery(lookups, plans, g, source.windowMs, page, docValuesOnly) })));
     const [responses, p] = await Promise.all([asked, planned]);
     plans = p; // the same plans when not speculative; else a group's hits hold what its plans reach, and `acceptor` keeps that
     responses.forEach((r, gi) => {
@@ -401,15 +445,27 @@ async function fetchOnce(engine: Engine, source: CandidateSource, lookups: Looku
       firsts.map(async (first, k) => {
         const i = singles[k]!;
         const l = lookups[i]!;
-        const { hits, cut } = await pageOn(engine, source, inputs[k]!, first);
+        const alone = aloneOf(plans[i]);
+        const accept = acceptor(l, source.windowMs, alone);
+        // A hit's candidate is made once: the early stop's comparisons stay on it for the re-rank.
+        const made = new Map<SearchHit<unknown>, Candidate | undefined>();
+        const candidateOf = (h: SearchHit<unknown>) => {
+          if (!made.has(h)) made.set(h, candidateFromHit(h));
+          return made.get(h);
+        };
+        const settled = inputs[k]!.oldestFirst ? duplicateFound(engine, source, l, (page) => page.flatMap((h) => candidateOf(h) ?? []).filter(accept)) : undefined;
+        const { hits, cut, readBefore } = await pageOn(engine, source, inputs[k]!, first, settled);
         observer.onHits?.(hits.length);
         if (cut) observer.onCut?.(l, hits.length);
-        const alone = aloneOf(plans[i]);
-        out[i] = { candidates: hits.flatMap((h) => candidateFromHit(h) ?? []).filter(acceptor(l, source.windowMs, alone)), hits: hits.length, cut, pairedKeys: plans[i]?.paired.length ?? 0, alone };
+        out[i] = { candidates: hits.flatMap((h) => candidateOf(h) ?? []).filter(accept), hits: hits.length, cut, pairedKeys: plans[i]?.paired.length ?? 0, alone, readBefore };
       }),
     );
   }
-  for (const r of out) stats.observe(r.pairedKeys > 0 ? Math.max(source.lshKeyBudget ?? 0, r.candidates.length) : r.candidates.length, r.pairedKeys > 0);
+  for (const r of out) {
+    // A lookup that stopped at its first duplicate drew few of what its keys hold: it counts as a wide one.
+    const drew = r.readBefore !== undefined ? Math.max(ALONE_BEYOND, r.candidates.length) : r.candidates.length;
+    stats.observe(r.pairedKeys > 0 ? Math.max(source.lshKeyBudget ?? 0, drew) : drew, r.pairedKeys > 0);
+  }
   await fillTexts(engine, source, lookups, out);
   return out;
 }
@@ -423,11 +479,12 @@ function aloneOf(plan: KeyPlan | undefined): ReadonlySet<string> | undefined {
  * Each lookup's key plan (keys.ts) from one term-statistics request for all
  * their band keys; undefined (every key alone) for a plan that pairs nothing,
  * when the rule is off or its statistics are not wanted now, and, after
- * telling the observer, when the statistics cannot be read.
+ * telling the observer, when the statistics cannot be read. `widest`: the
+ * most documents any one of a lookup's keys is held by (0 without statistics).
  */
-async function keyPlans(engine: Engine, source: CandidateSource, lookups: Lookup[], observer: CandidateObserver): Promise<(KeyPlan | undefined)[]> {
+async function keyPlans(engine: Engine, source: CandidateSource, lookups: Lookup[], observer: CandidateObserver): Promise<{ plans: (KeyPlan | undefined)[]; widest: number[] }> {
   const budget = source.lshKeyBudget ?? 0;
-  const none = lookups.map(() => undefined);
+  const none = { plans: lookups.map(() => undefined), widest: lookups.map(() => 0) };
   const stats = source.keyStatistics ?? new KeyStatistics(engine, source.index);
   if (!stats.wanted(budget)) return none;
   const keys = new Set<string>();
@@ -439,12 +496,14 @@ async function keyPlans(engine: Engine, source: CandidateSource, lookups: Lookup
     observer.onKeyStatisticsError?.(err);
     return none;
   }
-  return lookups.map((l) => {
+  const plans = lookups.map((l) => {
     const plan = planKeys(l.analysis.lsh, frequencies, budget);
     if (plan.paired.length === 0) return undefined;
     observer.onPaired?.(l, plan);
     return plan;
   });
+  const widest = lookups.map((l) => l.analysis.lsh.reduce((most, k) => Math.max(most, frequencies.get(k) ?? 0), 0));
+  return { plans, widest };
 }
 
 /**
@@ -466,22 +525,20 @@ async function fillTexts(engine: Engine, source: CandidateSource, lookups: Looku
   const slicer = new Slicer();
   for (const [i, result] of out.entries()) {
     const l = lookups[i]!;
-    const query = source.verdict ? { simhash: l.analysis.simhash, sketch: sketchOf(l.analysis, Infinity) } : undefined;
+    const compare = source.verdict ? sketchComparer(l, source.verdict) : undefined;
     const candidates = l.untilDuplicate ? [...result.candidates].sort(byTimeThenId) : result.candidates;
     let found = false;
     for (const c of candidates) {
       if (slicer.due) await slicer.yield();
       if (c.sketch) {
-        if (!query) continue;
+        if (!compare) continue;
         if (found) {
           c.unread = true;
           continue;
         }
-        const verdict = compareSketches(query, { simhash: c.simhash, sketch: c.sketch }, source.verdict!);
+        const verdict = compare(c);
         if (verdict !== undefined) {
-          c.verdict = { of: l.analysis, options: source.verdict!, verdict }; // the re-rank takes it instead of comparing again
-          // The decision leaves out the document's own duplicates (an update of an original): they do not stop it.
-          if (l.untilDuplicate && verdict.duplicate && (l.excludeId === undefined || c.duplicateOf !== l.excludeId)) found = true;
+          if (stopsDecision(l, c, verdict)) found = true;
           continue;
         }
         needNormalized.push(c);
@@ -508,6 +565,61 @@ async function fillTexts(engine: Engine, source: CandidateSource, lookups: Looku
       }
     }
   }
+}
+
+/**
+ * Compares a lookup's analysis with a sketched candidate (core
+ * `compareSketches`) and keeps the verdict on the candidate, where the
+ * re-rank takes it instead of comparing the pair again; a verdict kept
+ * earlier for this analysis is reused. Undefined: the pair needs the
+ * candidate's text, which it does not carry yet.
+ */
+function sketchComparer(l: Lookup, options: VerdictOptions): (c: Candidate) => Verdict | undefined {
+  const query = { simhash: l.analysis.simhash, sketch: sketchOf(l.analysis, Infinity) };
+  return (c) => {
+    if (c.verdict?.of === l.analysis && c.verdict.options === options) return c.verdict.verdict;
+    const verdict = compareSketches(query, { simhash: c.simhash, sketch: c.sketch! }, options);
+    if (verdict !== undefined) c.verdict = { of: l.analysis, options, verdict };
+    return verdict;
+  };
+}
+
+/** Whether this verdict on `c` settles a write's decision: a duplicate that is not one of the document's own duplicates (an update of an original; those do not stop it). */
+function stopsDecision(l: Lookup, c: Candidate, verdict: Verdict): boolean {
+  return l.untilDuplicate === true && verdict.duplicate && (l.excludeId === undefined || c.duplicateOf !== l.excludeId);
+}
+
+/**
+ * The early stop of a write's lookup read oldest first (`pageOn`'s
+ * `settled`): each full page's candidates (`candidatesOf`, the reached ones)
+ * are compared oldest first up to the first duplicate, their texts read where
+ * the edit rule needs them. The lookup may stop once a duplicate older than
+ * the page's last hit has been found: every hit older than that was read, so
+ * the decision's earliest duplicate is among them.
+ */
+function duplicateFound(engine: Engine, source: CandidateSource, l: Lookup, candidatesOf: (page: SearchHit<unknown>[]) => Candidate[]): Settled {
+  const compare = sketchComparer(l, source.verdict!);
+  let earliest = Infinity;
+  return async (page, before) => {
+    const slicer = new Slicer();
+    const needNormalized: Candidate[] = [];
+    for (const c of candidatesOf(page).sort(byTimeThenId)) {
+      if (slicer.due) await slicer.yield();
+      if (!c.sketch) continue; // stored before contract v3: analysed at re-rank time, never settles the lookup here
+      const verdict = compare(c);
+      if (verdict === undefined) needNormalized.push(c);
+      else if (stopsDecision(l, c, verdict)) {
+        earliest = Math.min(earliest, c.time);
+        break;
+      }
+    }
+    await readNormalizedTexts(engine, source, needNormalized, slicer);
+    for (const c of needNormalized) {
+      const verdict = c.sketch?.text === undefined ? undefined : compare(c);
+      if (verdict && stopsDecision(l, c, verdict)) earliest = Math.min(earliest, c.time);
+    }
+    return earliest < before;
+  };
 }
 
 /**

@@ -93,6 +93,11 @@ export class KeyStatistics {
     return this.wanted(budget) && this.now() - this.pairedAt > HOLD_MS;
   }
 
+  /** Whether a lookup of the last minute drew at least `count` candidates. */
+  drewAtLeast(count: number): boolean {
+    return this.now() - this.largest.at <= HOLD_MS && this.largest.count >= count;
+  }
+
   /** What one lookup drew (its candidates; with paired keys, at least the budget), and whether its plan paired keys. */
   observe(count: number, paired = false): void {
     const now = this.now();

@@ -16,7 +16,10 @@
  * with `search_after`: every key clause is a `constant_score` of 1, so a
  * hit's score is the number of keys it shares with the query, and hits come
  * most-shared first, then oldest first, then by simhash. If a bound on pages
- * is reached, what is left unread is what shares the fewest keys.
+ * is reached, what is left unread is what shares the fewest keys. A write's
+ * lookup (`oldestFirst`) wants only the earliest duplicate: its hits come
+ * oldest first, then by simhash, so that it can stop paging at the first
+ * page that holds a duplicate (candidates/index.ts).
  */
 import { hex4, segmentValues, type Fingerprint } from "../../core/fingerprint.js";
 import { comparableLshSchemes, LEGACY_LSH_SCHEME } from "../../core/lsh.js";
@@ -47,6 +50,8 @@ export interface CandidateQueryInput {
   size: number;
   /** The sort values of the previous page's last hit. */
   searchAfter?: unknown[] | undefined;
+  /** Sort oldest first, then by simhash (`OLDEST_FIRST_SORT`), instead of most shared keys first. */
+  oldestFirst?: boolean | undefined;
   /** Read doc values only (contract v4, reads.ts): the id from `neardup.id`, not `_id` (a stored field), and the band keys from `neardup.lsh_list`. */
   docValuesOnly?: boolean | undefined;
 }
@@ -80,6 +85,15 @@ function fieldsOf(docValuesOnly: boolean | undefined): readonly unknown[] {
 
 /** The sort that pages a single lookup: most shared keys, oldest, then simhash. */
 export const CANDIDATE_SORT = [{ _score: "desc" }, { "neardup.timestamp": "asc" }, { "neardup.simhash": "asc" }] as const;
+/** The sort that pages a write's lookup (`oldestFirst`): oldest, then simhash. */
+export const OLDEST_FIRST_SORT = [{ "neardup.timestamp": "asc" }, { "neardup.simhash": "asc" }] as const;
+
+/** The (timestamp, simhash) sort values of a hit of `input`'s query; undefined when the hit has none. */
+export function sortPosition(input: Pick<CandidateQueryInput, "oldestFirst">, sort: unknown[] | undefined): { timestamp: unknown; simhash: unknown } | undefined {
+  const at = input.oldestFirst ? 0 : 1;
+  if (!sort || sort.length < at + 2) return undefined;
+  return { timestamp: sort[at], simhash: sort[at + 1] };
+}
 
 /** The segment terms a lookup at `radius` must match: per segment field, the values to look up. */
 export function segmentTerms(simhash: Fingerprint, radius: number): Record<string, string[]> {
@@ -168,7 +182,7 @@ export function candidateQuery(input: CandidateQueryInput): Record<string, unkno
     _source: false,
     docvalue_fields: fieldsOf(input.docValuesOnly),
     query: { bool },
-    sort: CANDIDATE_SORT,
+    sort: input.oldestFirst ? OLDEST_FIRST_SORT : CANDIDATE_SORT,
   };
   if (input.docValuesOnly) body.stored_fields = "_none_";
   if (input.searchAfter) body.search_after = input.searchAfter;

@@ -26,7 +26,7 @@ async function start(env: Record<string, string>): Promise<{ code: number; stder
   }
 }
 
-describe("npm start (issue 15)", () => {
+describe("npm start (issue 15)", { timeout: 90_000 }, () => {
   it.each(["http//elastic:Hunter2-pw@es:9200", "https://elastic:Hunter2-pw@es:9200:notaport"])("refuses NEARDUP_ENGINE_URL=%s without printing the password", async (url) => {
     const r = await start({ NEARDUP_ENGINE_URL: url });
     expect(r.code).toBe(1);
