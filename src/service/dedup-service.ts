@@ -374,10 +374,10 @@ export class DedupService {
    * Recent-window candidates in the dedup window of `time` that a lookup started
    * at `startedAt` may not have seen in the engine, excluding `self` and its duplicates.
    */
-  private recentCandidates(analysis: Analysis, radius: number, time: number, self: string | undefined, startedAt: number, ownDuplicates: boolean, alone: ReadonlySet<string> | undefined): Candidate[] {
+  private recentCandidates(analysis: Analysis, radius: number, time: number, self: string | undefined, startedAt: number, ownDuplicates: boolean, alone: ReadonlySet<string> | undefined, notAfter = Infinity): Candidate[] {
     const since = time - this.options.windowMs;
     return this.recent
-      .lookup(lookupProbe(analysis, radius, alone), startedAt)
+      .lookup(lookupProbe(analysis, radius, alone), startedAt, notAfter)
       .map((e) => e.candidate)
       .filter((c) => !isSelf(c, self, ownDuplicates) && c.time >= since);
   }
@@ -389,10 +389,20 @@ export class DedupService {
    */
   private async matchesFor(analysis: Analysis, radius: number, time: number, self: string | undefined, lookedUp: LookupResult, startedAt: number, slicer: Slicer, { ownDuplicates = true, untilDuplicate = false } = {}): Promise<{ matches: Match[]; candidates: number; pending: Map<string, RecentEntry> }> {
     const fromEngine = lookedUp.candidates;
-    const fromRecent = this.recentCandidates(analysis, radius, time, self, startedAt, ownDuplicates, lookedUp.alone);
     // A recent entry of an id replaces its engine hit: the hit may be the version before (a re-submission with
     // another text, which the probe may not reach at all), until the engine showed the new one; so does a delete.
     const superseded = (c: Candidate) => this.recent.supersedes(c.id, startedAt);
+    // Only the earliest duplicate is wanted: a window entry later than an engine hit already known to be one
+    // (compared during the lookup, and not replaced by the window) cannot be it. With log lines the window holds
+    // hundreds of each template's lines, all later than the engine's.
+    let notAfter = Infinity;
+    if (untilDuplicate) {
+      for (const c of fromEngine) {
+        const kept = c.verdict?.of === analysis && c.verdict.options === this.fingerprinter.verdictOptions ? c.verdict.verdict : undefined;
+        if (kept?.duplicate && c.time < notAfter && !isSelf(c, self, ownDuplicates) && !superseded(c)) notAfter = c.time;
+      }
+    }
+    const fromRecent = this.recentCandidates(analysis, radius, time, self, startedAt, ownDuplicates, lookedUp.alone, notAfter);
     const recentIds = new Set(fromRecent.map((c) => c.id));
     const all = [...fromRecent, ...fromEngine.filter((c) => !isSelf(c, self, ownDuplicates) && !recentIds.has(c.id) && !superseded(c))];
     this.metrics?.candidates.observe(all.length);

@@ -40,6 +40,9 @@ function estimateBytes(c: Candidate): number {
   return keys + a.normalized.length * 2 + a.termCounts.size * 96;
 }
 
+/** How long an entry stays in the window's fresh tables after it became visible in the engine, in ms (`RecentWrites.lookup`). */
+export const FRESH_MS = 3_000;
+
 /** The engine acknowledged the entry's write (it is visible to searches from `visibleAt`). */
 function isAcknowledged(entry: RecentEntry): boolean {
   return entry.visibleAt !== undefined;
@@ -58,9 +61,18 @@ export class RecentWrites {
   private readonly index = new SegmentIndex();
   private readonly current = new Map<string, RecentEntry>();
   private readonly lsh = new LshTable();
+  /**
+   * The same tables over the entries a recent lookup can still need: in flight, or visible for less than
+   * `FRESH_MS`. A lookup that started within `FRESH_MS` reads these alone; with log lines, the whole window
+   * is thousands of lines of each template, every one of them visible to it already.
+   */
+  private readonly freshIndex = new SegmentIndex();
+  private readonly freshLsh = new LshTable();
   /** Settled entries in the order they became visible: expiry costs what expires. */
   private readonly settled: RecentEntry[] = [];
   private head = 0;
+  /** The first settled entry that may still be in the fresh tables. */
+  private freshHead = 0;
   private bytesHeld = 0;
   /** The entries that point at each original (status duplicate, duplicateOf). */
   private readonly duplicatesOf = new Map<string, Set<RecentEntry>>();
@@ -131,6 +143,8 @@ export class RecentWrites {
     const candidate = entry.candidate;
     this.index.insert(candidate.id, candidate.simhash, this.clock());
     this.lsh.add(candidate.id, candidate.lsh ?? []);
+    this.freshIndex.insert(candidate.id, candidate.simhash, this.clock());
+    this.freshLsh.add(candidate.id, candidate.lsh ?? []);
     this.current.set(candidate.id, entry);
     if (candidate.duplicateOf !== undefined) {
       const members = this.duplicatesOf.get(candidate.duplicateOf);
@@ -235,16 +249,19 @@ export class RecentWrites {
    * a comparable scheme, and under a key plan (`probe.alone`) one of its keys
    * taken alone or two of the others. So a document is a candidate or not
    * whether its write is still in this window or already in the engine.
+   * `notAfter`: only entries whose document time is not later than this.
    */
-  lookup(probe: Probe, startedAt: number): RecentEntry[] {
+  lookup(probe: Probe, startedAt: number, notAfter = Infinity): RecentEntry[] {
     this.expire();
-    const ids = this.lsh.lookup(probe.lsh);
-    for (const m of this.index.lookup(probe.simhash, probe.radius)) ids.add(m.id);
+    // Entries out of the fresh tables were visible FRESH_MS ago: a lookup started since then skips them anyway.
+    const fresh = startedAt >= this.clock() - FRESH_MS;
+    const ids = (fresh ? this.freshLsh : this.lsh).lookup(probe.lsh);
+    for (const m of (fresh ? this.freshIndex : this.index).lookup(probe.simhash, probe.radius)) ids.add(m.id);
     const out: RecentEntry[] = [];
     for (const id of ids) {
       const entry = this.current.get(id)!;
       if (entry.visibleAt !== undefined && entry.visibleAt <= startedAt) continue;
-      if (reaches(probe, entry.candidate)) out.push(entry);
+      if (entry.candidate.time <= notAfter && reaches(probe, entry.candidate)) out.push(entry);
     }
     return out;
   }
@@ -254,6 +271,8 @@ export class RecentWrites {
     if (!entry) return;
     this.index.remove(id);
     this.lsh.remove(id);
+    this.freshIndex.remove(id);
+    this.freshLsh.remove(id);
     this.current.delete(id);
     this.bytesHeld -= entry.bytes;
     const root = entry.candidate.duplicateOf;
@@ -263,7 +282,16 @@ export class RecentWrites {
   }
 
   private expire(): void {
-    const cutoff = this.clock() - this.holdMs;
+    const now = this.clock();
+    // Entries visible for FRESH_MS leave the fresh tables (only the id's current entry: a newer one stays).
+    while (this.freshHead < this.settled.length && this.settled[this.freshHead]!.visibleAt! < now - FRESH_MS) {
+      const entry = this.settled[this.freshHead]!;
+      this.freshHead += 1;
+      if (this.current.get(entry.candidate.id) !== entry) continue;
+      this.freshIndex.remove(entry.candidate.id);
+      this.freshLsh.remove(entry.candidate.id);
+    }
+    const cutoff = now - this.holdMs;
     while (this.head < this.settled.length && this.settled[this.head]!.visibleAt! < cutoff) {
       const entry = this.settled[this.head]!;
       this.head += 1;
@@ -275,6 +303,7 @@ export class RecentWrites {
     }
     if (this.head > 1024 && this.head * 2 > this.settled.length) {
       this.settled.splice(0, this.head);
+      this.freshHead = Math.max(0, this.freshHead - this.head);
       this.head = 0;
     }
   }

@@ -144,9 +144,9 @@ export const DEFAULT_MAX_PAGES = 10;
  * documents of one template (log lines), the oldest few hold the duplicate,
  * and reading them all was quadratic ingest. Later pages are `maxCandidates`.
  */
-export const OLDEST_FIRST_PAGE = 64;
+export const OLDEST_FIRST_PAGE = 16;
 /** A write's lookup with a band key held by more documents than this is asked alone, oldest first (not in a group). */
-const ALONE_BEYOND = 2 * OLDEST_FIRST_PAGE;
+const ALONE_BEYOND = 128;
 /** Ids per normalized-text or text fetch. */
 const FETCH_CHUNK = 1000;
 
