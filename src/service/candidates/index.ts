@@ -615,8 +615,12 @@ function duplicateFound(engine: Engine, source: CandidateSource, l: Lookup, cand
     }
     await readNormalizedTexts(engine, source, needNormalized, slicer);
     for (const c of needNormalized) {
+      if (slicer.due) await slicer.yield();
       const verdict = c.sketch?.text === undefined ? undefined : compare(c);
-      if (verdict && stopsDecision(l, c, verdict)) earliest = Math.min(earliest, c.time);
+      if (verdict && stopsDecision(l, c, verdict)) {
+        earliest = Math.min(earliest, c.time); // oldest first: the later ones cannot be earlier
+        break;
+      }
     }
     return earliest < before;
   };
