@@ -16,6 +16,7 @@ import { resolveDedupOptions } from "../../src/service/options.js";
 import { createRng } from "../../bench/quality/rng.js";
 import { sharedFingerprinter } from "../helpers/api.js";
 import { connectTarget, engineTargets, uniqueIndex } from "../helpers/engines.js";
+import { storeThroughEngine } from "../helpers/stored-window.js";
 
 const rng = createRng(9);
 const syllables = ["ka", "lo", "mi", "ne", "su", "ta", "ri", "po", "de", "gu", "ha", "ve", "zo", "bi", "fu", "ja", "xe", "qu", "wa", "yo"];
@@ -41,15 +42,7 @@ describe.each(engineTargets())("candidate lookups over many shared keys on $kind
     cutService = new DedupService(engine, fingerprinter, resolveDedupOptions({ ...base, maxCandidatePages: 3 }), createDedupMetrics(registry), log);
     fullService = new DedupService(engine, fingerprinter, resolveDedupOptions({ ...base, maxCandidatePages: 1000 }));
     await cutService.ensureIndex();
-    const time = Date.now() - 3600_000;
-    for (let start = 0; start < texts.length; start += 500) {
-      const docs = texts.slice(start, start + 500).map((text, k) => ({ id: `d${start + k}`, idGiven: true, text, time: time + start + k, fields: undefined }));
-      const results = await cutService.index(docs, "mark");
-      expect(results.every((r) => !(r instanceof Error))).toBe(true);
-    }
-    await engine.refresh(index);
-    // The recent-writes window shows a write only until the engine can (acknowledged + the 1 s refresh interval).
-    await new Promise((r) => setTimeout(r, 1100));
+    await storeThroughEngine(cutService, engine, index, texts, Date.now() - 3600_000, 500);
   }, 600_000);
   afterAll(async () => {
     await engine.deleteIndex(index);

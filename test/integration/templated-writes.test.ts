@@ -17,6 +17,7 @@ import { resolveDedupOptions } from "../../src/service/options.js";
 import { createRng } from "../../bench/quality/rng.js";
 import { sharedFingerprinter } from "../helpers/api.js";
 import { connectTarget, engineTargets, uniqueIndex } from "../helpers/engines.js";
+import { storeThroughEngine } from "../helpers/stored-window.js";
 
 const line = (i: number) => `pam_unix(sshd:session): session opened for user alice by (uid=0) from 10.0.0.1 on pts/${i}`;
 const rng = createRng(31);
@@ -47,14 +48,7 @@ describe.each(engineTargets())("writes among many documents of one template on $
     expect(fingerprinter.compare(line(0), unrelated()).duplicate).toBe(false);
     service = new DedupService(engine, fingerprinter, resolveDedupOptions({ index, recentWindowMs: 1001 }), createDedupMetrics(registry));
     await service.ensureIndex();
-    for (let from = 0; from < COUNT; from += 200) {
-      const docs = Array.from({ length: 200 }, (_, k) => ({ id: `d${from + k}`, idGiven: true, text: line(from + k), time: start + from + k, fields: undefined }));
-      const results = await service.index(docs, "mark");
-      expect(results.every((r) => !(r instanceof Error))).toBe(true);
-    }
-    await engine.refresh(index);
-    // The recent-writes window shows a write only until the engine can (acknowledged + the 1 s refresh interval).
-    await new Promise((r) => setTimeout(r, 1100));
+    await storeThroughEngine(service, engine, index, Array.from({ length: COUNT }, (_, i) => line(i)), start, 200);
   }, 600_000);
   afterAll(async () => {
     await engine.deleteIndex(index);
