@@ -150,8 +150,10 @@ describe("the event loop stays free during a worst-case re-rank (issue 15)", () 
     console.info(`[neardup] ${detail}`);
     // A synchronous re-rank is one gap of nearly the whole request (0.85-0.9 of it, measured);
     // sliced, the longest gap is the candidate fetch or one slice plus one comparison (0.06-0.12,
-    // measured at load 4-9 on 2 cores). A third of the request leaves room for GC and a busy machine.
-    expect(run.maxGapMs, detail).toBeLessThan(run.totalMs / 3);
+    // measured at load 4-9 on 2 cores), and under a CI run's load a pause of 0.2-0.4 (GC, or the
+    // process not scheduled: 330 ms of an 857 ms bulk, 2026-12-04). Half the request leaves room for
+    // that and still fails a synchronous re-rank.
+    expect(run.maxGapMs, detail).toBeLessThan(run.totalMs / 2);
     expect(run.livez, detail).toBeGreaterThanOrEqual(10);
   }
 
@@ -165,9 +167,9 @@ describe("the event loop stays free during a worst-case re-rank (issue 15)", () 
   it("ingest (/v1/documents/_bulk): the decisions yield too, across the documents of a bulk", async () => {
     // New texts of the query's length (the long bucket, within the edit rule's length ratio of every candidate).
     // A write's decision stops at the earliest duplicate (c0, which only the edit rule over the whole texts
-    // finds), so each text costs one such comparison; 24 of them make the decisions the bulk's bulk (with 12 the
-    // rest of the request had become so cheap that one comparison under load was a third of it).
-    const docs = Array.from({ length: 24 }, (_, i) => 1000 + i * 150).map((at, i) => ({ id: `q${i}`, text: `${query.slice(0, at)}zq${query.slice(at + 2)}`, time: Date.now() - 60_000 + i }));
+    // finds), so each text costs one such comparison; 36 of them make the decisions the bulk's bulk (with 12 the
+    // rest of the request had become so cheap that one pause under CI load was a third of it).
+    const docs = Array.from({ length: 36 }, (_, i) => 1000 + i * 100).map((at, i) => ({ id: `q${i}`, text: `${query.slice(0, at)}zq${query.slice(at + 2)}`, time: Date.now() - 60_000 + i }));
     const run = await underLoad(() => fetch(`${url}/v1/documents/_bulk`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(docs) }));
     expect(run.result.status).toBe(200);
     expect(run.result.body.errors, JSON.stringify(run.result.body).slice(0, 500)).toBe(false);
