@@ -41,6 +41,11 @@ export interface Candidate {
   unread?: boolean | undefined;
 }
 
+/** The verdict kept on `c` (`Candidate.verdict`) when it is against `of` under `options`; undefined otherwise. */
+export function keptVerdict(c: Candidate, of: Analysis, options: VerdictOptions): Verdict | undefined {
+  return c.verdict?.of === of && c.verdict.options === options ? c.verdict.verdict : undefined;
+}
+
 /** The `neardup` object as stored on a document (data contract v4, mappings/README.md). */
 export interface NeardupSource {
   /** The document's own id, in doc values only (contract v4): candidate reads take it from there instead of the stored `_id`. */

@@ -24,7 +24,7 @@ import { bulkItemError } from "../engine/errors.js";
 import { createIndexWithFields, fieldsMapping, indexSettings } from "../engine/templates.js";
 import type { Engine } from "../engine/types.js";
 import componentTemplate from "../../mappings/component-template.neardup.json" with { type: "json" };
-import type { Candidate } from "./candidate.js";
+import { keptVerdict, type Candidate } from "./candidate.js";
 import { documentSource, storedSketch, getDocument, writeDocuments, type Decision } from "./documents.js";
 import { fetchCandidates, readNormalizedTexts, DocValueReads, KeyStatistics, lookupProbe, type Lookup, type LookupResult } from "./candidates/index.js";
 import { parseTime, readSourceTime, type DocInput } from "./input.js";
@@ -398,7 +398,7 @@ export class DedupService {
     let notAfter = Infinity;
     if (untilDuplicate) {
       for (const c of fromEngine) {
-        const kept = c.verdict?.of === analysis && c.verdict.options === this.fingerprinter.verdictOptions ? c.verdict.verdict : undefined;
+        const kept = keptVerdict(c, analysis, this.fingerprinter.verdictOptions);
         if (kept?.duplicate && c.time < notAfter && !isSelf(c, self, ownDuplicates) && !superseded(c)) notAfter = c.time;
       }
     }

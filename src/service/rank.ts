@@ -11,7 +11,7 @@
 import type { Analysis, Fingerprinter } from "../core/fingerprinter.js";
 import { compareSketches, sketchOf, type Sketched } from "../core/sketch.js";
 import { reportedSimilarity, type Verdict } from "../core/verdict.js";
-import type { Candidate } from "./candidate.js";
+import { keptVerdict, type Candidate } from "./candidate.js";
 import { probeOf, reaches, type Probe } from "./candidates/probe.js";
 import { byTimeThenId, chooseRoot } from "../core/original.js";
 import { Slicer } from "./slicer.js";
@@ -74,8 +74,9 @@ export async function compareCandidates(fingerprinter: Fingerprinter, query: Ana
   for (const candidate of reachedOnce(candidates, probe, options.untilDuplicate === true)) {
     if (slicer.due) await slicer.yield();
     let verdict: Verdict | undefined;
+    const kept = keptVerdict(candidate, query, fingerprinter.verdictOptions); // compared during the lookup
     if (candidate.analysis) verdict = fingerprinter.compare(query, candidate.analysis);
-    else if (candidate.verdict?.of === query && candidate.verdict.options === fingerprinter.verdictOptions) verdict = candidate.verdict.verdict;
+    else if (kept) verdict = kept;
     else if (candidate.sketch) {
       sketched ??= { simhash: query.simhash, sketch: sketchOf(query, Infinity) };
       // undefined: the edit rule needed a text that could not be read (the document is gone), or that the lookup left unread.

@@ -20,7 +20,7 @@ import { LEGACY_LSH_SCHEME } from "../../core/lsh.js";
 import { compareSketches, sketchOf } from "../../core/sketch.js";
 import type { Verdict, VerdictOptions } from "../../core/verdict.js";
 import type { Engine, SearchHit, SearchResponse } from "../../engine/types.js";
-import type { Candidate } from "../candidate.js";
+import { keptVerdict, type Candidate } from "../candidate.js";
 import { candidateFromHit, hasV4Fields, hitId } from "./hit.js";
 import type { DocValueReads } from "./reads.js";
 import { KeyStatistics, planKeys, type KeyPlan } from "./keys.js";
@@ -577,7 +577,8 @@ async function fillTexts(engine: Engine, source: CandidateSource, lookups: Looku
 function sketchComparer(l: Lookup, options: VerdictOptions): (c: Candidate) => Verdict | undefined {
   const query = { simhash: l.analysis.simhash, sketch: sketchOf(l.analysis, Infinity) };
   return (c) => {
-    if (c.verdict?.of === l.analysis && c.verdict.options === options) return c.verdict.verdict;
+    const kept = keptVerdict(c, l.analysis, options);
+    if (kept) return kept;
     const verdict = compareSketches(query, { simhash: c.simhash, sketch: c.sketch! }, options);
     if (verdict !== undefined) c.verdict = { of: l.analysis, options, verdict };
     return verdict;
