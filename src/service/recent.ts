@@ -43,6 +43,29 @@ function estimateBytes(c: Candidate): number {
 /** How long an entry stays in the window's fresh tables after it became visible in the engine, in ms (`RecentWrites.lookup`). */
 export const FRESH_MS = 3_000;
 
+/** The window's lookup tables over a set of entries: simhash segments and band keys. */
+class ProbeTables {
+  private readonly index = new SegmentIndex();
+  private readonly lsh = new LshTable();
+
+  add(c: Candidate, at: number): void {
+    this.index.insert(c.id, c.simhash, at);
+    this.lsh.add(c.id, c.lsh ?? []);
+  }
+
+  remove(id: string): void {
+    this.index.remove(id);
+    this.lsh.remove(id);
+  }
+
+  /** Ids that share a band key with the probe or lie within its radius: a superset of what it reaches. */
+  ids(probe: Probe): Set<string> {
+    const ids = this.lsh.lookup(probe.lsh);
+    for (const m of this.index.lookup(probe.simhash, probe.radius)) ids.add(m.id);
+    return ids;
+  }
+}
+
 /** The engine acknowledged the entry's write (it is visible to searches from `visibleAt`). */
 function isAcknowledged(entry: RecentEntry): boolean {
   return entry.visibleAt !== undefined;
@@ -58,16 +81,15 @@ function isAcknowledged(entry: RecentEntry): boolean {
  * at t, so lookup + window together see every decision taken before.
  */
 export class RecentWrites {
-  private readonly index = new SegmentIndex();
   private readonly current = new Map<string, RecentEntry>();
-  private readonly lsh = new LshTable();
+  /** Every entry's keys. */
+  private readonly tables = new ProbeTables();
   /**
-   * The same tables over the entries a recent lookup can still need: in flight, or visible for less than
-   * `FRESH_MS`. A lookup that started within `FRESH_MS` reads these alone; with log lines, the whole window
-   * is thousands of lines of each template, every one of them visible to it already.
+   * The entries a recent lookup can still need: in flight, or visible for less than `FRESH_MS`. A lookup
+   * that started within `FRESH_MS` reads these alone; with log lines, the whole window is thousands of lines
+   * of each template, every one of them visible to it already.
    */
-  private readonly freshIndex = new SegmentIndex();
-  private readonly freshLsh = new LshTable();
+  private readonly fresh = new ProbeTables();
   /** Settled entries in the order they became visible: expiry costs what expires. */
   private readonly settled: RecentEntry[] = [];
   private head = 0;
@@ -141,10 +163,8 @@ export class RecentWrites {
 
   private link(entry: RecentEntry): void {
     const candidate = entry.candidate;
-    this.index.insert(candidate.id, candidate.simhash, this.clock());
-    this.lsh.add(candidate.id, candidate.lsh ?? []);
-    this.freshIndex.insert(candidate.id, candidate.simhash, this.clock());
-    this.freshLsh.add(candidate.id, candidate.lsh ?? []);
+    this.tables.add(candidate, this.clock());
+    this.fresh.add(candidate, this.clock());
     this.current.set(candidate.id, entry);
     if (candidate.duplicateOf !== undefined) {
       const members = this.duplicatesOf.get(candidate.duplicateOf);
@@ -254,9 +274,7 @@ export class RecentWrites {
   lookup(probe: Probe, startedAt: number, notAfter = Infinity): RecentEntry[] {
     this.expire();
     // Entries out of the fresh tables were visible FRESH_MS ago: a lookup started since then skips them anyway.
-    const fresh = startedAt >= this.clock() - FRESH_MS;
-    const ids = (fresh ? this.freshLsh : this.lsh).lookup(probe.lsh);
-    for (const m of (fresh ? this.freshIndex : this.index).lookup(probe.simhash, probe.radius)) ids.add(m.id);
+    const ids = (startedAt >= this.clock() - FRESH_MS ? this.fresh : this.tables).ids(probe);
     const out: RecentEntry[] = [];
     for (const id of ids) {
       const entry = this.current.get(id)!;
@@ -269,10 +287,8 @@ export class RecentWrites {
   private unlink(id: string): void {
     const entry = this.current.get(id);
     if (!entry) return;
-    this.index.remove(id);
-    this.lsh.remove(id);
-    this.freshIndex.remove(id);
-    this.freshLsh.remove(id);
+    this.tables.remove(id);
+    this.fresh.remove(id);
     this.current.delete(id);
     this.bytesHeld -= entry.bytes;
     const root = entry.candidate.duplicateOf;
@@ -287,9 +303,7 @@ export class RecentWrites {
     while (this.freshHead < this.settled.length && this.settled[this.freshHead]!.visibleAt! < now - FRESH_MS) {
       const entry = this.settled[this.freshHead]!;
       this.freshHead += 1;
-      if (this.current.get(entry.candidate.id) !== entry) continue;
-      this.freshIndex.remove(entry.candidate.id);
-      this.freshLsh.remove(entry.candidate.id);
+      if (this.current.get(entry.candidate.id) === entry) this.fresh.remove(entry.candidate.id);
     }
     const cutoff = now - this.holdMs;
     while (this.head < this.settled.length && this.settled[this.head]!.visibleAt! < cutoff) {
