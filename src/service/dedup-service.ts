@@ -537,8 +537,16 @@ export class DedupService {
       }
       // Decided one by one in this ticket's turn; the re-rank yields to the event loop between slices.
       const slicer = new Slicer();
-      decided = [];
-      for (const [i, item] of items.entries()) decided.push(await this.decide(item, radii[i]!, fromEngine[i]!, roots, startedAt, policy, slicer));
+      const deciding: Decided[] = [];
+      try {
+        for (const [i, item] of items.entries()) deciding.push(await this.decide(item, radii[i]!, fromEngine[i]!, roots, startedAt, policy, slicer));
+      } catch (err) {
+        // A decision threw (an engine read inside it): the chunk fails whole, and the items decided before it
+        // are never written, so their window entries are settled as failed, or later near-duplicates wait on them.
+        for (const d of deciding) if (d.entry) this.recent.settle(d.entry, false);
+        throw err;
+      }
+      decided = deciding;
     } finally {
       ticket.done();
     }
@@ -589,7 +597,7 @@ export class DedupService {
     if (!root && readBefore !== undefined && !(chosen && chosen.match.candidate.time < readBefore)) {
       // The lookup stopped paging at a duplicate that this decision does not take (a newer version of it in the
       // window replaced it): the earliest duplicate may lie past where it stopped. Look again, reading it all.
-      const [whole] = await this.engineCandidates([{ analysis, time: doc.time, excludeId: self, radius }]);
+      const [whole] = await this.engineCandidates([{ analysis, time: doc.time, excludeId: self, radius }], this.options.rollover);
       ({ matches, pending } = await this.matchesFor(analysis, radius, doc.time, self, whole!, startedAt, slicer, { untilDuplicate: true }));
       chosen = chooseOriginal(matches);
     }

@@ -1,4 +1,4 @@
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import { createFingerprinter, type Fingerprinter } from "../../../src/core/fingerprinter.js";
 import { NeardupError } from "../../../src/core/errors.js";
 import { Registry } from "prom-client";
@@ -117,6 +117,32 @@ describe("DedupService on an engine double", () => {
       expect(r).toMatchObject({ code: "INVALID_INPUT", status: 400, field: "items[0].time" });
     }
     const later = await Promise.race([service.index([parseDocInput({ id: "b", text: b! })], "mark"), new Promise((r) => setTimeout(() => r("hung"), 5_000))]);
+    expect(later).toEqual([expect.objectContaining({ id: "b", status: "original" })]);
+  });
+
+  it("a decision that throws mid-chunk leaves no window entry in flight: a later near-duplicate of an item decided before it does not wait for ever", async () => {
+    // Any throw inside a decision (an engine read during it: a text, the look-again) fails the chunk after
+    // earlier items entered the window. Those items are never written, so their entries must be settled as failed.
+    const service = new DedupService(new MemoryEngine(), fp, resolveDedupOptions({ index: "decide-throws" }));
+    await service.ensureIndex();
+    const [a, b] = variants(LONG_ZH, 2);
+    type Decides = { decide: (...args: unknown[]) => Promise<unknown> };
+    const prototype = DedupService.prototype as unknown as Decides;
+    const decide = prototype.decide;
+    let calls = 0;
+    const spy = vi.spyOn(prototype, "decide").mockImplementation(function (this: Decides, ...args: unknown[]) {
+      if (++calls === 2) return Promise.reject(new NeardupError("ENGINE_UNAVAILABLE", "injected: a read inside the decision failed"));
+      return decide.apply(this, args);
+    });
+    try {
+      const failed = service.index([parseDocInput({ id: "a", text: a!, time: 1000 }), parseDocInput({ id: "c", text: RECIPE_EN, time: 2000 })], "mark");
+      await expect(failed).rejects.toMatchObject({ code: "ENGINE_UNAVAILABLE" });
+    } finally {
+      spy.mockRestore();
+    }
+    expect(calls).toBe(2);
+    expect(service.recentWindow.entries).toBe(0);
+    const later = await Promise.race([service.index([parseDocInput({ id: "b", text: b!, time: 3000 })], "mark"), new Promise((r) => setTimeout(() => r("hung"), 5_000))]);
     expect(later).toEqual([expect.objectContaining({ id: "b", status: "original" })]);
   });
 
