@@ -67,6 +67,8 @@ export interface ProxyOptions {
    */
   lease?: { ttlMs: number; advertiseUrl?: string | undefined } | undefined;
   logger?: Logger;
+  /** Told of each event of the proxy's writer leases (a metric). */
+  onLeaseEvent?: ((event: string) => void) | undefined;
 }
 
 export interface RunningProxy {
@@ -197,7 +199,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       const lease = options.lease && {
         url: options.lease.advertiseUrl ?? ownUrl,
         ttlMs: options.lease.ttlMs,
-        ...(logger ? { onEvent: logLeaseEvents(logger) } : {}),
+        ...(logger ? { onEvent: logLeaseEvents(logger, {}, options.onLeaseEvent) } : options.onLeaseEvent ? { onEvent: options.onLeaseEvent } : {}),
       };
       const fingerprinter = await options.fingerprinter();
       pool = new ServicePool({ engine, fingerprinter, upstream, dedup: options.dedup, timeoutMs: options.connection.requestTimeoutMs ?? 30_000, lease, analyzer: options.analyzer?.() });

@@ -11,6 +11,7 @@ import type { Engine } from "../engine/types.js";
 import { startProxy } from "../proxy/index.js";
 import { embeddedOpenSearch } from "./embedded.js";
 import { createLogger } from "./logger.js";
+import { leaseEventCounter } from "./metrics.js";
 import { startService } from "./service.js";
 
 async function main(): Promise<void> {
@@ -48,6 +49,7 @@ async function main(): Promise<void> {
           forwardAnalyses: proxyConfig.forwardAnalyses,
           lease: config.lease && { ttlMs: config.lease.ttlMs, advertiseUrl: proxyConfig.advertiseUrl },
           logger,
+          onLeaseEvent: leaseEventCounter(service.metrics, "proxy"),
         });
         if (proxyConfig.rules.length === 0) logger.warn("NEARDUP_PROXY_INDICES is empty: the proxy passes every index through untouched");
       },

@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import type { PoolLoad } from "../workers/index.js";
 
 /** Prometheus metrics of one service instance (its own registry, so tests stay isolated). */
 export interface Metrics {
@@ -21,6 +22,8 @@ export interface Metrics {
   breakerRejections: Counter;
   /** Restarts of the embedded engine after it died. */
   engineRestarts: Counter;
+  /** Writer lease events (acquired, lost, renewal late, error) by lease: `api` (the write API's) or `proxy` (the `_bulk` proxy's). */
+  leaseEvents: Counter<"lease" | "event">;
 }
 
 export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metrics {
@@ -45,5 +48,48 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     breakerState: new Gauge({ name: "neardup_engine_breaker_state", help: "Engine circuit breaker: 0 closed, 1 open, 2 half-open.", registers }),
     breakerRejections: new Counter({ name: "neardup_engine_breaker_rejections_total", help: "Engine calls failed fast while the circuit breaker was open.", registers }),
     engineRestarts: new Counter({ name: "neardup_engine_restarts_total", help: "Restarts of the embedded engine after it exited unexpectedly.", registers }),
+    leaseEvents: new Counter({
+      name: "neardup_lease_events_total",
+      help: "Writer lease events by lease (api, proxy) and event (acquired, lost, renewal_late, error). A lost or late lease means writes moved to another sidecar or waited.",
+      labelNames: ["lease", "event"] as const,
+      registers,
+    }),
   };
+}
+
+/**
+ * The analysis pool's load, read at each scrape: texts in work or queued on the
+ * threads and texts waiting for admission (`neardup_analysis_pool_texts`,
+ * by `state`), and texts refused with OVERLOADED since the pool started.
+ * Nothing is reported before the pool has started.
+ */
+export function registerPoolMetrics(registry: Registry, read: () => PoolLoad | undefined): void {
+  new Gauge({
+    name: "neardup_analysis_pool_texts",
+    help: "Texts at the analysis pool, by state: in_work (on or queued for the worker threads, bounded by 1,024 a thread) or waiting (for admission beyond that).",
+    labelNames: ["state"] as const,
+    registers: [registry],
+    collect() {
+      const load = read();
+      if (!load) return;
+      this.set({ state: "in_work" }, load.inWork);
+      this.set({ state: "waiting" }, load.waiting);
+    },
+  });
+  new Counter({
+    name: "neardup_analysis_pool_refused_texts_total",
+    help: "Texts the analysis pool refused (OVERLOADED: past the waiting bound, or waited too long) since it started.",
+    registers: [registry],
+    collect() {
+      const load = read();
+      if (!load) return;
+      this.reset();
+      this.inc(load.refused);
+    },
+  });
+}
+
+/** Counts a writer lease's event (`lease renewal late` becomes `renewal_late`) for `lease` (`api` or `proxy`). */
+export function leaseEventCounter(metrics: Pick<Metrics, "leaseEvents">, lease: "api" | "proxy"): (event: string) => void {
+  return (event) => metrics.leaseEvents.inc({ lease, event: event.replace(/^lease /, "").replace(/ /g, "_") });
 }

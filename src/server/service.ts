@@ -16,7 +16,7 @@ import { redactText } from "../engine/errors.js";
 import { AnalysisPrefetch } from "./prefetch.js";
 import { createApp } from "./app.js";
 import { CircuitBreaker, withBreaker } from "./breaker.js";
-import { createMetrics, type Metrics } from "./metrics.js";
+import { createMetrics, leaseEventCounter, registerPoolMetrics, type Metrics } from "./metrics.js";
 import { Readiness } from "./readiness.js";
 
 /** A started engine the service owns (the embedded OpenSearch). */
@@ -79,6 +79,7 @@ export async function startService(config: Config, deps: ServiceDeps): Promise<R
   const fingerprinter = () => (fingerprinterPromise ??= createFingerprinter(fingerprinterOptions));
   // The one worker pool (NEARDUP_WORKERS threads, at least one): write requests, large texts, large comparisons.
   const analyzer = createOffloadingAnalyzer(fingerprinter, { workers: config.workers, options: fingerprinterOptions });
+  registerPoolMetrics(metrics.registry, () => analyzer.load?.());
   const prefetch = new AnalysisPrefetch(analyzer);
   // Load the workers' dictionaries while the engine comes up (a few seconds on a busy machine).
   analyzer.warm().catch((err: unknown) => {
@@ -159,7 +160,7 @@ export async function startService(config: Config, deps: ServiceDeps): Promise<R
               apiKey: config.lease.peerApiKey,
               analyze: config.lease.peerAnalyses ? (texts) => svc.analyzeForWrite(texts) : undefined,
             }),
-            logLeaseEvents(logger, { index: config.dedup.index }),
+            logLeaseEvents(logger, { index: config.dedup.index }, leaseEventCounter(metrics, "api")),
           );
           await lease.start();
           svc.router = lease;

@@ -61,9 +61,13 @@ export type LeaseRole = "holder" | "follower" | "unknown";
 /** Lease events an operator should see at the default log level (the others are info). */
 const LEASE_WARNINGS: ReadonlySet<string> = new Set(["lease lost", "lease renewal late", "lease error"]);
 
-/** A lease's `onEvent` that logs each event, at warn for those in {@link LEASE_WARNINGS}, with `context` added. */
-export function logLeaseEvents(log: { info(details: object, message: string): void; warn(details: object, message: string): void }, context: object = {}) {
+/**
+ * A lease's `onEvent` that logs each event, at warn for those in {@link LEASE_WARNINGS}, with `context` added,
+ * and tells `count` (a metric) of it.
+ */
+export function logLeaseEvents(log: { info(details: object, message: string): void; warn(details: object, message: string): void }, context: object = {}, count?: (event: string) => void) {
   return (event: string, detail: Record<string, unknown>): void => {
+    count?.(event);
     if (LEASE_WARNINGS.has(event)) log.warn({ ...detail, ...context }, event);
     else log.info({ ...detail, ...context }, event);
   };

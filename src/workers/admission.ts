@@ -30,6 +30,7 @@ interface Waiter {
 export class Admission {
   private admitted = 0;
   private waitingTexts = 0;
+  private refusedTexts = 0;
   private readonly queue: Waiter[] = [];
 
   constructor(private readonly options: AdmissionOptions) {}
@@ -42,6 +43,11 @@ export class Admission {
   /** Texts waiting for admission. */
   get waiting(): number {
     return this.waitingTexts;
+  }
+
+  /** Texts refused since the start (at once, or after waiting `maxWaitMs`); not those refused by `refuseAll`. */
+  get refused(): number {
+    return this.refusedTexts;
   }
 
   /**
@@ -57,6 +63,7 @@ export class Admission {
     }
     const { limit, maxWaiting, maxWaitMs } = this.options;
     if (this.waitingTexts + n > maxWaiting) {
+      this.refusedTexts += n;
       return Promise.reject(
         new NeardupError("OVERLOADED", `analysis pool is saturated: ${this.admitted} texts in work and ${this.waitingTexts} waiting, limits ${limit} and ${maxWaiting}; retry later`, {
           details: { pending: this.admitted, waiting: this.waitingTexts, limit, maxWaiting },
@@ -70,6 +77,7 @@ export class Admission {
         refuse: reject,
         timer: setTimeout(() => {
           this.remove(waiter);
+          this.refusedTexts += n;
           reject(new NeardupError("OVERLOADED", `analysis pool is saturated: waited ${maxWaitMs} ms for ${n} texts; retry later`, { details: { pending: this.admitted, waitedMs: maxWaitMs } }));
           this.drain();
         }, maxWaitMs),

@@ -48,6 +48,18 @@ export interface Analyzer {
   report(job: ReportJob): Promise<unknown>;
   /** Stops the threads; later calls reject. */
   close(): Promise<void>;
+  /** How loaded the worker pool is, for metrics; undefined without a pool (in-thread analysis). */
+  load?(): PoolLoad | undefined;
+}
+
+/** The analysis pool's admission (admission.ts), in texts. */
+export interface PoolLoad {
+  /** Texts in work or queued on the threads. */
+  inWork: number;
+  /** Texts waiting for admission beyond that. */
+  waiting: number;
+  /** Texts refused (OVERLOADED) since the pool started. */
+  refused: number;
 }
 
 /** The in-thread analyzer: `fingerprinter.analyze` behind the `Analyzer` interface (NEARDUP_WORKERS 0 or 1). */

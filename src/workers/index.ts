@@ -11,7 +11,7 @@ import type { Analyzer } from "./analyzer.js";
 import { createAnalyzerPool } from "./pool.js";
 
 export { createInThreadAnalyzer } from "./analyzer.js";
-export type { Analyzer, AnalyzeItem, AnalyzeOptions, AnalyzeOutcome } from "./analyzer.js";
+export type { Analyzer, AnalyzeItem, AnalyzeOptions, AnalyzeOutcome, PoolLoad } from "./analyzer.js";
 export { createAnalyzerPool } from "./pool.js";
 export type { AnalyzerPoolOptions } from "./pool.js";
 export { createOffloadingAnalyzer } from "./offload.js";

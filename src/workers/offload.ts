@@ -39,12 +39,13 @@ export function createOffloadingAnalyzer(fingerprinter: () => Promise<Fingerprin
   const inlineMaxChars = setup.inlineMaxChars ?? 3000;
   const everyBulkOnPool = setup.workers > 1;
   let pool: Promise<Analyzer> | undefined;
+  let started: Analyzer | undefined;
   let inThread: Analyzer | undefined;
   let closed = false;
 
   const getPool = (): Promise<Analyzer> => {
     pool ??= fingerprinter().then((fp) =>
-      createAnalyzerPool(fp, { threads, options: setup.options ?? {}, ...(setup.maxPending === undefined ? {} : { maxPending: setup.maxPending }) }),
+      createAnalyzerPool(fp, { threads, options: setup.options ?? {}, ...(setup.maxPending === undefined ? {} : { maxPending: setup.maxPending }) }).then((p) => (started = p)),
     );
     // A pool that failed to start is tried again on the next large request.
     pool.catch(() => {
@@ -67,6 +68,7 @@ export function createOffloadingAnalyzer(fingerprinter: () => Promise<Fingerprin
     async report(job: ReportJob): Promise<unknown> {
       return (reportSize(job) > inlineMaxChars ? await getPool() : await local()).report(job);
     },
+    load: () => started?.load?.(),
     async warm() {
       await getPool();
     },
@@ -75,6 +77,7 @@ export function createOffloadingAnalyzer(fingerprinter: () => Promise<Fingerprin
       closed = true;
       const p = pool;
       pool = undefined;
+      started = undefined;
       await inThread?.close();
       if (p) await (await p.catch(() => undefined))?.close();
     },

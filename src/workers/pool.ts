@@ -129,6 +129,7 @@ export async function createAnalyzerPool(fingerprinter: Fingerprinter, pool: Ana
       if (!result.ok) throw fromErrorData(result.error);
       return result.report;
     },
+    load: () => ({ inWork: gate.pending, waiting: gate.waiting, refused: gate.refused }),
     async close() {
       closed = true;
       gate.refuseAll(new NeardupError("ENVIRONMENT", "analyzer pool is closed"));

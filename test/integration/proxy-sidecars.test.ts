@@ -170,6 +170,10 @@ describe.each(engineTargets())("several sidecars' _bulk proxies on $kind $versio
       const after = await engine.getVersioned<LeaseDoc>(LEASE_INDEX, `proxy:${index}`);
       expect(after?.source.url).not.toBe(writer.proxyUrl);
       expect(after!.source.term).toBeGreaterThan(lease!.source.term);
+      // The new holder counts its taking of the proxy's lease on its API port's /metrics.
+      const holder = sidecars.find((s) => s.proxyUrl === after!.source.url)!;
+      const scraped = await (await fetch(`${holder.url}/metrics`)).text();
+      expect(scraped).toMatch(/^neardup_lease_events_total\{lease="proxy",event="acquired"\} [1-9]\d*$/m);
     } finally {
       await cleanUp(sidecars, index, passIndex);
     }

@@ -103,6 +103,10 @@ describe.each(engineTargets())("several sidecars on $kind $version ($source)", (
       const after = await engine.getVersioned<LeaseDoc>(LEASE_INDEX, index);
       expect(after?.source.url).not.toBe(writer!.url);
       expect(after!.source.term).toBeGreaterThan(lease!.source.term);
+      // The new holder counts its taking of the lease on /metrics.
+      const holder = sidecars.find((s) => s.url === after!.source.url)!;
+      const scraped = await (await fetch(`${holder.url}/metrics`)).text();
+      expect(scraped).toMatch(/^neardup_lease_events_total\{lease="api",event="acquired"\} [1-9]\d*$/m);
     } finally {
       await Promise.all(sidecars.map((s) => s.stop()));
       await engine.deleteIndex(index);

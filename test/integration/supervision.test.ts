@@ -79,6 +79,12 @@ describe("engine supervision (issue 15)", () => {
     expect(await service.metrics.registry.getSingleMetricAsString("neardup_engine_restarts_total")).toMatch(/neardup_engine_restarts_total 1/);
     const after = await fetch(`${service.url}/v1/check`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ text: "after the restart" }) });
     expect(after.status).toBe(200);
+    // The analysis pool's load is on /metrics once the pool has started (it starts with the service).
+    let scraped = "";
+    await until("the analysis pool's gauges on /metrics", async () => (scraped = await (await fetch(`${service.url}/metrics`)).text()).includes("neardup_analysis_pool_texts{"));
+    expect(scraped).toMatch(/^neardup_analysis_pool_texts\{state="in_work"\} 0$/m);
+    expect(scraped).toMatch(/^neardup_analysis_pool_texts\{state="waiting"\} 0$/m);
+    expect(scraped).toMatch(/^neardup_analysis_pool_refused_texts_total 0$/m);
   });
 
   it("a dying engine during a restart backs off further (doubling) and still comes back", async () => {

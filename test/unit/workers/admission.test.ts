@@ -66,6 +66,7 @@ describe("Admission", () => {
     expect((late as NeardupError).code).toBe("OVERLOADED");
     expect(gate.waiting).toBe(0);
     expect(gate.pending).toBe(2); // a refused waiter never took a place
+    expect(gate.refused).toBe(4); // 1 at once, 3 after waiting
   });
 
   it("admits the waiters behind one that timed out", async () => {

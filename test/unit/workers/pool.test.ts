@@ -5,7 +5,9 @@ import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { NeardupError, createFingerprinter } from "../../../src/core/index.js";
 import type { Fingerprinter } from "../../../src/core/index.js";
+import { Registry } from "prom-client";
 import { errorHandler } from "../../../src/server/errors.js";
+import { registerPoolMetrics } from "../../../src/server/metrics.js";
 import { encodeSketch, sketchOf, sketchTermsOf } from "../../../src/core/sketch.js";
 import { createAnalyzer, createAnalyzerPool, createInThreadAnalyzer } from "../../../src/workers/index.js";
 import { packAnalysis, unpackAnalysis } from "../../../src/workers/protocol.js";
@@ -178,11 +180,17 @@ describe("analyzer pool", () => {
       );
       expect(refused).toBeInstanceOf(NeardupError);
       expect((refused as NeardupError).code).toBe("OVERLOADED");
+      // The load shows at a scrape: 4 texts in work, 3 waiting, 1 refused.
+      const registry = new Registry();
+      registerPoolMetrics(registry, () => small.load?.());
+      const scrape = async () => (await registry.getMetricsAsJSON()).flatMap((m) => m.values.map((v) => `${m.name}${v.labels.state ? `{${v.labels.state}}` : ""}=${v.value}`)).sort();
+      expect(await scrape()).toEqual(["neardup_analysis_pool_refused_texts_total=1", "neardup_analysis_pool_texts{in_work}=4", "neardup_analysis_pool_texts{waiting}=3"]);
       // What waited is analysed, exactly as in this thread, once the admitted work is done.
       expect((await one).hex).toBe(fp.analyze("one more").hex);
       expect((await many).map((a) => (a as { hex: string }).hex)).toEqual([fp.analyze("a").hex, fp.analyze("b").hex]);
       await Promise.all(running);
       expect((await small.analyze("past the bound")).hex).toBe(fp.analyze("past the bound").hex);
+      expect(await scrape()).toEqual(["neardup_analysis_pool_refused_texts_total=1", "neardup_analysis_pool_texts{in_work}=0", "neardup_analysis_pool_texts{waiting}=0"]);
 
       const app = express();
       app.get("/", (_req, _res, next) => next(refused));
