@@ -11,7 +11,7 @@ import { Registry } from "prom-client";
 import type { Engine } from "../../src/engine/index.js";
 import { installTemplates } from "../../src/engine/index.js";
 import { DedupService } from "../../src/service/dedup-service.js";
-import { OLDEST_FIRST_PAGE } from "../../src/service/candidates/index.js";
+import { OLDEST_FIRST_PAGE, SHARED_PAGE, SHARED_PAGE_LOOKUPS } from "../../src/service/candidates/index.js";
 import { createDedupMetrics } from "../../src/service/metrics.js";
 import { resolveDedupOptions } from "../../src/service/options.js";
 import { createRng } from "../../bench/quality/rng.js";
@@ -65,6 +65,38 @@ describe.each(engineTargets())("writes among many documents of one template on $
     expect(read).toBeGreaterThan(0);
     // All 600 documents match its keys; reading them all was quadratic ingest for log lines.
     expect(read).toBeLessThanOrEqual(OLDEST_FIRST_PAGE);
+  }, 120_000);
+
+  it("a bulk of the template's lines shares its first pages: a few searches, each line named a duplicate of the earliest", async () => {
+    // Every search the service sends, counted by kind: a sorted first page alone (size OLDEST_FIRST_PAGE) or shared (SHARED_PAGE).
+    const sizes: number[] = [];
+    const msearch = engine.msearch.bind(engine);
+    const search = engine.search.bind(engine);
+    const sorted = (body: Record<string, unknown> | undefined) => body?.sort !== undefined && body.search_after === undefined;
+    const counting = Object.assign(Object.create(engine) as Engine, {
+      msearch: (requests: Parameters<Engine["msearch"]>[0]) => {
+        for (const r of requests) if (sorted(r.body)) sizes.push(r.body.size as number);
+        return msearch(requests);
+      },
+      search: (request: Parameters<Engine["search"]>[0]) => {
+        if (sorted(request.body)) sizes.push(request.body.size as number);
+        return search(request);
+      },
+    });
+    const fingerprinter = await sharedFingerprinter();
+    const shared = new DedupService(counting, fingerprinter, resolveDedupOptions({ index, recentWindowMs: 1001 }), createDedupMetrics(new Registry()));
+    // A service that has seen a wide lookup (as a running one among log lines has): its bulk's lookups are not asked speculatively in one group.
+    await shared.index([{ id: "warm", idGiven: true, text: line(COUNT + 100), time: start + COUNT + 100, fields: undefined }], "mark");
+    sizes.length = 0;
+    const lines = Array.from({ length: 48 }, (_, k) => ({ id: `bulk-${k}`, idGiven: true, text: line(COUNT + 200 + k), time: start + COUNT + 200 + k, fields: undefined }));
+    const results = await shared.index(lines, "mark");
+    for (const r of results) {
+      if (r instanceof Error) throw r;
+      expect(r).toMatchObject({ status: "duplicate", duplicate_of: "d0" });
+    }
+    // 48 lookups alone would be 48 sorted searches; shared, three pages of SHARED_PAGE hits settle them.
+    expect(sizes.filter((n) => n === SHARED_PAGE)).toHaveLength(48 / SHARED_PAGE_LOOKUPS);
+    expect(sizes.filter((n) => n !== SHARED_PAGE)).toEqual([]);
   }, 120_000);
 
   it("looks past the page it stopped at when the decision cannot take that page's duplicates", async () => {

@@ -30,7 +30,7 @@ import { lookupProbe, reaches } from "./probe.js";
 import { segmentValues, type Fingerprint } from "../../core/fingerprint.js";
 import { neighboursForRadius } from "../../core/neighbours.js";
 import { normalize } from "../../core/normalize.js";
-import { candidateQuery, groupSearchBody, normalizedTextQuery, segmentsNeeded, segmentTerms, sortPosition, tieQuery, type CandidateQueryInput, type Scheme } from "./query.js";
+import { candidateQuery, groupSearchBody, normalizedTextQuery, OLDEST_FIRST_SORT, segmentsNeeded, segmentTerms, sortPosition, tieQuery, type CandidateQueryInput, type Scheme } from "./query.js";
 
 export { lookupProbe, probeOf, reaches, sharesKey, type Probe } from "./probe.js";
 export { KeyStatistics, planKeys, type KeyPlan } from "./keys.js";
@@ -145,6 +145,15 @@ export const DEFAULT_MAX_PAGES = 10;
  * and reading them all was quadratic ingest. Later pages are `maxCandidates`.
  */
 export const OLDEST_FIRST_PAGE = 16;
+/**
+ * Writes' lookups read oldest first share their first page in groups of this
+ * many (`sharedFirstPages`), lookups of one template side by side: the
+ * template's oldest documents settle them all, and a search a lookup cost
+ * several ms of the engine's time whatever its page held (log lines).
+ */
+export const SHARED_PAGE_LOOKUPS = 16;
+/** Hits of a shared first page. */
+export const SHARED_PAGE = 64;
 /** A write's lookup with a band key held by more documents than this is asked alone, oldest first (not in a group). */
 const ALONE_BEYOND = 128;
 /** Ids per normalized-text or text fetch. */
@@ -407,22 +416,26 @@ async function fetchOnce(engine: Engine, source: CandidateSource, lookups: Looku
     const page = source.groupPage ?? GROUP_PAGE;
     // A write's lookup with a key held by many documents (a template: log lines) is asked alone, read oldest
     // first and stopped at its first duplicate: in a group its hits would be all the template's documents.
-    const widest = speculative ? lookups.map(() => 0) : (await statistics).widest;
+    const { widest, hottest } = speculative ? { widest: lookups.map(() => 0), hottest: [] } : await statistics;
     const members: number[] = [];
+    const oldestFirst: number[] = [];
     for (const [i, l] of lookups.entries()) {
-      if (l.untilDuplicate && source.verdict && (plans[i] !== undefined || widest[i]! > ALONE_BEYOND)) singles.push(i);
+      if (l.untilDuplicate && source.verdict && (plans[i] !== undefined || widest[i]! > ALONE_BEYOND)) oldestFirst.push(i);
       else members.push(i);
     }
     const groups = groupLookups(lookups, plans, members);
     const asked = groups.length === 0 ? Promise.resolve([]) : engine.msearch(groups.map((g) => ({ index: source.index, ignoreUnavailable: source.ignoreUnavailable ?? true, body: groupQuery(lookups, plans, g, source.windowMs, page, docValuesOnly) })));
-    const [responses, p] = await Promise.all([asked, planned]);
+    const shared = sharedFirstPages(engine, source, lookups, plans, oldestFirst, hottest, docValuesOnly, observer, out);
+    const [responses, p, unsettled] = await Promise.all([asked, planned, shared]);
+    singles.push(...unsettled);
     plans = p; // the same plans when not speculative; else a group's hits hold what its plans reach, and `acceptor` keeps that
+    const overflowed: number[] = [];
     responses.forEach((r, gi) => {
       const hits = hitsOf(r);
       observer.onHits?.(hits.length);
       const members = groups[gi]!;
       if (hits.length >= page) {
-        singles.push(...members); // too many to be sure we saw them all: ask per lookup, paged
+        overflowed.push(...members); // too many to be sure we saw them all: ask per lookup, paged
         return;
       }
       if (docValuesOnly) for (const h of hits) idOf(h, true);
@@ -436,6 +449,11 @@ async function fetchOnce(engine: Engine, source: CandidateSource, lookups: Looku
         out[i] = { candidates: kept.map((k) => ({ ...candidates[k]! })), hits: hits.length, cut: false, pairedKeys: plans[i]?.paired.length ?? 0, alone };
       }
     });
+    // Writes of a group that held too many (asked before their statistics came: a fresh service among log lines)
+    // share first pages read oldest first, as writes with a common key do.
+    const writes = overflowed.filter((i) => lookups[i]!.untilDuplicate && source.verdict);
+    singles.push(...overflowed.filter((i) => !(lookups[i]!.untilDuplicate && source.verdict)));
+    if (writes.length > 0) singles.push(...(await sharedFirstPages(engine, source, lookups, plans, writes, (await statistics).hottest, docValuesOnly, observer, out)));
   }
   if (singles.length > 0) {
     const inputs = singles.map((i) => (early ? early.input : queryInput(source, lookups[i]!, plans[i], docValuesOnly)));
@@ -470,6 +488,70 @@ async function fetchOnce(engine: Engine, source: CandidateSource, lookups: Looku
   return out;
 }
 
+/**
+ * The first pages of writes' lookups read oldest first (`oldestFirst`,
+ * positions in `lookups`), shared: lookups side by side by their most common
+ * key (lines of one template together), in groups of `SHARED_PAGE_LOOKUPS`,
+ * one grouped query each, sorted oldest first, of `SHARED_PAGE` hits. A page
+ * that is not full holds every hit of its lookups: they are complete. From a
+ * full page each lookup takes the hits it reaches, which are its own first
+ * hits oldest first up to the page's last: it is settled when they hold a
+ * duplicate older than that hit (the rule of `pageOn`, with the same
+ * `readBefore`). Results go to `out`; returns the lookups not settled, to be
+ * asked alone.
+ */
+async function sharedFirstPages(
+  engine: Engine,
+  source: CandidateSource,
+  lookups: Lookup[],
+  plans: readonly (KeyPlan | undefined)[],
+  oldestFirst: readonly number[],
+  hottest: readonly string[],
+  docValuesOnly: boolean,
+  observer: CandidateObserver,
+  out: LookupResult[],
+): Promise<number[]> {
+  if (oldestFirst.length < 2) return [...oldestFirst];
+  const byKey = [...oldestFirst].sort((a, b) => ((hottest[a] ?? "") < (hottest[b] ?? "") ? -1 : (hottest[a] ?? "") > (hottest[b] ?? "") ? 1 : a - b));
+  const groups = groupLookups(lookups, plans, byKey).flatMap((g) => {
+    const parts: number[][] = [];
+    for (let k = 0; k < g.length; k += SHARED_PAGE_LOOKUPS) parts.push(g.slice(k, k + SHARED_PAGE_LOOKUPS));
+    return parts;
+  });
+  const size = SHARED_PAGE;
+  const responses = await engine.msearch(
+    groups.map((g) => ({ index: source.index, ignoreUnavailable: source.ignoreUnavailable ?? true, body: { ...groupQuery(lookups, plans, g, source.windowMs, size, docValuesOnly), sort: OLDEST_FIRST_SORT } })),
+  );
+  const rest: number[] = [];
+  await Promise.all(
+    responses.map(async (r, gi) => {
+      const hits = hitsOf(r);
+      observer.onHits?.(hits.length);
+      const members = groups[gi]!;
+      if (docValuesOnly) for (const h of hits) idOf(h, true);
+      const candidates = hits.flatMap((h) => candidateFromHit(h) ?? []);
+      const reachable = reachableHits(lookups, members, candidates);
+      const full = hits.length >= size;
+      const last = full ? sortPosition({ oldestFirst: true }, hits[hits.length - 1]!.sort) : undefined;
+      const before = last ? Number(last.timestamp) : NaN;
+      for (const i of members) {
+        const l = lookups[i]!;
+        const alone = aloneOf(plans[i]);
+        const accept = acceptor(l, source.windowMs, alone);
+        const kept = reachable
+          .get(i)!
+          .filter((k) => accept(candidates[k]!))
+          .map((k) => ({ ...candidates[k]! }));
+        const result: LookupResult = { candidates: kept, hits: hits.length, cut: false, pairedKeys: plans[i]?.paired.length ?? 0, alone };
+        if (!full) out[i] = result;
+        else if (Number.isFinite(before) && (await duplicateFound(engine, source, l, () => kept)([], before))) out[i] = { ...result, readBefore: before };
+        else rest.push(i);
+      }
+    }),
+  );
+  return rest;
+}
+
 /** The keys a plan takes alone; undefined (every key) without a plan. */
 function aloneOf(plan: KeyPlan | undefined): ReadonlySet<string> | undefined {
   return plan ? new Set(plan.alone) : undefined;
@@ -480,11 +562,12 @@ function aloneOf(plan: KeyPlan | undefined): ReadonlySet<string> | undefined {
  * their band keys; undefined (every key alone) for a plan that pairs nothing,
  * when the rule is off or its statistics are not wanted now, and, after
  * telling the observer, when the statistics cannot be read. `widest`: the
- * most documents any one of a lookup's keys is held by (0 without statistics).
+ * most documents any one of a lookup's keys is held by (0 without statistics);
+ * `hottest`: that key (empty without statistics).
  */
-async function keyPlans(engine: Engine, source: CandidateSource, lookups: Lookup[], observer: CandidateObserver): Promise<{ plans: (KeyPlan | undefined)[]; widest: number[] }> {
+async function keyPlans(engine: Engine, source: CandidateSource, lookups: Lookup[], observer: CandidateObserver): Promise<{ plans: (KeyPlan | undefined)[]; widest: number[]; hottest: string[] }> {
   const budget = source.lshKeyBudget ?? 0;
-  const none = { plans: lookups.map(() => undefined), widest: lookups.map(() => 0) };
+  const none = { plans: lookups.map(() => undefined), widest: lookups.map(() => 0), hottest: [] };
   const stats = source.keyStatistics ?? new KeyStatistics(engine, source.index);
   if (!stats.wanted(budget)) return none;
   const keys = new Set<string>();
@@ -502,8 +585,19 @@ async function keyPlans(engine: Engine, source: CandidateSource, lookups: Lookup
     observer.onPaired?.(l, plan);
     return plan;
   });
-  const widest = lookups.map((l) => l.analysis.lsh.reduce((most, k) => Math.max(most, frequencies.get(k) ?? 0), 0));
-  return { plans, widest };
+  const widest: number[] = [];
+  const hottest: string[] = [];
+  for (const l of lookups) {
+    let most = 0;
+    let key = "";
+    for (const k of l.analysis.lsh) {
+      const n = frequencies.get(k) ?? 0;
+      if (n > most || (n === most && k < key)) [most, key] = [n, k];
+    }
+    widest.push(most);
+    hottest.push(key);
+  }
+  return { plans, widest, hottest };
 }
 
 /**

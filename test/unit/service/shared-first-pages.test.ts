@@ -1,0 +1,108 @@
+/**
+ * Writes' lookups among many documents of a few templates (log lines) share
+ * their first pages read oldest first (`sharedFirstPages`): a few grouped
+ * searches instead of one a lookup. Whatever the templates and the order in
+ * which lines were stored, each lookup's earliest duplicate is the one it
+ * finds asked alone, and the one a lookup that reads every candidate finds.
+ */
+import fc from "fast-check";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { Fingerprinter } from "../../../src/core/index.js";
+import type { Engine } from "../../../src/engine/index.js";
+import { fetchCandidates, SHARED_PAGE, type Lookup, type LookupResult } from "../../../src/service/candidates/index.js";
+import { KeyStatistics } from "../../../src/service/candidates/keys.js";
+import { neardupSource } from "../../../src/service/documents.js";
+import { chooseOriginal, compareCandidates } from "../../../src/service/rank.js";
+import { sharedFingerprinter } from "../../helpers/api.js";
+import { MemoryEngine } from "../../helpers/memory-engine.js";
+
+const WINDOW = 24 * 3600 * 1000;
+const NOW = Date.UTC(2026, 11, 5);
+
+/** Log line templates: a few fields change per line. */
+const TEMPLATES = [
+  (n: number) => `pam_unix(sshd:session): session opened for user user${n % 37}(uid=${1000 + (n % 91)}) by (uid=0)`,
+  (n: number) => `CRON[${10000 + n * 7}]: (user${n % 23}) CMD (/usr/local/bin/backup.sh --target s3://bucket-${n % 11} --quiet)`,
+  (n: number) => `kernel: [${100 + n}.${(n * 7919) % 1000000}] eth0: link up, 1000Mbps, full-duplex, lpa 0x${(n * 31).toString(16)}`,
+  (n: number) => `GET /api/v1/items/${n * 13}?page=${n % 20} HTTP/1.1 200 ${n % 5000} "-" "Mozilla/5.0 (X11; Linux x86_64)" rt=0.${n % 1000}`,
+  // Lines that share the template's keys but are near-duplicates only within a block of numbers (their words
+  // change every 64): a lookup's earliest duplicate can lie past its shared page, and it must read on.
+  (n: number) => `sshd[${n}]: Failed password for invalid user ${block(n)} from 10.0.0.${n % 255} port 22 ssh2`,
+];
+
+const WORDS = ["amber", "basalt", "cobalt", "dune", "ember", "fjord", "glacier", "harbor", "iris", "juniper", "kelp", "lagoon", "meadow", "nectar", "orchid", "prairie"];
+/** Six words fixed for each block of 64 numbers, different from block to block. */
+function block(n: number): string {
+  const b = Math.floor(n / 64);
+  return Array.from({ length: 6 }, (_, k) => WORDS[(b * 7 + k * 5 + ((b * k) % 3)) % WORDS.length]).join(" ");
+}
+
+let fp: Fingerprinter;
+beforeAll(async () => {
+  fp = await sharedFingerprinter();
+});
+
+/** Every sorted first page the lookups asked, by size. */
+function counting(engine: MemoryEngine): { engine: Engine; sizes: number[] } {
+  const sizes: number[] = [];
+  const first = (body: Record<string, unknown> | undefined) => body?.sort !== undefined && body.search_after === undefined;
+  const msearch = engine.msearch.bind(engine);
+  const search = engine.search.bind(engine);
+  const wrapped = Object.assign(Object.create(engine) as Engine, {
+    msearch: (requests: Parameters<Engine["msearch"]>[0]) => {
+      for (const r of requests) if (first(r.body)) sizes.push(r.body.size as number);
+      return msearch(requests);
+    },
+    search: (request: Parameters<Engine["search"]>[0]) => {
+      if (first(request.body)) sizes.push(request.body.size as number);
+      return search(request);
+    },
+  });
+  return { engine: wrapped, sizes };
+}
+
+/** The earliest duplicate a lookup's candidates hold (the decision's original), by id. */
+async function earliest(l: Lookup, result: LookupResult): Promise<string | undefined> {
+  const matches = await compareCandidates(fp, l.analysis, result.candidates, l.radius, { untilDuplicate: true });
+  return chooseOriginal(matches)?.match.candidate.id;
+}
+
+describe("shared first pages of writes' lookups", () => {
+  it("find each lookup's earliest duplicate, the one it finds alone and the one a full read finds", async () => {
+    let sharedPages = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.nat(TEMPLATES.length - 1), { minLength: 1000, maxLength: 1200 }),
+        fc.array(fc.tuple(fc.nat(TEMPLATES.length - 1), fc.nat(1200)), { minLength: 20, maxLength: 40 }),
+        async (stored, probes) => {
+          const memory = new MemoryEngine();
+          await memory.createIndex("logs");
+          const ops = stored.flatMap((t, k) => {
+            const text = TEMPLATES[t]!(k);
+            return [{ index: { _index: "logs", _id: `s${k}` } }, { text, neardup: neardupSource(fp.analyze(text), { status: "original" }, NOW - 100_000 + k * 10, `s${k}`) }];
+          });
+          await memory.bulk(ops);
+          await memory.refresh("logs");
+          const { engine, sizes } = counting(memory);
+          // Statistics of a service that has seen a wide lookup lately (as a running one among log lines has).
+          const keyStatistics = new KeyStatistics(memory, "logs");
+          keyStatistics.observe(1000);
+          const source = { index: "logs", textField: "text", windowMs: WINDOW, maxCandidates: 1000, verdict: fp.verdictOptions, lshKeyBudget: 200, keyStatistics };
+          const lookups = probes.map(([t, n]): Lookup => ({ analysis: fp.analyze(TEMPLATES[t]!(n) + " again"), time: NOW, excludeId: undefined, radius: 3, untilDuplicate: true }));
+          const together = await fetchCandidates(engine, source, lookups);
+          sharedPages += sizes.filter((n) => n === SHARED_PAGE).length;
+          for (const [i, l] of lookups.entries()) {
+            const [alone] = await fetchCandidates(memory, source, [l]);
+            const [all] = await fetchCandidates(memory, source, [{ ...l, untilDuplicate: false }]);
+            const expected = await earliest({ ...l, untilDuplicate: false }, all!);
+            expect(await earliest(l, together[i]!), `lookup ${i}`).toBe(expected);
+            expect(await earliest(l, alone!), `lookup ${i} alone`).toBe(expected);
+          }
+        },
+      ),
+      { numRuns: 8 },
+    );
+    // The premise: the lookups did share first pages (their templates' keys are held by over 128 documents).
+    expect(sharedPages).toBeGreaterThan(0);
+  }, 300_000);
+});
