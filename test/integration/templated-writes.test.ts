@@ -17,6 +17,7 @@ import { resolveDedupOptions } from "../../src/service/options.js";
 import { createRng } from "../../bench/quality/rng.js";
 import { sharedFingerprinter } from "../helpers/api.js";
 import { connectTarget, engineTargets, uniqueIndex } from "../helpers/engines.js";
+import { countingFirstPages } from "../helpers/first-pages.js";
 import { storeThroughEngine } from "../helpers/stored-window.js";
 
 const line = (i: number) => `pam_unix(sshd:session): session opened for user alice by (uid=0) from 10.0.0.1 on pts/${i}`;
@@ -68,21 +69,8 @@ describe.each(engineTargets())("writes among many documents of one template on $
   }, 120_000);
 
   it("a bulk of the template's lines shares its first pages: a few searches, each line named a duplicate of the earliest", async () => {
-    // Every search the service sends, counted by kind: a sorted first page alone (size OLDEST_FIRST_PAGE) or shared (SHARED_PAGE).
-    const sizes: number[] = [];
-    const msearch = engine.msearch.bind(engine);
-    const search = engine.search.bind(engine);
-    const sorted = (body: Record<string, unknown> | undefined) => body?.sort !== undefined && body.search_after === undefined;
-    const counting = Object.assign(Object.create(engine) as Engine, {
-      msearch: (requests: Parameters<Engine["msearch"]>[0]) => {
-        for (const r of requests) if (sorted(r.body)) sizes.push(r.body.size as number);
-        return msearch(requests);
-      },
-      search: (request: Parameters<Engine["search"]>[0]) => {
-        if (sorted(request.body)) sizes.push(request.body.size as number);
-        return search(request);
-      },
-    });
+    // Every sorted first page the service asks, by size: a write's lookup alone (OLDEST_FIRST_PAGE) or shared (SHARED_PAGE).
+    const { engine: counting, sizes } = countingFirstPages(engine);
     const fingerprinter = await sharedFingerprinter();
     const shared = new DedupService(counting, fingerprinter, resolveDedupOptions({ index, recentWindowMs: 1001 }), createDedupMetrics(new Registry()));
     // A service that has seen a wide lookup (as a running one among log lines has): its bulk's lookups are not asked speculatively in one group.

@@ -8,12 +8,12 @@
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Fingerprinter } from "../../../src/core/index.js";
-import type { Engine } from "../../../src/engine/index.js";
 import { fetchCandidates, SHARED_PAGE, type Lookup, type LookupResult } from "../../../src/service/candidates/index.js";
 import { KeyStatistics } from "../../../src/service/candidates/keys.js";
 import { neardupSource } from "../../../src/service/documents.js";
 import { chooseOriginal, compareCandidates } from "../../../src/service/rank.js";
 import { sharedFingerprinter } from "../../helpers/api.js";
+import { countingFirstPages } from "../../helpers/first-pages.js";
 import { MemoryEngine } from "../../helpers/memory-engine.js";
 
 const WINDOW = 24 * 3600 * 1000;
@@ -42,25 +42,6 @@ beforeAll(async () => {
   fp = await sharedFingerprinter();
 });
 
-/** Every sorted first page the lookups asked, by size. */
-function counting(engine: MemoryEngine): { engine: Engine; sizes: number[] } {
-  const sizes: number[] = [];
-  const first = (body: Record<string, unknown> | undefined) => body?.sort !== undefined && body.search_after === undefined;
-  const msearch = engine.msearch.bind(engine);
-  const search = engine.search.bind(engine);
-  const wrapped = Object.assign(Object.create(engine) as Engine, {
-    msearch: (requests: Parameters<Engine["msearch"]>[0]) => {
-      for (const r of requests) if (first(r.body)) sizes.push(r.body.size as number);
-      return msearch(requests);
-    },
-    search: (request: Parameters<Engine["search"]>[0]) => {
-      if (first(request.body)) sizes.push(request.body.size as number);
-      return search(request);
-    },
-  });
-  return { engine: wrapped, sizes };
-}
-
 /** The earliest duplicate a lookup's candidates hold (the decision's original), by id. */
 async function earliest(l: Lookup, result: LookupResult): Promise<string | undefined> {
   const matches = await compareCandidates(fp, l.analysis, result.candidates, l.radius, { untilDuplicate: true });
@@ -83,7 +64,7 @@ describe("shared first pages of writes' lookups", () => {
           });
           await memory.bulk(ops);
           await memory.refresh("logs");
-          const { engine, sizes } = counting(memory);
+          const { engine, sizes } = countingFirstPages(memory);
           // Statistics of a service that has seen a wide lookup lately (as a running one among log lines has).
           const keyStatistics = new KeyStatistics(memory, "logs");
           keyStatistics.observe(1000);
