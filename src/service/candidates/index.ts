@@ -311,10 +311,20 @@ type Settled = (page: SearchHit<unknown>[], before: number) => Promise<boolean>;
  * until a page is not full, `settled` says the hits read so far decide the
  * lookup (then `readBefore` is the last hit's time), or `maxPages` pages
  * were read. At each full page the hits sharing its last sort position are
- * read apart (search_after would skip those that did not fit).
+ * read apart (search_after would skip those that did not fit). `before`:
+ * hits read before `first` (a shared page's, `Resume`), which then goes on
+ * from them.
  */
-async function pageOn(engine: Engine, source: CandidateSource, input: CandidateQueryInput, first: SearchHit<unknown>[], settled?: Settled): Promise<{ hits: SearchHit<unknown>[]; cut: boolean; readBefore?: number }> {
+async function pageOn(
+  engine: Engine,
+  source: CandidateSource,
+  input: CandidateQueryInput,
+  first: SearchHit<unknown>[],
+  settled?: Settled,
+  before?: readonly SearchHit<unknown>[],
+): Promise<{ hits: SearchHit<unknown>[]; cut: boolean; readBefore?: number }> {
   const byId = new Map<string, SearchHit<unknown>>();
+  for (const h of before ?? []) byId.set(idOf(h, input.docValuesOnly), h);
   const maxPages = source.maxPages ?? DEFAULT_MAX_PAGES;
   let page = first;
   let pages = 1;
@@ -400,6 +410,8 @@ async function fetchOnce(engine: Engine, source: CandidateSource, lookups: Looku
   const unplanned = lookups.map(() => undefined);
   let plans: (KeyPlan | undefined)[] = speculative ? unplanned : await planned;
   const singles: number[] = [];
+  /** Lookups a shared first page did not settle: where their own reading goes on (`sharedFirstPages`). */
+  const resumes = new Map<number, Resume>();
   /** The single lookup's first page when it was asked before its plan was known and that page holds every hit. */
   let early: { input: CandidateQueryInput; hits: SearchHit<unknown>[] } | undefined;
   if (lookups.length === 1) {
@@ -425,7 +437,7 @@ async function fetchOnce(engine: Engine, source: CandidateSource, lookups: Looku
     }
     const groups = groupLookups(lookups, plans, members);
     const asked = groups.length === 0 ? Promise.resolve([]) : engine.msearch(groups.map((g) => ({ index: source.index, ignoreUnavailable: source.ignoreUnavailable ?? true, body: groupQuery(lookups, plans, g, source.windowMs, page, docValuesOnly) })));
-    const shared = sharedFirstPages(engine, source, lookups, plans, oldestFirst, hottest, docValuesOnly, observer, out);
+    const shared = sharedFirstPages(engine, source, lookups, plans, oldestFirst, hottest, docValuesOnly, observer, out, resumes);
     const [responses, p, unsettled] = await Promise.all([asked, planned, shared]);
     singles.push(...unsettled);
     plans = p; // the same plans when not speculative; else a group's hits hold what its plans reach, and `acceptor` keeps that
@@ -453,11 +465,14 @@ async function fetchOnce(engine: Engine, source: CandidateSource, lookups: Looku
     // share first pages read oldest first, as writes with a common key do.
     const writes = overflowed.filter((i) => lookups[i]!.untilDuplicate && source.verdict);
     singles.push(...overflowed.filter((i) => !(lookups[i]!.untilDuplicate && source.verdict)));
-    if (writes.length > 0) singles.push(...(await sharedFirstPages(engine, source, lookups, plans, writes, (await statistics).hottest, docValuesOnly, observer, out)));
+    if (writes.length > 0) singles.push(...(await sharedFirstPages(engine, source, lookups, plans, writes, (await statistics).hottest, docValuesOnly, observer, out, resumes)));
   }
   if (singles.length > 0) {
     const inputs = singles.map((i) => (early ? early.input : queryInput(source, lookups[i]!, plans[i], docValuesOnly)));
-    const requests = inputs.map((input) => ({ index: source.index, ignoreUnavailable: source.ignoreUnavailable ?? true, body: candidateQuery(input) }));
+    const requests = inputs.map((input, k) => {
+      const resume = resumes.get(singles[k]!);
+      return { index: source.index, ignoreUnavailable: source.ignoreUnavailable ?? true, body: candidateQuery(resume ? { ...input, searchAfter: resume.after } : input) };
+    });
     const firsts = early ? [early.hits] : (singles.length === 1 ? [await engine.search(requests[0]!)] : await engine.msearch(requests)).map(hitsOf);
     await Promise.all(
       firsts.map(async (first, k) => {
@@ -472,7 +487,7 @@ async function fetchOnce(engine: Engine, source: CandidateSource, lookups: Looku
           return made.get(h);
         };
         const settled = inputs[k]!.oldestFirst ? duplicateFound(engine, source, l, (page) => page.flatMap((h) => candidateOf(h) ?? []).filter(accept)) : undefined;
-        const { hits, cut, readBefore } = await pageOn(engine, source, inputs[k]!, first, settled);
+        const { hits, cut, readBefore } = await pageOn(engine, source, inputs[k]!, first, settled, resumes.get(i)?.hits);
         observer.onHits?.(hits.length);
         if (cut) observer.onCut?.(l, hits.length);
         out[i] = { candidates: hits.flatMap((h) => candidateOf(h) ?? []).filter(accept), hits: hits.length, cut, pairedKeys: plans[i]?.paired.length ?? 0, alone, readBefore };
@@ -489,6 +504,29 @@ async function fetchOnce(engine: Engine, source: CandidateSource, lookups: Looku
 }
 
 /**
+ * Where a lookup that a shared page did not settle goes on reading: after the
+ * page's last sort position below its final one (`after`, the hits at the
+ * final position may not all have fitted), with the page's hits up to there
+ * read already (`hits`; the lookup's acceptor keeps its own). Every hit of
+ * the lookup up to `after` is among them: the page holds its union's first
+ * hits.
+ */
+interface Resume {
+  hits: SearchHit<unknown>[];
+  after: unknown[];
+}
+
+/** The resume point of a full shared page whose last hit is at `last`; undefined when every hit shares that position. */
+function resumeBelow(hits: readonly SearchHit<unknown>[], last: { timestamp: unknown; simhash: unknown }): Resume | undefined {
+  for (let k = hits.length - 1; k >= 0; k--) {
+    const at = sortPosition({ oldestFirst: true }, hits[k]!.sort);
+    if (!at) return undefined;
+    if (at.timestamp !== last.timestamp || at.simhash !== last.simhash) return { hits: hits.slice(0, k + 1), after: hits[k]!.sort! };
+  }
+  return undefined;
+}
+
+/**
  * The first pages of writes' lookups read oldest first (`oldestFirst`,
  * positions in `lookups`), shared: lookups side by side by their most common
  * key (lines of one template together), in groups of `SHARED_PAGE_LOOKUPS`,
@@ -498,7 +536,7 @@ async function fetchOnce(engine: Engine, source: CandidateSource, lookups: Looku
  * hits oldest first up to the page's last: it is settled when they hold a
  * duplicate older than that hit (the rule of `pageOn`, with the same
  * `readBefore`). Results go to `out`; returns the lookups not settled, to be
- * asked alone.
+ * asked alone from where the page leaves them (`resumes`).
  */
 async function sharedFirstPages(
   engine: Engine,
@@ -510,6 +548,7 @@ async function sharedFirstPages(
   docValuesOnly: boolean,
   observer: CandidateObserver,
   out: LookupResult[],
+  resumes: Map<number, Resume>,
 ): Promise<number[]> {
   if (oldestFirst.length < 2) return [...oldestFirst];
   const byKey = [...oldestFirst].sort((a, b) => ((hottest[a] ?? "") < (hottest[b] ?? "") ? -1 : (hottest[a] ?? "") > (hottest[b] ?? "") ? 1 : a - b));
@@ -534,6 +573,7 @@ async function sharedFirstPages(
       const full = hits.length >= size;
       const last = full ? sortPosition({ oldestFirst: true }, hits[hits.length - 1]!.sort) : undefined;
       const before = last ? Number(last.timestamp) : NaN;
+      const resume = last && resumeBelow(hits, last);
       for (const i of members) {
         const l = lookups[i]!;
         const alone = aloneOf(plans[i]);
@@ -545,7 +585,10 @@ async function sharedFirstPages(
         const result: LookupResult = { candidates: kept, hits: hits.length, cut: false, pairedKeys: plans[i]?.paired.length ?? 0, alone };
         if (!full) out[i] = result;
         else if (Number.isFinite(before) && (await duplicateFound(engine, source, l, () => kept)([], before))) out[i] = { ...result, readBefore: before };
-        else rest.push(i);
+        else {
+          if (resume) resumes.set(i, resume);
+          rest.push(i);
+        }
       }
     }),
   );

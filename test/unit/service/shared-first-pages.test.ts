@@ -3,7 +3,8 @@
  * their first pages read oldest first (`sharedFirstPages`): a few grouped
  * searches instead of one a lookup. Whatever the templates and the order in
  * which lines were stored, each lookup's earliest duplicate is the one it
- * finds asked alone, and the one a lookup that reads every candidate finds.
+ * finds asked alone, and the one a lookup that reads every candidate finds;
+ * and it holds every candidate older than where it stopped reading.
  */
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -69,7 +70,8 @@ describe("shared first pages of writes' lookups", () => {
           const keyStatistics = new KeyStatistics(memory, "logs");
           keyStatistics.observe(1000);
           const source = { index: "logs", textField: "text", windowMs: WINDOW, maxCandidates: 1000, verdict: fp.verdictOptions, lshKeyBudget: 200, keyStatistics };
-          const lookups = probes.map(([t, n]): Lookup => ({ analysis: fp.analyze(TEMPLATES[t]!(n) + " again"), time: NOW, excludeId: undefined, radius: 3, untilDuplicate: true }));
+          // A probe of the block template comes from the later blocks, whose lines lie past the first shared pages.
+          const lookups = probes.map(([t, n]): Lookup => ({ analysis: fp.analyze(TEMPLATES[t]!(t === TEMPLATES.length - 1 ? 600 + (n % 600) : n) + " again"), time: NOW, excludeId: undefined, radius: 3, untilDuplicate: true }));
           const together = await fetchCandidates(engine, source, lookups);
           sharedPages += sizes.filter((n) => n === SHARED_PAGE).length;
           for (const [i, l] of lookups.entries()) {
@@ -78,6 +80,12 @@ describe("shared first pages of writes' lookups", () => {
             const expected = await earliest({ ...l, untilDuplicate: false }, all!);
             expect(await earliest(l, together[i]!), `lookup ${i}`).toBe(expected);
             expect(await earliest(l, alone!), `lookup ${i} alone`).toBe(expected);
+            // Read oldest first, a lookup holds every candidate older than where it stopped (all of them when it did not stop).
+            for (const result of [together[i]!, alone!]) {
+              const held = new Set(result.candidates.map((c) => c.id));
+              const owed = all!.candidates.filter((c) => result.readBefore === undefined || c.time < result.readBefore);
+              expect(owed.filter((c) => !held.has(c.id)).map((c) => c.id), `lookup ${i}: candidates before ${result.readBefore}`).toEqual([]);
+            }
           }
         },
       ),
