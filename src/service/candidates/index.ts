@@ -142,9 +142,12 @@ export const DEFAULT_MAX_PAGES = 10;
 /**
  * Hits in the first page of a write's lookup read oldest first: among many
  * documents of one template (log lines), the oldest few hold the duplicate,
- * and reading them all was quadratic ingest. Later pages are `maxCandidates`.
+ * and reading them all was quadratic ingest. Later pages grow (`PAGE_GROWTH`)
+ * to `maxCandidates`.
  */
 export const OLDEST_FIRST_PAGE = 16;
+/** Each later page of a lookup read oldest first is this many times the one before, up to `maxCandidates`. */
+export const PAGE_GROWTH = 4;
 /**
  * Writes' lookups read oldest first share their first page in groups of this
  * many (`sharedFirstPages`), lookups of one template side by side: the
@@ -337,12 +340,15 @@ async function pageOn(
     if (!at) return { hits: [...byId.values()], cut: true };
     const before = Number(at.timestamp);
     if (settled && Number.isFinite(before) && (await settled(page, before))) return { hits: [...byId.values()], cut: false, readBefore: before };
-    const ties = hitsOf(await engine.search({ index: source.index, ignoreUnavailable: source.ignoreUnavailable ?? true, body: tieQuery({ ...input, size }, at.timestamp, at.simhash) }).catch((e: Error) => e));
+    // Ties are read in a full page whatever this page's size: copies of one line sent in one bulk share a position.
+    const ties = hitsOf(await engine.search({ index: source.index, ignoreUnavailable: source.ignoreUnavailable ?? true, body: tieQuery({ ...input, size: source.maxCandidates }, at.timestamp, at.simhash) }).catch((e: Error) => e));
     for (const h of ties) byId.set(idOf(h, input.docValuesOnly), h);
-    if (ties.length >= size || pages >= maxPages) return { hits: [...byId.values()], cut: true };
-    size = source.maxCandidates; // a first page read oldest first is short; the next ones are full pages
+    if (ties.length >= source.maxCandidates || pages >= maxPages) return { hits: [...byId.values()], cut: true };
+    // A first page read oldest first is short, and the next ones grow to full pages: a lookup that does not
+    // settle on its first page mostly does within a few dozen hits more. Only full pages count towards `maxPages`.
+    size = input.oldestFirst ? Math.min(source.maxCandidates, size * PAGE_GROWTH) : source.maxCandidates;
     page = hitsOf(await engine.search({ index: source.index, ignoreUnavailable: source.ignoreUnavailable ?? true, body: candidateQuery({ ...input, size, searchAfter: sort }) }).catch((e: Error) => e));
-    pages += 1;
+    if (size === source.maxCandidates) pages += 1;
   }
 }
 

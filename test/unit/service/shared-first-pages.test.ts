@@ -9,7 +9,7 @@
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Fingerprinter } from "../../../src/core/index.js";
-import { fetchCandidates, SHARED_PAGE, type Lookup, type LookupResult } from "../../../src/service/candidates/index.js";
+import { fetchCandidates, OLDEST_FIRST_PAGE, PAGE_GROWTH, SHARED_PAGE, type Lookup, type LookupResult } from "../../../src/service/candidates/index.js";
 import { KeyStatistics } from "../../../src/service/candidates/keys.js";
 import { neardupSource } from "../../../src/service/documents.js";
 import { chooseOriginal, compareCandidates } from "../../../src/service/rank.js";
@@ -94,4 +94,33 @@ describe("shared first pages of writes' lookups", () => {
     // The premise: the lookups did share first pages (their templates' keys are held by over 128 documents).
     expect(sharedPages).toBeGreaterThan(0);
   }, 300_000);
+
+  it("a lookup alone whose earliest duplicate lies past its first page reads pages that grow, not a full page", async () => {
+    // Oldest first: 40 decoys that hold every band key of the probe (and their own unrelated simhash and sketch:
+    // reached, never duplicates), then 20 near-duplicates of the probe, then 200 more decoys.
+    const real = (k: number) => `Accepted publickey for alice from 10.0.0.${k} port 22 ssh2: RSA SHA256:abc`;
+    const probe = fp.analyze(real(99));
+    const keys = fp.analyze(real(0)).lsh;
+    const unrelated = (k: number) => `decoy ${k}: ${WORDS.map((w, j) => `${w}${(k * 31 + j * 7) % 97}`).join(" ")}`;
+    const memory = new MemoryEngine();
+    await memory.createIndex("logs");
+    const kinds = [...Array.from({ length: 40 }, () => "decoy"), ...Array.from({ length: 20 }, () => "real"), ...Array.from({ length: 200 }, () => "decoy")];
+    const ops = kinds.flatMap((kind, k) => {
+      const text = kind === "real" ? real(k) : unrelated(k);
+      const neardup = neardupSource(fp.analyze(text), { status: "original" }, NOW - 100_000 + k * 10, `s${k}`);
+      if (kind === "decoy") Object.assign(neardup, { lsh: [...keys], lsh_list: Buffer.from(keys.join(" "), "utf8").toString("base64") });
+      return [{ index: { _index: "logs", _id: `s${k}` } }, { text, neardup }];
+    });
+    expect(fp.compare(probe, fp.analyze(real(40))).duplicate).toBe(true);
+    expect(fp.compare(probe, fp.analyze(unrelated(0))).duplicate).toBe(false);
+    await memory.bulk(ops);
+    await memory.refresh("logs");
+    const source = { index: "logs", textField: "text", windowMs: WINDOW, maxCandidates: 1000, verdict: fp.verdictOptions };
+    const l: Lookup = { analysis: probe, time: NOW, excludeId: undefined, radius: 3, untilDuplicate: true };
+    const [alone] = await fetchCandidates(memory, source, [l]);
+    expect(await earliest(l, alone!)).toBe("s40");
+    // The first page of 16 decoys, then one of 64 holding s40: settled there (a full page was all 260 documents).
+    expect(alone!.hits).toBe(OLDEST_FIRST_PAGE + OLDEST_FIRST_PAGE * PAGE_GROWTH);
+    expect(alone!.readBefore).toBeDefined();
+  });
 });
