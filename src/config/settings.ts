@@ -43,7 +43,7 @@ export const SETTINGS = {
   NEARDUP_MAX_CANDIDATE_PAGES: {
     default: "10",
     schema: z.coerce.number().int().positive(),
-    doc: "Pages a candidate lookup reads before it stops; a lookup cut short says so (`candidates_cut` in /v1/check, metric `neardup_candidates_cut_total`, a warning).",
+    doc: "Pages of `NEARDUP_MAX_CANDIDATES` hits a candidate lookup reads before it stops (a write's lookup read oldest first also reads its shorter first pages, docs/dedup.md); a lookup cut short says so (`candidates_cut` in /v1/check, metric `neardup_candidates_cut_total`, a warning).",
   },
   NEARDUP_LSH_KEY_BUDGET: {
     default: "200",
