@@ -234,8 +234,13 @@ function groupQuery(lookups: Lookup[], plans: readonly (KeyPlan | undefined)[], 
   return groupSearchBody(terms, [...keys], members.map((i) => schemeOf(lookups[i]!.analysis)), since, page, pairs, twoSegments, docValuesOnly);
 }
 
+/** Whether a lookup alone reads its hits oldest first and stops at its first duplicate: a write's, with the verdict rules at hand. */
+function readsOldestFirst(source: CandidateSource, l: Lookup): boolean {
+  return l.untilDuplicate === true && source.verdict !== undefined;
+}
+
 function queryInput(source: CandidateSource, l: Lookup, plan: KeyPlan | undefined, docValuesOnly: boolean): CandidateQueryInput {
-  const oldestFirst = l.untilDuplicate === true && source.verdict !== undefined;
+  const oldestFirst = readsOldestFirst(source, l);
   return {
     simhash: l.analysis.simhash,
     radius: l.radius,
@@ -438,7 +443,7 @@ async function fetchOnce(engine: Engine, source: CandidateSource, lookups: Looku
     const members: number[] = [];
     const oldestFirst: number[] = [];
     for (const [i, l] of lookups.entries()) {
-      if (l.untilDuplicate && source.verdict && (plans[i] !== undefined || widest[i]! > ALONE_BEYOND)) oldestFirst.push(i);
+      if (readsOldestFirst(source, l) && (plans[i] !== undefined || widest[i]! > ALONE_BEYOND)) oldestFirst.push(i);
       else members.push(i);
     }
     const groups = groupLookups(lookups, plans, members);
@@ -456,21 +461,12 @@ async function fetchOnce(engine: Engine, source: CandidateSource, lookups: Looku
         overflowed.push(...members); // too many to be sure we saw them all: ask per lookup, paged
         return;
       }
-      if (docValuesOnly) for (const h of hits) idOf(h, true);
-      const candidates = hits.flatMap((h) => candidateFromHit(h) ?? []);
-      const reachable = reachableHits(lookups, members, candidates);
-      for (const i of members) {
-        const l = lookups[i]!;
-        const alone = aloneOf(plans[i]);
-        const accept = acceptor(l, source.windowMs, alone);
-        const kept = reachable.get(i)!.filter((k) => accept(candidates[k]!));
-        out[i] = { candidates: kept.map((k) => ({ ...candidates[k]! })), hits: hits.length, cut: false, pairedKeys: plans[i]?.paired.length ?? 0, alone };
-      }
+      for (const [i, result] of memberResults(source, lookups, plans, members, hits, docValuesOnly)) out[i] = result;
     });
     // Writes of a group that held too many (asked before their statistics came: a fresh service among log lines)
     // share first pages read oldest first, as writes with a common key do.
-    const writes = overflowed.filter((i) => lookups[i]!.untilDuplicate && source.verdict);
-    singles.push(...overflowed.filter((i) => !(lookups[i]!.untilDuplicate && source.verdict)));
+    const writes = overflowed.filter((i) => readsOldestFirst(source, lookups[i]!));
+    singles.push(...overflowed.filter((i) => !readsOldestFirst(source, lookups[i]!)));
     if (writes.length > 0) singles.push(...(await sharedFirstPages(engine, source, lookups, plans, writes, (await statistics).hottest, docValuesOnly, observer, out, resumes)));
   }
   if (singles.length > 0) {
@@ -573,24 +569,13 @@ async function sharedFirstPages(
       const hits = hitsOf(r);
       observer.onHits?.(hits.length);
       const members = groups[gi]!;
-      if (docValuesOnly) for (const h of hits) idOf(h, true);
-      const candidates = hits.flatMap((h) => candidateFromHit(h) ?? []);
-      const reachable = reachableHits(lookups, members, candidates);
       const full = hits.length >= size;
       const last = full ? sortPosition({ oldestFirst: true }, hits[hits.length - 1]!.sort) : undefined;
       const before = last ? Number(last.timestamp) : NaN;
       const resume = last && resumeBelow(hits, last);
-      for (const i of members) {
-        const l = lookups[i]!;
-        const alone = aloneOf(plans[i]);
-        const accept = acceptor(l, source.windowMs, alone);
-        const kept = reachable
-          .get(i)!
-          .filter((k) => accept(candidates[k]!))
-          .map((k) => ({ ...candidates[k]! }));
-        const result: LookupResult = { candidates: kept, hits: hits.length, cut: false, pairedKeys: plans[i]?.paired.length ?? 0, alone };
+      for (const [i, result] of memberResults(source, lookups, plans, members, hits, docValuesOnly)) {
         if (!full) out[i] = result;
-        else if (Number.isFinite(before) && (await duplicateFound(engine, source, l, () => kept)([], before))) out[i] = { ...result, readBefore: before };
+        else if (Number.isFinite(before) && (await duplicateFound(engine, source, lookups[i]!, () => result.candidates)([], before))) out[i] = { ...result, readBefore: before };
         else {
           if (resume) resumes.set(i, resume);
           rest.push(i);
@@ -599,6 +584,29 @@ async function sharedFirstPages(
     }),
   );
   return rest;
+}
+
+/**
+ * Each member's result from the hits of one grouped query: the hits it
+ * reaches (`reachableHits`) that its acceptor keeps, each its own copy.
+ */
+function memberResults(
+  source: CandidateSource,
+  lookups: Lookup[],
+  plans: readonly (KeyPlan | undefined)[],
+  members: readonly number[],
+  hits: SearchHit<unknown>[],
+  docValuesOnly: boolean,
+): [number, LookupResult][] {
+  if (docValuesOnly) for (const h of hits) idOf(h, true);
+  const candidates = hits.flatMap((h) => candidateFromHit(h) ?? []);
+  const reachable = reachableHits(lookups, members, candidates);
+  return members.map((i) => {
+    const alone = aloneOf(plans[i]);
+    const accept = acceptor(lookups[i]!, source.windowMs, alone);
+    const kept = reachable.get(i)!.filter((k) => accept(candidates[k]!));
+    return [i, { candidates: kept.map((k) => ({ ...candidates[k]! })), hits: hits.length, cut: false, pairedKeys: plans[i]?.paired.length ?? 0, alone }];
+  });
 }
 
 /** The keys a plan takes alone; undefined (every key) without a plan. */
