@@ -31,7 +31,7 @@ import type { IndexResult } from "../service/dedup-service.js";
 import { isStorableTime, readSourceTime, type DocInput } from "../service/input.js";
 import type { Policy } from "../service/options.js";
 import { invalidIndexItem, neardupErrorItem, noopItem, rejectedItem, unavailableItem, verdictOf, writtenItem, type Failure, type ItemBody } from "./items.js";
-import { metaText, parseBulkInSlices, textSource, writtenAsSent, type BulkItem } from "./ndjson.js";
+import { metaText, parseBulkInSlices, textSource, lineToWrite, type BulkItem } from "./ndjson.js";
 import { forwardChunk, isRetry, parseChunkRequest, retryFailure, type ChunkAnswer, type ChunkRequest, type ProxyDoc } from "./peer.js";
 import { MissingIndex, type IndexDedup, type ServicePool } from "./pool.js";
 import { ruleFor, type IndexRule } from "./rules.js";
@@ -423,8 +423,7 @@ export class BulkHandler {
     const now = Date.now();
     const docs = chunk.map((d, k): ProxyDoc => {
       const given = idOf(d.item);
-      const sourceLine = writtenAsSent(d.source) ? d.item.sourceLine : undefined;
-      const analysis = analyses?.[k];
+            const analysis = analyses?.[k];
       return {
         op: d.item.op as ProxyDoc["op"],
         id: given ?? arrivalId(now),
@@ -432,7 +431,7 @@ export class BulkHandler {
         time: timeOf(d.source, this.deps.timeField, now, this.deps.timeSkewMs),
         meta: metaText(d.item),
         source: d.source,
-        sourceLine,
+        sourceLine: d.item.sourceLine,
         text: d.text,
         ...(analysis ? { analysis } : {}),
       };
@@ -497,7 +496,7 @@ export class BulkHandler {
     for (const d of docs) {
       if (d.sourceLine === undefined) continue;
       const parsed = textSource(d.sourceLine, rule.textField);
-      if (parsed && writtenAsSent(parsed.source)) Object.assign(d, parsed);
+      if (parsed) Object.assign(d, parsed);
       else delete d.sourceLine;
     }
     let entry;
@@ -558,7 +557,7 @@ export class BulkHandler {
     const docs: DocInput[] = [];
     const plans: WritePlan[] = [];
     for (const d of request.docs) {
-      const plan: WritePlan = { op: d.op, meta: d.meta, query, headers, sourceLine: d.sourceLine };
+      const plan: WritePlan = { op: d.op, meta: d.meta, query, headers, sourceLine: d.sourceLine === undefined ? undefined : lineToWrite(d.sourceLine, d.source) };
       const analysis = d.analysis === undefined ? undefined : entry.service.analysisFromWire(d.analysis, d.text);
       const doc: DocInput = { id: d.id, idGiven: d.idGiven, text: d.text, fields: undefined, time: d.time, source: withPlan(d.source, plan), analysis };
       docs.push(doc);

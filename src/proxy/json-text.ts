@@ -85,6 +85,17 @@ export function objectText(members: readonly Member[]): string {
 }
 
 /**
+ * A JSON object's text without the first member named `key`, every other member's text as sent (repeated
+ * keys included: the engines refuse those, and so they still will). How a client's source line that holds
+ * `neardup` of its own is written: that member is the one neardup replaces.
+ */
+export function withoutFirstMember(text: string, key: string): string {
+  const members = objectMembers(text, 0);
+  const at = members.findIndex((m) => m.key === key);
+  return at < 0 ? text : objectText(members.filter((_, i) => i !== at));
+}
+
+/**
  * A JSON object's text with `members` (`"key":value,...`) put first and every byte after its opening brace
  * as it was: how the proxy adds `neardup` to a client's source line, and `_index` and `_id` to its metadata.
  */

@@ -9,7 +9,7 @@
  * answered here: the caller forwards the body as is and returns the engine's
  * own whole-request error, which the engines give before writing anything.
  */
-import { objectMembers, objectText, readObject } from "./json-text.js";
+import { objectMembers, objectText, readObject, withoutFirstMember } from "./json-text.js";
 
 export type BulkOp = "index" | "create" | "update" | "delete";
 
@@ -189,7 +189,12 @@ export function textSource(sourceLine: string | undefined, textField: string): {
   return source && typeof text === "string" && text.trim() !== "" ? { source, text } : undefined;
 }
 
-/** Whether a source is written as its client's line plus `neardup` (write-through.ts `withNeardup`): not when it has a `neardup` key of its own, which is replaced. */
-export function writtenAsSent(source: Record<string, unknown>): boolean {
-  return !Object.hasOwn(source, "neardup");
+/**
+ * The line the proxy writes for a client's source line (before `neardup` is added, write-through.ts
+ * `withNeardup`): the line as sent, less its own `neardup` member when it has one (neardup replaces it).
+ * Never the source written again from `JSON.parse`'s object, which keeps the last of a repeated key (the
+ * engines refuse the line) and rounds numbers past 2^53.
+ */
+export function lineToWrite(sourceLine: string, source: Record<string, unknown>): string {
+  return Object.hasOwn(source, "neardup") ? withoutFirstMember(withoutBom(sourceLine), "neardup") : sourceLine;
 }

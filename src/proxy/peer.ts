@@ -32,9 +32,10 @@ export interface ProxyDoc {
   meta: string;
   source: Record<string, unknown>;
   /**
-   * The client's source line as sent, when the write can be that line with `neardup` added
-   * ({@link withNeardup}): written again from `source`, numbers past 2^53 lose digits, `1e309`
-   * becomes null and `1.0` becomes `1` (a long where dynamic mapping would have made a float).
+   * The client's source line as sent. The write is that line with `neardup` added (ndjson.ts
+   * `lineToWrite`, {@link withNeardup}), never `source` written again: that way numbers past 2^53 would
+   * lose digits, `1e309` become null, `1.0` become `1`, and a repeated key (which the engines refuse)
+   * would be stored with its last value.
    */
   sourceLine?: string;
   /** The source's text field. */

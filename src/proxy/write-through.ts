@@ -24,7 +24,7 @@ export interface WritePlan {
   query: string;
   /** The client's headers to send (credentials, opaque id). */
   headers: Record<string, string | string[]>;
-  /** The client's source line, written as sent with the service's `neardup` added ({@link withNeardup}); else the service's source. */
+  /** The client's source line less its own `neardup` (ndjson.ts `lineToWrite`), written with the service's `neardup` added ({@link withNeardup}); else the service's source. */
   sourceLine?: string;
   /** The engine's own item for this write, once written. */
   result?: Record<string, unknown>;
@@ -124,7 +124,8 @@ export function actionLine(plan: Pick<WritePlan, "op" | "meta">, index: string, 
 
 /**
  * A client's source line (a JSON object) with `"neardup": ...` as its first
- * key, every other byte as sent. The line must not hold a `neardup` key of its own.
+ * key, every other byte as sent. The line must not hold a `neardup` key of its own
+ * (ndjson.ts `lineToWrite` takes it out).
  */
 export function withNeardup(sourceLine: string, neardup: unknown): string {
   return withFirstMembers(sourceLine, `"neardup":${JSON.stringify(neardup)}`);
