@@ -22,6 +22,7 @@ import { isNeardupError } from "../core/errors.js";
 import { BulkHandler } from "./bulk.js";
 import { PEER_PATH } from "./peer.js";
 import { InflightBudget } from "./budget.js";
+import { drain } from "../server/drain.js";
 import { logLeaseEvents } from "../service/writer-lease.js";
 import { ServicePool } from "./pool.js";
 import type { IndexRule } from "./rules.js";
@@ -69,10 +70,13 @@ export interface ProxyOptions {
   logger?: Logger;
   /** Told of each event of the proxy's writer leases (a metric). */
   onLeaseEvent?: ((event: string) => void) | undefined;
+  /** On close, how long `_bulk` requests in flight may finish before their connections are closed (NEARDUP_SHUTDOWN_TIMEOUT_MS). Default 15 s. */
+  shutdownTimeoutMs?: number;
 }
 
 export interface RunningProxy {
   url: string;
+  /** Stops accepting; requests in flight finish (up to `shutdownTimeoutMs`), then its writer leases are released. */
   close(): Promise<void>;
 }
 
@@ -378,9 +382,8 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   return {
     url,
     async close() {
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeAllConnections();
-      await closed;
+      // Not cut at once: a bulk cut mid-way is answered to nobody, and its client sends it again.
+      await drain(server, options.shutdownTimeoutMs ?? 15_000, logger);
       await pool?.close();
       upstream.close();
     },

@@ -50,6 +50,7 @@ async function main(): Promise<void> {
           lease: config.lease && { ttlMs: config.lease.ttlMs, advertiseUrl: proxyConfig.advertiseUrl },
           logger,
           onLeaseEvent: leaseEventCounter(service.metrics, "proxy"),
+          shutdownTimeoutMs: config.supervision.shutdownTimeoutMs,
         });
         if (proxyConfig.rules.length === 0) logger.warn("NEARDUP_PROXY_INDICES is empty: the proxy passes every index through untouched");
       },
@@ -64,7 +65,8 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, "stopping");
-    Promise.all([proxy?.close(), service.close()]).then(
+    const proxyClosed = proxy?.close();
+    Promise.all([proxyClosed, service.close(proxyClosed)]).then(
       () => process.exit(0),
       (err: unknown) => {
         logger.error({ err: redactText(String(err)) }, "error while stopping");

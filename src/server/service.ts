@@ -15,6 +15,7 @@ import { createOffloadingAnalyzer, type Analyzer } from "../workers/index.js";
 import { redactText } from "../engine/errors.js";
 import { AnalysisPrefetch } from "./prefetch.js";
 import { createApp } from "./app.js";
+import { drain } from "./drain.js";
 import { CircuitBreaker, withBreaker } from "./breaker.js";
 import { createMetrics, leaseEventCounter, registerPoolMetrics, type Metrics } from "./metrics.js";
 import { Readiness } from "./readiness.js";
@@ -52,8 +53,11 @@ export interface RunningService {
   fingerprinter(): Promise<Fingerprinter>;
   /** The service's analyzer (small work in the calling thread, large work and, with NEARDUP_WORKERS > 1, every write on the worker pool): the `_bulk` proxy shares it. */
   analyzer(): Analyzer;
-  /** Stops accepting, lets in-flight requests finish (up to the shutdown timeout), then stops the engine. */
-  close(): Promise<void>;
+  /**
+   * Stops accepting, lets in-flight requests finish (up to the shutdown timeout), waits for `after` (the
+   * `_bulk` proxy's close, whose requests use this analyzer and engine), then stops the analyzer and the engine.
+   */
+  close(after?: Promise<unknown>): Promise<void>;
 }
 
 const BREAKER_STATE = { closed: 0, open: 1, "half-open": 2 } as const;
@@ -260,12 +264,14 @@ export async function startService(config: Config, deps: ServiceDeps): Promise<R
     engineReady,
     fingerprinter,
     analyzer: () => analyzer,
-    close() {
+    close(after) {
       closing ??= (async () => {
         closed = true;
         readiness.stopWatching();
         readiness.markNotReady("shutting down");
         await drain(server, supervision.shutdownTimeoutMs, logger);
+        // The proxy's requests in flight analyse on this pool and write through this engine: they finish first.
+        await after?.catch(() => undefined);
         await analyzer.close();
         await lease?.stop();
         await engine?.close().catch(() => undefined);
@@ -286,24 +292,6 @@ function sleep(ms: number): Promise<void> {
  * idle keep-alive connections are closed as they become idle; whatever is
  * still running after `timeoutMs` is cut.
  */
-async function drain(server: Server, timeoutMs: number, logger: Logger): Promise<void> {
-  const closedPromise = new Promise<void>((resolve) => server.close(() => resolve()));
-  const idle = setInterval(() => server.closeIdleConnections(), 50);
-  server.closeIdleConnections();
-  let timer: NodeJS.Timeout | undefined;
-  const timedOut = new Promise<boolean>((resolve) => {
-    timer = setTimeout(() => resolve(true), timeoutMs);
-  });
-  const cut = await Promise.race([closedPromise.then(() => false), timedOut]);
-  clearInterval(idle);
-  clearTimeout(timer);
-  if (cut) {
-    logger.warn({ timeoutMs }, "requests still running at the shutdown timeout: closing their connections");
-    server.closeAllConnections();
-    await closedPromise;
-  }
-}
-
 function listen(server: Server, host: string, port: number): Promise<Server> {
   return new Promise((resolve, reject) => {
     server.once("listening", () => resolve(server));

@@ -55,6 +55,22 @@ function workerModule(): { filename: string; module?: string } {
 }
 
 /**
+ * How long `close()` waits for the tasks handed to the threads (at most `maxPending` texts, seconds of
+ * work); past it the threads are terminated anyway.
+ */
+const CLOSE_TIMEOUT_MS = 60_000;
+
+async function settledWithin(tasks: Promise<unknown>[], ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+    timer.unref();
+  });
+  await Promise.race([Promise.allSettled(tasks), timeout]);
+  clearTimeout(timer);
+}
+
+/**
  * Starts `threads` workers and waits until each has loaded its dictionaries
  * and analyzed a probe text exactly as `fingerprinter` does.
  *
@@ -85,9 +101,19 @@ export async function createAnalyzerPool(fingerprinter: Fingerprinter, pool: Ana
     await gate.acquire(n);
   };
 
+  // Every task handed to piscina until it settles: close() waits for them before it stops the threads.
+  const inFlight = new Set<Promise<unknown>>();
+  const send = (task: AnalyzeTask | { kind: "report"; job: ReportJob }): Promise<unknown> => {
+    const p = piscina.run(task);
+    inFlight.add(p);
+    const done = () => inFlight.delete(p);
+    p.then(done, done);
+    return p;
+  };
+
   const run = async (task: AnalyzeTask): Promise<AnalyzeResult> => {
     try {
-      return (await piscina.run(task)) as AnalyzeResult;
+      return (await send(task)) as AnalyzeResult;
     } finally {
       gate.release(task.texts.length);
     }
@@ -122,7 +148,7 @@ export async function createAnalyzerPool(fingerprinter: Fingerprinter, pool: Ana
       await admit(1);
       let result: ReportResult;
       try {
-        result = (await piscina.run({ kind: "report", job })) as ReportResult;
+        result = (await send({ kind: "report", job })) as ReportResult;
       } finally {
         gate.release(1);
       }
@@ -133,6 +159,9 @@ export async function createAnalyzerPool(fingerprinter: Fingerprinter, pool: Ana
     async close() {
       closed = true;
       gate.refuseAll(new NeardupError("ENVIRONMENT", "analyzer pool is closed"));
+      // The tasks already handed over are finished, then the threads stop. Never terminate a thread in work:
+      // one stopped inside jieba's native cut aborted the whole process (SIGABRT, "terminate called after throwing").
+      await settledWithin([...inFlight], CLOSE_TIMEOUT_MS);
       await piscina.destroy();
     },
   };
