@@ -423,7 +423,7 @@ export class BulkHandler {
     const now = Date.now();
     const docs = chunk.map((d, k): ProxyDoc => {
       const given = idOf(d.item);
-            const analysis = analyses?.[k];
+      const analysis = analyses?.[k];
       return {
         op: d.item.op as ProxyDoc["op"],
         id: given ?? arrivalId(now),
