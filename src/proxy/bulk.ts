@@ -195,11 +195,15 @@ export class BulkHandler {
     const failures: Failure[] = [];
     let written = 0;
     let down: Failure | undefined;
-    for (const segment of segments) {
+    // Documents whose fingerprinted write got a retryable error (its original's write failed, a handover):
+    // the later items touching them get that error too, so an `update` never lands on a write not acknowledged.
+    const held = new Map<string, Failure>();
+    for (const whole of segments) {
       if (down) {
-        this.fail([...segment.pass, ...segment.dedup], results, down);
+        this.fail([...whole.pass, ...whole.dedup], results, down);
         continue;
       }
+      const segment = held.size === 0 ? whole : this.holdBack(whole, held, results);
       // A pass write to an index that does not exist yet creates it, with its shards still starting under the
       // first lookup of a dedup service that finds it there: that lookup failed. The services' indices first.
       const prepared = segment.pass.length > 0 ? await this.prepare(segment.dedup, query) : undefined;
@@ -214,6 +218,12 @@ export class BulkHandler {
           if (failure.kind === "unavailable") down = failure;
           this.fail(failed, results, failure);
         }
+      }
+      for (const { at, item } of segment.dedup) {
+        const key = docKey(item);
+        const body = Object.values(results[at] ?? {})[0] as { status?: unknown; error?: { reason?: unknown } } | undefined;
+        const status = body?.status;
+        if (key !== undefined && body?.error && typeof status === "number" && isUnavailableStatus(status)) held.set(key, { kind: "unavailable", status, reason: String(body.error.reason) });
       }
     }
 
@@ -273,6 +283,18 @@ export class BulkHandler {
     if (!parsed) return undefined;
     const refusal = textRefusal(parsed.text, this.deps.maxTextLength, rule.textField);
     return refusal ? { unchecked: `not fingerprinted, written as sent: ${refusal.message}` } : { at, item, rule, ...parsed };
+  }
+
+  /** The segment less its items that touch a document in `held`, which are answered with its error here. */
+  private holdBack(segment: Segment, held: Map<string, Failure>, results: Record<string, ItemBody>[]): Segment {
+    const keep = <T extends { at: number; item: BulkItem }>(items: T[]): T[] =>
+      items.filter((x) => {
+        const key = docKey(x.item);
+        const failure = key === undefined ? undefined : held.get(key);
+        if (failure) this.fail([x], results, failure);
+        return failure === undefined;
+      });
+    return { dedup: keep(segment.dedup), pass: keep(segment.pass) };
   }
 
   private fail(items: { at: number; item: BulkItem }[], results: Record<string, ItemBody>[], failure: Failure): void {

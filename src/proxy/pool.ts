@@ -73,8 +73,9 @@ export class ServicePool {
   private async create(index: string, rule: IndexRule, mayCreate: boolean): Promise<IndexDedup> {
     const { engine, fingerprinter, upstream, dedup, timeoutMs } = this.deps;
     if (!mayCreate && !(await engine.indexExists(index))) throw new MissingIndex(index);
-    // The index is the client's, set up for its own ingest: a refresh interval longer than the window lengthens the window.
-    const options = resolveDedupOptions({ ...dedup, index, textField: rule.textField, policy: rule.policy ?? dedup.policy, recentWindowFitsRefresh: true });
+    // The index is the client's, set up for its own ingest: a refresh interval longer than the window lengthens the
+    // window, and a missing index gets the neardup fields and nothing else of the service's own window.
+    const options = resolveDedupOptions({ ...dedup, index, textField: rule.textField, policy: rule.policy ?? dedup.policy, recentWindowFitsRefresh: true, clientIndex: true });
     const writer = new WriteThrough(engine, upstream, timeoutMs);
     const service = new DedupService(writer.engine, fingerprinter, options, undefined, undefined, this.deps.analyzer);
     await service.ensureIndex();

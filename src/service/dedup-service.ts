@@ -247,6 +247,10 @@ export class DedupService {
       }
     } else if (await this.engine.indexExists(index)) {
       await this.engine.putMapping(index, mappings); // the user's own fields are left alone
+    } else if (this.options.clientIndex) {
+      // The client's index: only the neardup fields; its templates and dynamic mapping make the rest, and
+      // whatever made it meanwhile (the engine's auto-create, for a write passed through) gets them too.
+      if (!(await this.engine.createIndex(index, { mappings }))) await this.engine.putMapping(index, mappings);
     } else {
       mappings.properties[this.options.textField] = { type: "text" };
       // `fields`: one field however many keys clients send. Created meanwhile by another writer (the engine's

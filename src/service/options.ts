@@ -39,6 +39,13 @@ export interface DedupOptions {
    * `recentWindowMs` instead of refusing the index (the proxy: the index is the client's, set up for it). Default false.
    */
   recentWindowFitsRefresh: boolean;
+  /**
+   * The index is the client's (the `_bulk` proxy's indices): a missing one is created with the neardup
+   * fields alone, and its other mappings and its settings are left to the engine's index templates and
+   * dynamic mapping, as a write sent to the engine directly would have them. Without it the index is the
+   * service's own window, created with its text field, `fields` and settings. Default false.
+   */
+  clientIndex: boolean;
   /** Most documents in one bulk request. Default 1,000. */
   maxBulkItems: number;
   /**
@@ -75,6 +82,7 @@ export const DEFAULT_DEDUP_OPTIONS: Readonly<DedupOptions> = Object.freeze({
   maxCandidatePages: 10,
   recentWindowMs: 30_000,
   recentWindowFitsRefresh: false,
+  clientIndex: false,
   maxBulkItems: 1000,
   pipelineChunk: 100,
   recentWindowBytes: 256 * 1024 * 1024,

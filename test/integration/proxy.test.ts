@@ -303,6 +303,53 @@ describe.each(engineTargets())("_bulk proxy on $kind $version ($source)", (targe
     expect(await h.engine.get(index, "a")).toMatchObject({ message: MOM_A, neardup: { status: "original" } });
   });
 
+  it("an update after a near-duplicate answered 429 (its original refused) gets the same 429, not a 404 that loses it", async () => {
+    const index = name("mark");
+    const made = await fetch(`${target.url}/${index}`, { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify({ mappings: { properties: { n: { type: "long" } } } }) });
+    expect(made.status).toBe(200);
+    const second = lines({ index: { _index: index, _id: "2" } }, { message: MOM_B }, { update: { _index: index, _id: "2" } }, { doc: { tag: "u" } });
+    const res = await rawBulk(h.url, "/_bulk?refresh=true", lines({ index: { _index: index, _id: "1" } }, { message: MOM_A, n: "not a number" }) + second);
+    const statuses = res.body.items.map((i) => Object.values(i)[0]!.status);
+    expect(statuses).toEqual([400, 429, 429]); // the update was a 404 document_missing_exception, which clients drop
+    expect((res.body.items[2]!.update!.error as { type: string }).type).toBe("es_rejected_execution_exception");
+    expect(await h.engine.get(index, "2")).toBeUndefined();
+    // Sent again, as a client sends its 429s: both land, in order.
+    const again = await rawBulk(h.url, "/_bulk?refresh=true", second);
+    expect(again.body.items.map((i) => Object.values(i)[0]!.status)).toEqual([201, 200]);
+    expect(await h.engine.get(index, "2")).toMatchObject({ message: MOM_B, tag: "u", neardup: { status: "original" } });
+  });
+
+  it("an index the proxy creates gets the neardup fields and nothing else: the user's template and dynamic mapping make the rest, as for a write sent to the engine", async () => {
+    const index = name("mark");
+    const direct = `${index}-direct`;
+    created.push(direct);
+    const template = `${index}-template`;
+    const put = await fetch(`${target.url}/_index_template/${template}`, {
+      method: "PUT",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ index_patterns: [`${index}*`], priority: 500, template: { settings: { "index.number_of_replicas": 0 }, mappings: { properties: { message: { type: "text", fields: { keyword: { type: "keyword", ignore_above: 256 } } } } } } }),
+    });
+    expect(put.status).toBe(200);
+    try {
+      const body = (ix: string) => lines({ index: { _index: ix, _id: "1" } }, { message: MOM_A, fields: { latency: 12 }, "@timestamp": "2026-12-05T00:00:00Z" });
+      expect((await rawBulk(target.url, "/_bulk?refresh=true", body(direct))).body.items[0]!.index!.status).toBe(201);
+      expect((await rawBulk(h.url, "/_bulk?refresh=true", body(index))).body.items[0]!.index).toMatchObject({ status: 201, neardup: { status: "original" } });
+      const mappings = async (ix: string) => ((await (await fetch(`${target.url}/${ix}/_mapping`)).json()) as Record<string, { mappings: { properties: Record<string, unknown> } }>)[ix]!.mappings;
+      const viaProxy = await mappings(index);
+      expect(viaProxy.properties.neardup).toBeDefined();
+      delete viaProxy.properties.neardup;
+      // Was: `message` as plain text (the template's `message.keyword` gone), `fields` as one flat_object/flattened field.
+      expect(viaProxy).toEqual(await mappings(direct));
+      const settings = async (ix: string) => ((await (await fetch(`${target.url}/${ix}/_settings?flat_settings=true`)).json()) as Record<string, { settings: Record<string, string> }>)[ix]!.settings;
+      const own = await settings(index);
+      expect(own["index.requests.cache.enable"]).toBeUndefined(); // was "false"
+      expect(Object.keys(own).filter((k) => k.startsWith("index.merge."))).toEqual([]);
+      expect(own["index.number_of_replicas"]).toBe("0"); // the user's template applied
+    } finally {
+      await fetch(`${target.url}/_index_template/${template}`, { method: "DELETE" });
+    }
+  });
+
   it("a source with a neardup key of its own is written as sent less that key: a repeated key is refused as the engine refuses it, a long keeps its digits", async () => {
     const index = name("mark");
     const repeated = `{"neardup":1,"message":${JSON.stringify(MOM_A)},"message":${JSON.stringify(NEWS_EN)}}`;
