@@ -581,7 +581,7 @@ export class BulkHandler {
     for (const d of request.docs) {
       const plan: WritePlan = { op: d.op, meta: d.meta, query, headers, sourceLine: d.sourceLine === undefined ? undefined : lineToWrite(d.sourceLine, d.source) };
       const analysis = d.analysis === undefined ? undefined : entry.service.analysisFromWire(d.analysis, d.text);
-      const doc: DocInput = { id: d.id, idGiven: d.idGiven, text: d.text, fields: undefined, time: d.time, source: withPlan(d.source, plan), analysis };
+      const doc: DocInput = { id: d.id, idGiven: d.idGiven, text: d.text, fields: undefined, time: d.time, source: withPlan(d.source, plan), analysis, createOnly: d.op === "create" };
       docs.push(doc);
       plans.push(plan);
     }

@@ -391,7 +391,7 @@ export class DedupService {
    * `self`; a search keeps them). `untilDuplicate`: only the original is needed (a write's decision), so the
    * comparisons stop at the earliest duplicate (rank.ts `CompareOptions.untilDuplicate`).
    */
-  private async matchesFor(analysis: Analysis, radius: number, time: number, self: string | undefined, lookedUp: LookupResult, startedAt: number, slicer: Slicer, { ownDuplicates = true, untilDuplicate = false } = {}): Promise<{ matches: Match[]; candidates: number; pending: Map<string, RecentEntry> }> {
+  private async matchesFor(analysis: Analysis, radius: number, time: number, self: string | undefined, lookedUp: LookupResult, startedAt: number, slicer: Slicer, { ownDuplicates = true, untilDuplicate = false } = {}): Promise<{ matches: Match[]; candidates: number; pending: Map<string, RecentEntry>; standing: Set<string> }> {
     const fromEngine = lookedUp.candidates;
     // A recent entry of an id replaces its engine hit: the hit may be the version before (a re-submission with
     // another text, which the probe may not reach at all), until the engine showed the new one; so does a delete.
@@ -406,7 +406,10 @@ export class DedupService {
         if (kept?.duplicate && c.time < notAfter && !isSelf(c, self, ownDuplicates) && !superseded(c)) notAfter = c.time;
       }
     }
-    const fromRecent = this.recentCandidates(analysis, radius, time, self, startedAt, ownDuplicates, lookedUp.alone, notAfter);
+    // A `create` in flight of an id the engine shows will fail (a conflict): the stored version stands, and no
+    // decision waits for that write (recent.ts `pendingCreate`).
+    const standing = new Set(fromEngine.flatMap((c) => (this.recent.pendingCreate(c.id) ? [c.id] : [])));
+    const fromRecent = this.recentCandidates(analysis, radius, time, self, startedAt, ownDuplicates, lookedUp.alone, notAfter).filter((c) => !standing.has(c.id));
     const recentIds = new Set(fromRecent.map((c) => c.id));
     const all = [...fromRecent, ...fromEngine.filter((c) => !isSelf(c, self, ownDuplicates) && !recentIds.has(c.id) && !superseded(c))];
     this.metrics?.candidates.observe(all.length);
@@ -415,7 +418,7 @@ export class DedupService {
     const pending = new Map<string, RecentEntry>();
     for (const c of all) {
       for (const id of [c.id, c.duplicateOf]) {
-        const entry = id === undefined ? undefined : this.recent.get(id);
+        const entry = id === undefined || standing.has(id) ? undefined : this.recent.get(id);
         if (entry && entry.visibleAt === undefined) pending.set(id!, entry);
       }
     }
@@ -423,7 +426,7 @@ export class DedupService {
     const analyzer = this.analyzer;
     const readText = (c: Candidate) => readNormalizedTexts(this.engine, this.candidateSource(), [c], slicer);
     const compareOptions = analyzer ? { slicer, untilDuplicate, readText, analyze: (text: string) => analyzer.analyze(text).catch(() => undefined) } : { slicer, untilDuplicate, readText };
-    return { matches: await compareCandidates(this.fingerprinter, analysis, all, radius, compareOptions), candidates: all.length, pending };
+    return { matches: await compareCandidates(this.fingerprinter, analysis, all, radius, compareOptions), candidates: all.length, pending, standing };
   }
 
   /** "What is this text a near-duplicate of?" Nothing is written. */
@@ -593,7 +596,7 @@ export class DedupService {
     // Its own id is never its candidate, given or not: a made-up id matches no stored document, and one sent
     // as made up that does (the internal route trusts `id_given`) must not make the document its own duplicate.
     const self = doc.id;
-    let { matches, pending } = await this.matchesFor(analysis, radius, doc.time, self, fromEngine, startedAt, slicer, { untilDuplicate: true });
+    let { matches, pending, standing } = await this.matchesFor(analysis, radius, doc.time, self, fromEngine, startedAt, slicer, { untilDuplicate: true });
     // An update of an original that has duplicates keeps the cluster: it stays their original.
     const root = roots.has(self) || this.recent.hasDuplicates(self);
     let chosen = root ? undefined : chooseOriginal(matches);
@@ -602,7 +605,7 @@ export class DedupService {
       // The lookup stopped paging at a duplicate that this decision does not take (a newer version of it in the
       // window replaced it): the earliest duplicate may lie past where it stopped. Look again, reading it all.
       const [whole] = await this.engineCandidates([{ analysis, time: doc.time, excludeId: self, radius }], this.options.rollover);
-      ({ matches, pending } = await this.matchesFor(analysis, radius, doc.time, self, whole!, startedAt, slicer, { untilDuplicate: true }));
+      ({ matches, pending, standing } = await this.matchesFor(analysis, radius, doc.time, self, whole!, startedAt, slicer, { untilDuplicate: true }));
       chosen = chooseOriginal(matches);
     }
     const decision: Decision = chosen
@@ -625,7 +628,7 @@ export class DedupService {
     };
     let after: RecentEntry | undefined;
     if (chosen) {
-      const original = pending.get(chosen.originalId) ?? this.recent.get(chosen.originalId);
+      const original = pending.get(chosen.originalId) ?? (standing.has(chosen.originalId) ? undefined : this.recent.get(chosen.originalId));
       if (original && original.visibleAt === undefined) {
         out.dependsOn = original.stored;
         after = original;
@@ -637,7 +640,7 @@ export class DedupService {
       out.source = documentSource(this.options.textField, doc, analysis, decision);
       const sketch = sketchOf(analysis, editTextLimit(this.fingerprinter.verdictOptions));
       const match = chosen ? { distance: out.result.distance, similarity: out.result.similarity } : undefined;
-      out.entry = this.recent.add({ id: doc.id, simhash: analysis.simhash, lsh: analysis.lsh, lshScheme: analysis.lshScheme, time: doc.time, status: decision.status, duplicateOf: decision.duplicateOf, sketch }, after, match);
+      out.entry = this.recent.add({ id: doc.id, simhash: analysis.simhash, lsh: analysis.lsh, lshScheme: analysis.lshScheme, time: doc.time, status: decision.status, duplicateOf: decision.duplicateOf, sketch }, after, match, doc.createOnly === true);
     }
     return out;
   }

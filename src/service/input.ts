@@ -24,6 +24,11 @@ export interface DocInput {
    * this one: workers/wire.ts); the service then does not analyse the text again.
    */
   analysis?: Analysis | undefined;
+  /**
+   * The write is a `create` (the `_bulk` proxy's `create` action): it fails, and changes nothing, when the id
+   * is stored already. Its window entry then never stands in for the stored version (recent.ts `add`).
+   */
+  createOnly?: boolean | undefined;
 }
 
 const MAX_ID_BYTES = 512;

@@ -106,6 +106,8 @@ export class RecentWrites {
   private readonly replaced = new WeakMap<RecentEntry, RecentEntry>();
   /** Entries whose write failed. */
   private readonly failed = new WeakSet<RecentEntry>();
+  /** Entries of `create` writes: until acknowledged, an engine hit of the same id is the stored version, and the create will fail. */
+  private readonly creates = new WeakSet<RecentEntry>();
   /** Ids the engine deleted, each with the time from which its search is sure not to show them, oldest first. */
   private readonly deleted = new Map<string, number>();
   private readonly clock: () => number;
@@ -137,7 +139,7 @@ export class RecentWrites {
    * in the same step (see {@link settle}), and if it has failed already, the
    * entry never enters it.
    */
-  add(candidate: Candidate, after?: RecentEntry, match?: RecentEntry["match"]): RecentEntry {
+  add(candidate: Candidate, after?: RecentEntry, match?: RecentEntry["match"], createOnly = false): RecentEntry {
     this.expire();
     let resolve!: (ok: boolean) => void;
     const stored = new Promise<boolean>((r) => (resolve = r));
@@ -147,6 +149,13 @@ export class RecentWrites {
       resolve(false);
       return entry;
     }
+    if (createOnly && this.current.has(candidate.id)) {
+      // A `create` of an id this window holds fails (the engine answers 409) unless that write fails first: it
+      // does not replace the entry, which stays what later decisions see. Settling it changes nothing here.
+      this.resolvers.set(entry, resolve);
+      return entry;
+    }
+    if (createOnly) this.creates.add(entry);
     if (after && after.visibleAt === undefined) {
       const list = this.dependents.get(after);
       if (list) list.push(entry);
@@ -251,9 +260,21 @@ export class RecentWrites {
    */
   supersedes(id: string, startedAt: number): boolean {
     const entry = this.current.get(id);
+    if (entry && this.creates.has(entry) && entry.visibleAt === undefined) return false; // see pendingCreate
     if (entry) return entry.visibleAt === undefined || entry.visibleAt > startedAt;
     const gone = this.deleted.get(id);
     return gone !== undefined && gone > startedAt;
+  }
+
+  /**
+   * True when the window's entry of `id` is a `create` whose write is in flight. The engine's hit of the id
+   * is then the version stored (the create will fail with a conflict): it stands, and this entry gives way.
+   * Without this a `create` re-sent with another text hid the stored original from the request's later
+   * near-duplicates, which were written as originals.
+   */
+  pendingCreate(id: string): boolean {
+    const entry = this.current.get(id);
+    return entry !== undefined && entry.visibleAt === undefined && this.creates.has(entry);
   }
 
   /** True when a lookup that started at `startedAt` can still be completed from this window. */

@@ -303,6 +303,23 @@ describe.each(engineTargets())("_bulk proxy on $kind $version ($source)", (targe
     expect(await h.engine.get(index, "a")).toMatchObject({ message: MOM_A, neardup: { status: "original" } });
   });
 
+  it("a create of a stored original's id, refused as a conflict, does not hide that original from a near-duplicate later in the bulk (reject, and mark in one bulk)", async () => {
+    const index = name("reject");
+    expect((await rawBulk(h.url, "/_bulk?refresh=true", lines({ index: { _index: index, _id: "1" } }, { message: MOM_A }))).body.items[0]!.index).toMatchObject({ status: 201, neardup: { status: "original" } });
+    const res = await rawBulk(h.url, "/_bulk?refresh=true", lines({ create: { _index: index, _id: "1" } }, { message: OTHER_ZH }, { create: { _index: index, _id: "3" } }, { message: MOM_B }));
+    expect((res.body.items[0]!.create!.error as { type: string }).type).toBe("version_conflict_engine_exception");
+    // Was: 201, an original, while its original 1 is stored: two originals under reject.
+    expect(res.body.items[1]!.create).toMatchObject({ status: 409, error: { type: "neardup_duplicate_exception", duplicate_of: "1" } });
+    expect(await h.engine.get(index, "3")).toBeUndefined();
+    expect(await h.engine.get(index, "1")).toMatchObject({ message: MOM_A });
+
+    const marked = name("mark");
+    const one = await rawBulk(h.url, "/_bulk?refresh=true", lines({ index: { _index: marked, _id: "1" } }, { message: MOM_A }, { create: { _index: marked, _id: "1" } }, { message: OTHER_ZH }, { create: { _index: marked, _id: "2" } }, { message: MOM_B }));
+    expect(one.body.items.map((i) => Object.values(i)[0]!.status)).toEqual([201, 409, 201]);
+    expect(one.body.items[2]!.create).toMatchObject({ neardup: { status: "duplicate", duplicate_of: "1" } }); // was an original
+    expect(await h.engine.get(marked, "2")).toMatchObject({ neardup: { status: "duplicate", duplicate_of: "1" } });
+  });
+
   it("an update after a near-duplicate answered 429 (its original refused) gets the same 429, not a 404 that loses it", async () => {
     const index = name("mark");
     const made = await fetch(`${target.url}/${index}`, { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify({ mappings: { properties: { n: { type: "long" } } } }) });
