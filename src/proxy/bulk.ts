@@ -338,7 +338,10 @@ export class BulkHandler {
       const answer = parsed.items![k]!;
       results[at] = unchecked === undefined ? answer : Object.fromEntries(Object.entries(answer).map(([op, body]) => [op, { ...body, neardup: { status: "unchecked", reason: unchecked } }]));
     });
-    await this.forgetDeleted(pass.flatMap(({ item }, k) => (item.op === "delete" && parsed.items![k]!.delete?.status === 200 ? [item] : [])));
+    await this.forgetDeleted(
+      pass.flatMap(({ item }, k) => (item.op === "delete" && parsed.items![k]!.delete?.status === 200 ? [item] : [])),
+      true,
+    );
     return { written: pass.length, failures: [] };
   }
 
@@ -346,9 +349,10 @@ export class BulkHandler {
    * Deletes the engine acknowledged, in indices this proxy deduplicates, leave their services' recent-writes
    * windows: the deleted document is no candidate for the items after it, though the engine's search shows it
    * until its next refresh. (A delete through another sidecar, or straight to the engine, is seen after that
-   * refresh.)
+   * refresh.) `make`: an index this proxy deduplicates but has no service for yet gets one now (its items
+   * later in the request would make it after the delete, and its lookups would still see the document).
    */
-  private async forgetDeleted(deletes: BulkItem[]): Promise<void> {
+  private async forgetDeleted(deletes: BulkItem[], make = false): Promise<void> {
     const deleted = new Map<string, string[]>();
     for (const { index, id } of deletes) {
       if (id === undefined) continue;
@@ -357,7 +361,8 @@ export class BulkHandler {
       else deleted.set(index, [id]);
     }
     for (const [index, ids] of deleted) {
-      const entry = await this.deps.pool.existing(index)?.catch(() => undefined);
+      const rule = make ? ruleFor(this.deps.rules, index) : undefined;
+      const entry = await (this.deps.pool.existing(index) ?? (rule ? this.deps.pool.get(index, rule, false) : undefined))?.catch(() => undefined);
       entry?.service.forgetDeleted(ids);
     }
   }

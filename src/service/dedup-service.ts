@@ -203,6 +203,15 @@ export class DedupService {
   }
 
   /**
+   * Nothing of this service is in use: no decision waits its turn, no write is in flight and the
+   * recent-writes window is empty (every write it decided is visible in the engine's search). A service
+   * that is quiet can be let go and made again later without changing any decision.
+   */
+  quiet(): boolean {
+    return this.sequencer.waiting === 0 && this.inflight.size === 0 && this.recent.size === 0;
+  }
+
+  /**
    * The engine acknowledged deletes of these documents, written past this service (the proxy passes deletes
    * through): they are no candidates from now on, though the engine's search shows them until its refresh.
    */

@@ -1,0 +1,64 @@
+// The proxy's services are let go when unused: every index ever written kept one, with a lease renewed for ever.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createFingerprinter, type Fingerprinter } from "../../../src/core/fingerprinter.js";
+import { ServicePool } from "../../../src/proxy/pool.js";
+import { parseIndexRules } from "../../../src/proxy/rules.js";
+import { createUpstream, type Upstream } from "../../../src/proxy/upstream.js";
+import { LEASE_INDEX, type LeaseDoc } from "../../../src/service/writer-lease.js";
+import { resolveDedupOptions } from "../../../src/service/options.js";
+import { MemoryEngine } from "../../helpers/memory-engine.js";
+
+describe("ServicePool", () => {
+  let fingerprinter: Fingerprinter;
+  let upstream: Upstream;
+  beforeAll(async () => {
+    fingerprinter = await createFingerprinter();
+    upstream = createUpstream({ url: "http://127.0.0.1:9" } as never); // never called: nothing is written
+  }, 60_000);
+  afterAll(() => upstream.close());
+
+  it("lets go of a service not asked for idleMs once quiet, releases its lease, and makes a new one on the next write", async () => {
+    const engine = new MemoryEngine();
+    let now = 1_000_000;
+    const pool = new ServicePool({ engine, fingerprinter, upstream, dedup: resolveDedupOptions({ index: "unused" }), timeoutMs: 5000, lease: { url: "http://127.0.0.1:1", ttlMs: 3000 }, idleMs: 60_000, clock: () => now });
+    const [rule] = parseIndexRules("logs-*:message");
+    try {
+      const a = await pool.get("logs-a", rule!);
+      const b = await pool.get("logs-b", rule!);
+      expect(pool.size).toBe(2);
+      expect((await engine.getVersioned<LeaseDoc>(LEASE_INDEX, "proxy:logs-a"))?.source.released).toBeFalsy();
+      now += 59_000;
+      await pool.get("logs-b", rule!); // asked again: not idle
+      expect(await pool.sweep()).toEqual([]);
+      now += 2_000;
+      expect(await pool.sweep()).toEqual(["logs-a"]);
+      expect(pool.size).toBe(1);
+      // Released: another sidecar takes the index over at once instead of after a whole ttl.
+      expect((await engine.getVersioned<LeaseDoc>(LEASE_INDEX, "proxy:logs-a"))?.source.released).toBe(true);
+      const again = await pool.get("logs-a", rule!);
+      expect(again.service).not.toBe(a.service);
+      expect((await pool.get("logs-b", rule!)).service).toBe(b.service);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it("keeps an idle service that is not quiet (a write in its recent-writes window)", async () => {
+    const engine = new MemoryEngine();
+    let now = 1_000_000;
+    const pool = new ServicePool({ engine, fingerprinter, upstream, dedup: resolveDedupOptions({ index: "unused" }), timeoutMs: 5000, idleMs: 60_000, clock: () => now });
+    const [rule] = parseIndexRules("logs-*:message");
+    try {
+      const a = await pool.get("logs-a", rule!);
+      let quiet = false;
+      a.service.quiet = () => quiet;
+      now += 120_000;
+      expect(await pool.sweep()).toEqual([]);
+      quiet = true;
+      expect(await pool.sweep()).toEqual(["logs-a"]);
+      expect(pool.existing("logs-a")).toBeUndefined();
+    } finally {
+      await pool.close();
+    }
+  });
+});
