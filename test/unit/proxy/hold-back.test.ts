@@ -1,0 +1,64 @@
+/**
+ * After a fingerprinted item got a retryable per-item error, the later items of the request touching the same
+ * document get that error too: an update must not land on (or 404 for) a write that was not acknowledged.
+ */
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { NeardupError } from "../../../src/core/errors.js";
+import { BulkHandler } from "../../../src/proxy/bulk.js";
+import type { ServicePool } from "../../../src/proxy/pool.js";
+import { parseIndexRules } from "../../../src/proxy/rules.js";
+import { createUpstream, type Upstream } from "../../../src/proxy/upstream.js";
+
+describe("BulkHandler after a per-item retry", () => {
+  let engine: http.Server;
+  let upstream: Upstream;
+  const received: string[] = [];
+  beforeAll(async () => {
+    // The engine's `_bulk` for the items that pass through: each `update` answered 200.
+    engine = http.createServer((req, res) => {
+      let body = "";
+      req.on("data", (c: Buffer) => (body += c.toString()));
+      req.on("end", () => {
+        const actions = body.split("\n").filter((l) => l.startsWith("{\"update\""));
+        received.push(...actions);
+        res.setHeader("content-type", "application/json");
+        res.end(JSON.stringify({ took: 1, errors: false, items: actions.map((a) => ({ update: { _index: "logs-a", _id: (JSON.parse(a) as { update: { _id: string } }).update._id, status: 200, result: "updated" } })) }));
+      });
+    });
+    await new Promise<void>((r) => engine.listen(0, "127.0.0.1", r));
+    upstream = createUpstream({ url: `http://127.0.0.1:${(engine.address() as AddressInfo).port}` } as never);
+  });
+  afterAll(async () => {
+    upstream.close();
+    await new Promise((r) => engine.close(r));
+  });
+
+  it("answers the later items touching that document with the same retryable error and sends them nowhere; other documents go on", async () => {
+    // The service answers RETRY for document "x" (as for a near-duplicate whose original failed for the engine's load).
+    const service = {
+      index: (docs: { id: string }[]) =>
+        Promise.resolve(docs.map((d) => (d.id === "x" ? new NeardupError("RETRY", `document "x" was not stored: its original "o" could not be written; send it again`) : { id: d.id, status: "original", action: "indexed", duplicate_of: null, distance: null, similarity: null, reason: null }))),
+      options: { pipelineChunk: 100 },
+    };
+    const pool = { get: () => Promise.resolve({ service, writer: { results: () => [] }, lease: undefined }), existing: () => undefined } as unknown as ServicePool;
+    const handler = new BulkHandler({ upstream, rules: parseIndexRules("logs-*:message"), pool, defaultPolicy: "mark", maxBatch: 500, timeoutMs: 5000, maxTextLength: 1_000_000, timeField: "@timestamp", timeSkewMs: 60_000 });
+    const body = [
+      '{"index":{"_index":"logs-a","_id":"x"}}',
+      '{"message":"a text to fingerprint"}',
+      '{"update":{"_index":"logs-a","_id":"x"}}',
+      '{"doc":{"tag":"u"}}',
+      '{"update":{"_index":"logs-a","_id":"y"}}',
+      '{"doc":{"tag":"v"}}',
+      "",
+    ].join("\n");
+    const answer = await handler.handle({ pathIndex: undefined, query: new URLSearchParams(), headers: {}, body });
+    const items = (answer as { body: { items: Record<string, { status: number; error?: { type: string; reason: string } }>[] } }).body.items;
+    const update = items[1]!.update!;
+    expect(items.map((it) => Object.values(it)[0]!.status)).toEqual([429, 429, 200]); // was [429, 200, 200]: the update ran
+    expect(update.error).toMatchObject({ type: "es_rejected_execution_exception" });
+    expect(update.error!.reason).toContain("send it again");
+    expect(received.map((a) => (JSON.parse(a) as { update: { _id: string } }).update._id)).toEqual(["y"]);
+  });
+});
