@@ -88,10 +88,6 @@ interface Decided {
   source?: Record<string, unknown>;
   /** The pending write of its original, when that original is still in flight. */
   dependsOn?: Promise<boolean>;
-  /** That original's window entry. */
-  original?: RecentEntry;
-  /** Not written: its original's write was refused for good, so it is decided again (`indexChunk`). */
-  again?: boolean;
 }
 
 /** Routes writes to the sidecar holding the writer lease, when it is not this one. */
@@ -474,7 +470,7 @@ export class DedupService {
    * refusals and failed dependencies are returned as errors for those documents.
    * When another sidecar holds the writer lease, the request goes to it.
    */
-  async index(docs: DocInput[], policy: Policy, labels?: string[], options: { forwarded?: boolean; redecided?: boolean } = {}): Promise<(IndexResult | NeardupError)[]> {
+  async index(docs: DocInput[], policy: Policy, labels?: string[], options: { forwarded?: boolean } = {}): Promise<(IndexResult | NeardupError)[]> {
     // A request another sidecar forwarded is decided here or refused, never forwarded again.
     const forwarded = options.forwarded ? undefined : this.router?.forward(docs, policy, labels);
     if (forwarded) return forwarded;
@@ -494,7 +490,7 @@ export class DedupService {
     const tickets = chunks.map(() => this.sequencer.take()); // arrival order: taken before any await
     const end = this.metrics?.checkDuration.startTimer({ operation: "index" });
     const results: (IndexResult | NeardupError)[] = new Array(docs.length);
-    const outcomes = await Promise.allSettled(chunks.map((positions, k) => this.indexChunk(docs, positions, tickets[k]!, policy, labels, results, options.redecided)));
+    const outcomes = await Promise.allSettled(chunks.map((positions, k) => this.indexChunk(docs, positions, tickets[k]!, policy, labels, results)));
     end?.();
     const failed = outcomes.flatMap((o, k) => (o.status === "rejected" ? [{ error: o.reason as unknown, positions: chunks[k]! }] : []));
     // Nothing decided anywhere (the engine could not be reached, the lease was lost): the request fails whole, as before.
@@ -512,7 +508,7 @@ export class DedupService {
    * chunks and requests; the decisions in its ticket's turn; then the write. Per-document outcomes go to
    * `results`; it throws, having decided nothing, when it cannot look up (the engine, the lease).
    */
-  private async indexChunk(docs: DocInput[], chunk: number[], ticket: Ticket, policy: Policy, labels: string[] | undefined, results: (IndexResult | NeardupError)[], redecided = false): Promise<void> {
+  private async indexChunk(docs: DocInput[], chunk: number[], ticket: Ticket, policy: Policy, labels: string[] | undefined, results: (IndexResult | NeardupError)[]): Promise<void> {
     const label = (position: number, field: string) => (labels?.[position] ? `${labels[position]}.${field}` : field);
     let decided: Decided[];
     try {
@@ -576,21 +572,6 @@ export class DedupService {
       for (const d of decided) if (d.entry?.visibleAt === undefined && d.entry) this.recent.settle(d.entry, false);
     }
     for (const d of decided) results[d.item.position] = d.error ?? d.result;
-    // Duplicates of an original the engine refused for good: decided again, once, in a turn of their own (as if
-    // sent again now). Answered RETRY, a client that sends its whole batch again got the same answer for ever.
-    const again = redecided ? [] : decided.filter((d) => d.again);
-    if (again.length > 0) {
-      const outcomes = await this.index(
-        again.map((d) => ({ ...d.item.doc, analysis: d.item.analysis })),
-        policy,
-        labels && again.map((d) => labels[d.item.position]!),
-        { forwarded: true, redecided: true },
-      ).catch((err: unknown) => again.map(() => (err instanceof NeardupError ? err : undefined)));
-      again.forEach((d, k) => {
-        const outcome = outcomes[k];
-        if (outcome !== undefined) results[d.item.position] = outcome;
-      });
-    }
   }
 
   /**
@@ -659,7 +640,6 @@ export class DedupService {
       const original = pending.get(chosen.originalId) ?? (standing.has(chosen.originalId) ? undefined : this.recent.get(chosen.originalId));
       if (original && original.visibleAt === undefined) {
         out.dependsOn = original.stored;
-        out.original = original;
         after = original;
       }
     }
@@ -693,9 +673,6 @@ export class DedupService {
         return;
       }
       if (d.entry) this.recent.settle(d.entry, false);
-      // Refused for good (its content, a conflict), the original will not be there when this one is sent again:
-      // decide it again now. Failed for the engine's load, the client sends both again, the original first.
-      if (d.original && this.recent.wasRefused(d.original)) d.again = true;
       d.error = new NeardupError("RETRY", `document ${JSON.stringify(d.item.doc.id)} was not stored: its original ${JSON.stringify(d.result.duplicate_of)} could not be written; send it again`, {
         field: field(d),
       });
@@ -728,8 +705,7 @@ export class DedupService {
       batch.forEach((d, i) => {
         const engineItem = bulk?.items[i];
         if (!engineItem || engineItem.error) {
-          // A 4xx but 429 is the engine refusing this document (a mapping, a conflict): sent again, it fails again.
-          this.recent.settle(d.entry!, false, engineItem !== undefined && engineItem.status < 500 && engineItem.status !== 429);
+          this.recent.settle(d.entry!, false);
           if (engineItem?.error) d.error = bulkItemError(engineItem, d.item.doc.id, field(d));
           return;
         }

@@ -106,8 +106,6 @@ export class RecentWrites {
   private readonly replaced = new WeakMap<RecentEntry, RecentEntry>();
   /** Entries whose write failed. */
   private readonly failed = new WeakSet<RecentEntry>();
-  /** Entries whose write the engine refused for good (its content, a conflict): sent again, it fails again. */
-  private readonly refused = new WeakSet<RecentEntry>();
   /** Entries of `create` writes: until acknowledged, an engine hit of the same id is the stored version, and the create will fail. */
   private readonly creates = new WeakSet<RecentEntry>();
   /** Ids the engine deleted, each with the time from which its search is sure not to show them, oldest first. */
@@ -186,14 +184,13 @@ export class RecentWrites {
   }
 
   /**
-   * The write of `entry` ended: stored (`ok`) or failed (`refused`: for good, not for the engine's load). A failure takes out,
+   * The write of `entry` ended: stored (`ok`) or failed. A failure takes out,
    * in the same step, every entry whose write waited for this one (they will
    * not be written either): no decision taken in between can pick a cluster
    * member whose original is gone and miss that it depends on a failed write.
    */
-  settle(entry: RecentEntry, ok: boolean, refused = false): void {
+  settle(entry: RecentEntry, ok: boolean): void {
     if (!this.resolvers.has(entry)) return; // settled already (a dependency failed first)
-    if (!ok && refused) this.refused.add(entry);
     const mine = this.current.get(entry.candidate.id) === entry;
     if (ok) {
       entry.visibleAt = this.clock() + this.refreshMs;
@@ -217,11 +214,6 @@ export class RecentWrites {
     const dependents = this.dependents.get(entry);
     this.dependents.delete(entry);
     if (!ok) for (const d of dependents ?? []) this.settle(d, false);
-  }
-
-  /** True when the engine refused the entry's write for good (`settle` with `refused`): a retry would fail too. */
-  wasRefused(entry: RecentEntry): boolean {
-    return this.refused.has(entry);
   }
 
   /** True when an entry in the window is a duplicate of `id`. */
