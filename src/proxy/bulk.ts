@@ -174,10 +174,11 @@ export class BulkHandler {
     const segments = this.segments(parsed.items);
     // Nothing to fingerprint: the engine's own answer, as sent (no items parsed and written again; `filter_path` kept).
     if (segments.every((segment) => segment.dedup.length === 0 && segment.pass.every((p) => p.unchecked === undefined))) {
-      // Its deletes still leave the windows once the engine answered (see forgetDeleted); the answer is not read, so
-      // a delete that failed hides its document from the lookups of one refresh interval (a duplicate missed, never a document lost).
-      const deletes = segments.flatMap((segment) => segment.pass.flatMap(({ item }) => (item.op === "delete" && this.deps.pool.existing(item.index) !== undefined ? [item] : [])));
-      const answered = deletes.length === 0 ? undefined : () => this.forgetDeleted(deletes);
+      // Its deletes in deduplicated indices still leave the windows once the engine answered (see forgetDeleted; an index
+      // without a service gets one, whose lookups would still see the document). The answer is not read, so a delete that
+      // failed hides its document from the lookups of one refresh interval (a duplicate missed, never a document lost).
+      const deletes = segments.flatMap((segment) => segment.pass.flatMap(({ item }) => (item.op === "delete" && ruleFor(this.deps.rules, item.index) !== undefined ? [item] : [])));
+      const answered = deletes.length === 0 ? undefined : () => this.forgetDeleted(deletes, true);
       return { kind: "raw", reason: "no item is fingerprinted", ...(answered ? { answered } : {}) };
     }
     const started = performance.now();

@@ -189,21 +189,27 @@ describe.each(engineTargets())("_bulk proxy on $kind $version ($source)", (targe
     expect(again.body.items[0]!.index).toMatchObject({ status: 200, result: "noop", neardup: { duplicate_of: "new" } });
   });
 
-  it("a delete in an index this proxy has no service for yet (another sidecar wrote it) still takes the document out of the lookups of the items after it (skip dropped the near-duplicate)", async () => {
+  it("a delete in an index this proxy has no service for yet (another sidecar wrote it) still takes the document out of the lookups after it, in the same bulk or at once (skip dropped the near-duplicate)", async () => {
     const seed = name("skip");
     const [a, b] = englishVariants(RECIPE_EN, 2);
     expect((await rawBulk(h.url, "/_bulk?refresh=true", lines({ index: { _index: seed, _id: "old" } }, { message: a }))).body.items[0]!.index!.status).toBe(201);
-    // The same document, neardup fields and all, in an index this proxy never wrote: as another sidecar leaves it.
-    const index = name("skip");
     const mapping = ((await (await fetch(`${target.url}/${seed}/_mapping`)).json()) as Record<string, { mappings: unknown }>)[seed]!.mappings;
-    expect((await fetch(`${target.url}/${index}`, { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify({ mappings: mapping }) })).status).toBe(200);
     const stored = await h.engine.get<Record<string, unknown>>(seed, "old");
-    expect((await fetch(`${target.url}/${index}/_doc/old?refresh=true`, { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify(stored) })).status).toBe(201);
-    const res = await rawBulk(h.url, "/_bulk", lines({ delete: { _index: index, _id: "old" } }, { index: { _index: index, _id: "new" } }, { message: b }));
-    expect(res.body.items[0]!.delete).toMatchObject({ status: 200, result: "deleted" });
-    expect(res.body.items[1]!.index).toMatchObject({ status: 201, neardup: { status: "original" } }); // was 200 noop, a duplicate of "old"
-    await h.engine.refresh(index);
-    expect(await h.engine.get(index, "new")).toMatchObject({ message: b });
+    for (const alone of [false, true]) {
+      // The same document, neardup fields and all, in an index this proxy never wrote: as another sidecar leaves it.
+      const index = name("skip");
+      expect((await fetch(`${target.url}/${index}`, { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify({ mappings: mapping }) })).status).toBe(200);
+      expect((await fetch(`${target.url}/${index}/_doc/old?refresh=true`, { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify(stored) })).status).toBe(201);
+      const del = lines({ delete: { _index: index, _id: "old" } });
+      const near = lines({ index: { _index: index, _id: "new" } }, { message: b });
+      // In one bulk; or the delete alone (a bulk with nothing to fingerprint, sent to the engine as it came), then at once.
+      const res = alone ? await rawBulk(h.url, "/_bulk", del) : await rawBulk(h.url, "/_bulk", del + near);
+      expect(res.body.items[0]!.delete).toMatchObject({ status: 200, result: "deleted" });
+      const item = alone ? (await rawBulk(h.url, "/_bulk", near)).body.items[0]! : res.body.items[1]!;
+      expect(item.index, alone ? "delete alone, then at once" : "in one bulk").toMatchObject({ status: 201, neardup: { status: "original" } }); // was 200 noop, a duplicate of "old"
+      await h.engine.refresh(index);
+      expect(await h.engine.get(index, "new")).toMatchObject({ message: b });
+    }
   });
 
   it("an id sent twice in one bulk is written in the order sent, whatever its @timestamp, as the engine applies it (shipper audit: the first version stayed)", async () => {
