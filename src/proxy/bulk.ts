@@ -178,7 +178,7 @@ export class BulkHandler {
       // without a service gets one, whose lookups would still see the document). The answer is not read, so a delete that
       // failed hides its document from the lookups of one refresh interval (a duplicate missed, never a document lost).
       const deletes = segments.flatMap((segment) => segment.pass.flatMap(({ item }) => (item.op === "delete" && ruleFor(this.deps.rules, item.index) !== undefined ? [item] : [])));
-      const answered = deletes.length === 0 ? undefined : () => this.forgetDeleted(deletes, true);
+      const answered = deletes.length === 0 ? undefined : () => this.forgetDeleted(deletes);
       return { kind: "raw", reason: "no item is fingerprinted", ...(answered ? { answered } : {}) };
     }
     const started = performance.now();
@@ -339,10 +339,7 @@ export class BulkHandler {
       const answer = parsed.items![k]!;
       results[at] = unchecked === undefined ? answer : Object.fromEntries(Object.entries(answer).map(([op, body]) => [op, { ...body, neardup: { status: "unchecked", reason: unchecked } }]));
     });
-    await this.forgetDeleted(
-      pass.flatMap(({ item }, k) => (item.op === "delete" && parsed.items![k]!.delete?.status === 200 ? [item] : [])),
-      true,
-    );
+    await this.forgetDeleted(pass.flatMap(({ item }, k) => (item.op === "delete" && parsed.items![k]!.delete?.status === 200 ? [item] : [])));
     return { written: pass.length, failures: [] };
   }
 
@@ -350,10 +347,10 @@ export class BulkHandler {
    * Deletes the engine acknowledged, in indices this proxy deduplicates, leave their services' recent-writes
    * windows: the deleted document is no candidate for the items after it, though the engine's search shows it
    * until its next refresh. (A delete through another sidecar, or straight to the engine, is seen after that
-   * refresh.) `make`: an index this proxy deduplicates but has no service for yet gets one now (its items
-   * later in the request would make it after the delete, and its lookups would still see the document).
+   * refresh.) An index this proxy deduplicates but has no service for yet gets one now: the items after the
+   * delete (in this request or the next) would make it later, and its lookups would still see the document.
    */
-  private async forgetDeleted(deletes: BulkItem[], make = false): Promise<void> {
+  private async forgetDeleted(deletes: BulkItem[]): Promise<void> {
     const deleted = new Map<string, string[]>();
     for (const { index, id } of deletes) {
       if (id === undefined) continue;
@@ -362,7 +359,7 @@ export class BulkHandler {
       else deleted.set(index, [id]);
     }
     for (const [index, ids] of deleted) {
-      const rule = make ? ruleFor(this.deps.rules, index) : undefined;
+      const rule = ruleFor(this.deps.rules, index);
       const entry = await (this.deps.pool.existing(index) ?? (rule ? this.deps.pool.get(index, rule, false) : undefined))?.catch(() => undefined);
       entry?.service.forgetDeleted(ids);
     }

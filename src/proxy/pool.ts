@@ -66,14 +66,15 @@ export class ServicePool {
   private readonly made = new Map<string, { dedup: IndexDedup; usedAt: number }>();
   private readonly sweeper: NodeJS.Timeout | undefined;
   private readonly clock: () => number;
+  private readonly idleMs: number;
 
   constructor(private readonly deps: PoolDeps) {
     this.clock = deps.clock ?? Date.now;
-    const idleMs = deps.idleMs ?? DEFAULT_IDLE_MS;
+    this.idleMs = deps.idleMs ?? DEFAULT_IDLE_MS;
     // Without this every index ever written kept its service and, with the writer lease, a lease renewed every
     // ttl/3 for ever: after a black-box audit wrote 184 indices, the idle sidecar held 1.2 GB of heap.
-    if (idleMs > 0) {
-      this.sweeper = setInterval(() => void this.sweep(), Math.min(idleMs, 60_000));
+    if (this.idleMs > 0) {
+      this.sweeper = setInterval(() => void this.sweep(), Math.min(this.idleMs, 60_000));
       this.sweeper.unref();
     }
   }
@@ -88,11 +89,10 @@ export class ServicePool {
    * after this makes a new one) and its lease is released. Resolves the indices let go.
    */
   async sweep(): Promise<string[]> {
-    const idleMs = this.deps.idleMs ?? DEFAULT_IDLE_MS;
     const now = this.clock();
     const gone: { index: string; dedup: IndexDedup }[] = [];
     for (const [index, { dedup, usedAt }] of this.made) {
-      if (idleMs <= 0 || now - usedAt < idleMs || !dedup.service.quiet()) continue;
+      if (this.idleMs <= 0 || now - usedAt < this.idleMs || !dedup.service.quiet()) continue;
       this.made.delete(index);
       this.entries.delete(index);
       gone.push({ index, dedup });

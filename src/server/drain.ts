@@ -1,11 +1,12 @@
-/**
- * Graceful close of an HTTP server (the API's and the `_bulk` proxy's): no new
- * connections, idle ones closed as they go idle, requests in flight finish;
- * at `timeoutMs` the connections still open are closed.
- */
+/** Graceful close of an HTTP server: the API's and the `_bulk` proxy's. */
 import type { Server } from "node:http";
 import type { Logger } from "pino";
 
+/**
+ * Stops accepting connections and waits for in-flight requests to finish:
+ * idle keep-alive connections are closed as they become idle; whatever is
+ * still running after `timeoutMs` is cut.
+ */
 export async function drain(server: Server, timeoutMs: number, logger?: Logger): Promise<void> {
   const closedPromise = new Promise<void>((resolve) => server.close(() => resolve()));
   const idle = setInterval(() => server.closeIdleConnections(), 50);

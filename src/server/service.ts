@@ -287,11 +287,6 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-/**
- * Stops accepting connections and waits for in-flight requests to finish:
- * idle keep-alive connections are closed as they become idle; whatever is
- * still running after `timeoutMs` is cut.
- */
 function listen(server: Server, host: string, port: number): Promise<Server> {
   return new Promise((resolve, reject) => {
     server.once("listening", () => resolve(server));

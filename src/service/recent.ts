@@ -260,7 +260,7 @@ export class RecentWrites {
    */
   supersedes(id: string, startedAt: number): boolean {
     const entry = this.current.get(id);
-    if (entry && this.creates.has(entry) && entry.visibleAt === undefined) return false; // see pendingCreate
+    if (this.pendingCreate(id)) return false;
     if (entry) return entry.visibleAt === undefined || entry.visibleAt > startedAt;
     const gone = this.deleted.get(id);
     return gone !== undefined && gone > startedAt;
