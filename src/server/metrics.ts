@@ -24,6 +24,8 @@ export interface Metrics {
   engineRestarts: Counter;
   /** Writer lease events (acquired, lost, renewal late, error) by lease: `api` (the write API's) or `proxy` (the `_bulk` proxy's). */
   leaseEvents: Counter<"lease" | "event">;
+  /** Engine calls' time by method and outcome (`ok`, or the error code), engine-timing.ts. */
+  engineDuration: Histogram<"operation" | "outcome">;
 }
 
 export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metrics {
@@ -52,6 +54,13 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
       name: "neardup_lease_events_total",
       help: "Writer lease events by lease (api, proxy) and event (acquired, lost, renewal_late, error). A lost or late lease means writes moved to another sidecar or waited.",
       labelNames: ["lease", "event"] as const,
+      registers,
+    }),
+    engineDuration: new Histogram({
+      name: "neardup_engine_request_duration_seconds",
+      help: "Engine calls' time in seconds by operation (the engine method: search, msearch, bulk, mget, termDocFrequencies...) and outcome (ok, or the error code).",
+      labelNames: ["operation", "outcome"] as const,
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
       registers,
     }),
   };

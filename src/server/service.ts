@@ -17,6 +17,7 @@ import { AnalysisPrefetch } from "./prefetch.js";
 import { createApp } from "./app.js";
 import { drain } from "./drain.js";
 import { CircuitBreaker, withBreaker } from "./breaker.js";
+import { withTiming } from "./engine-timing.js";
 import { createMetrics, leaseEventCounter, registerPoolMetrics, type Metrics } from "./metrics.js";
 import { Readiness } from "./readiness.js";
 
@@ -144,7 +145,7 @@ export async function startService(config: Config, deps: ServiceDeps): Promise<R
     for (;;) {
       try {
         readiness.markNotReady(`connecting to ${redactUrl(connection.url)}`);
-        const connected = await connectEngine(connection);
+        const connected = withTiming(await connectEngine(connection), metrics.engineDuration);
         await installTemplates(connected);
         const svc = new DedupService(withBreaker(connected, breaker), prefetch.wrap(await fingerprinter()), config.dedup, dedupMetrics, logger, analyzer);
         await svc.ensureIndex();

@@ -85,6 +85,9 @@ describe("engine supervision (issue 15)", () => {
     expect(scraped).toMatch(/^neardup_analysis_pool_texts\{state="in_work"\} 0$/m);
     expect(scraped).toMatch(/^neardup_analysis_pool_texts\{state="waiting"\} 0$/m);
     expect(scraped).toMatch(/^neardup_analysis_pool_refused_texts_total 0$/m);
+    // The engine calls of the service (the check's candidate search among them) are timed by method and outcome.
+    expect(scraped).toMatch(/^neardup_engine_request_duration_seconds_count\{operation="health",outcome="ok"\} [1-9]\d*$/m);
+    expect(scraped).toMatch(/^neardup_engine_request_duration_seconds_count\{operation="(search|msearch)",outcome="ok"\} [1-9]\d*$/m);
   });
 
   it("a dying engine during a restart backs off further (doubling) and still comes back", async () => {
