@@ -14,8 +14,13 @@
  * - a follower takes over only when it has seen the same lease version,
  *   unrenewed, for `ttl` on its own clock (or the holder released it), and
  *   does so with a compare-and-set, so exactly one follower wins;
- * - a new holder starts deciding only after the refresh interval + margin,
- *   when every write its predecessor had acknowledged is searchable.
+ * - a new holder starts deciding only once a refresh of the data index that
+ *   it sent after taking over has ended (every write its predecessor had
+ *   acknowledged is then searchable, however late the engine's own refresh
+ *   runs), and not before the refresh interval + margin;
+ * - a lease document that disappears (its index deleted) is taken like an
+ *   unrenewed one, after `ttl` + margin, by a sidecar that had seen it: its
+ *   holder may still be deciding until its next renewal fails.
  */
 import { NeardupError, isNeardupError } from "../core/errors.js";
 import type { Engine } from "../engine/types.js";
@@ -84,7 +89,12 @@ export class WriterLease implements WriteRouter {
   private seenAt = 0;
   private holding = false;
   private validUntil = 0;
+  /** From when the holder decides; `Infinity` while its takeover refresh has not ended. */
   private decidingFrom = 0;
+  /** After a takeover: not before this, whatever the refresh (the interval + margin). */
+  private waitUntil = 0;
+  /** Local time at which the lease document was first found missing after this sidecar had seen one. */
+  private missingSince: number | undefined;
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
   /** Counts of lease events, for metrics and tests. */
@@ -156,13 +166,20 @@ export class WriterLease implements WriteRouter {
     const doc = this.doc();
     try {
       this.version = await this.engine.putDocument(LEASE_INDEX, this.key, doc as never, { ifSeqNo: this.version!.seqNo, ifPrimaryTerm: this.version!.primaryTerm });
-      this.current = doc;
-      this.validUntil = sentAt + this.ttlMs - this.marginMs;
-      this.events.renewed += 1;
     } catch (err) {
-      if (isNeardupError(err) && err.code === "CONFLICT") this.lose("another sidecar took the lease");
-      else throw err;
+      if (!isNeardupError(err) || err.code !== "CONFLICT") throw err;
+      // The engine client sends a write again after a timeout: when the first attempt was stored, the second
+      // meets its own renewal. The lease is still ours if the stored document is this holder's, of this term.
+      const found = await this.engine.getVersioned<LeaseDoc>(LEASE_INDEX, this.key);
+      if (found?.source.holder !== this.options.holder || found.source.term !== doc.term || found.source.released === true) {
+        this.lose(found ? "another sidecar took the lease" : "the lease document is gone");
+        return;
+      }
+      this.version = { seqNo: found.seqNo, primaryTerm: found.primaryTerm };
     }
+    this.current = doc;
+    this.validUntil = sentAt + this.ttlMs - this.marginMs;
+    this.events.renewed += 1;
   }
 
   private lose(why: string): void {
@@ -178,9 +195,16 @@ export class WriterLease implements WriteRouter {
     const now = this.clock();
     const found = await this.engine.getVersioned<LeaseDoc>(LEASE_INDEX, this.key);
     if (!found) {
-      await this.take(undefined, now);
+      // Gone after this sidecar saw it (the lease index deleted): its holder decides until a renewal fails, up
+      // to a ttl from now. Seen missing for ttl + margin, it is free, and taken as a takeover.
+      if (this.current !== undefined) {
+        this.missingSince ??= now;
+        if (now - this.missingSince < this.ttlMs + this.marginMs) return;
+      }
+      await this.take(undefined, now, this.current !== undefined);
       return;
     }
+    this.missingSince = undefined;
     const changed = !this.version || found.seqNo !== this.version.seqNo || found.primaryTerm !== this.version.primaryTerm;
     if (changed) {
       this.version = { seqNo: found.seqNo, primaryTerm: found.primaryTerm };
@@ -191,7 +215,7 @@ export class WriterLease implements WriteRouter {
     if (found.source.holder === this.options.holder || expired) await this.take(found, now);
   }
 
-  private async take(found: { seqNo: number; primaryTerm: number; source: LeaseDoc } | undefined, sentAt: number): Promise<void> {
+  private async take(found: { seqNo: number; primaryTerm: number; source: LeaseDoc } | undefined, sentAt: number, takeover = found !== undefined): Promise<void> {
     const doc: LeaseDoc = { holder: this.options.holder, url: this.options.url, term: (found?.source.term ?? 0) + 1, expires_at: sentAt + this.ttlMs };
     try {
       this.version = found
@@ -206,11 +230,37 @@ export class WriterLease implements WriteRouter {
     }
     this.current = doc;
     this.holding = true;
+    this.missingSince = undefined;
     this.validUntil = sentAt + this.ttlMs - this.marginMs;
-    // Every write the previous holder acknowledged is searchable after one refresh interval.
-    this.decidingFrom = found ? this.clock() + this.options.refreshMs + this.marginMs : this.clock();
+    if (takeover) this.showPredecessor(doc.term);
+    else this.decidingFrom = this.clock();
     this.events.acquired += 1;
-    this.onEvent("lease acquired", { term: doc.term, takeover: Boolean(found) });
+    this.onEvent("lease acquired", { term: doc.term, takeover });
+  }
+
+  /**
+   * After a takeover: decide once a refresh of the data index sent now has ended, so that every write the
+   * previous holder acknowledged shows in the lookups (the engine's own refresh may end seconds after its
+   * interval under load), and not before the refresh interval + margin. A failed refresh is tried again
+   * every second while this term lasts; an index that does not exist holds nothing to show.
+   */
+  private showPredecessor(term: number): void {
+    this.waitUntil = this.clock() + this.options.refreshMs + this.marginMs;
+    this.decidingFrom = Infinity;
+    const ours = () => this.holding && this.current?.term === term;
+    const attempt = (): void => {
+      this.engine.refresh(this.options.index).then(
+        () => {
+          if (ours()) this.decidingFrom = Math.max(this.waitUntil, this.clock());
+        },
+        (err: unknown) => {
+          if (!ours()) return;
+          if (isNeardupError(err) && err.code === "NOT_FOUND") this.decidingFrom = Math.max(this.waitUntil, this.clock());
+          else if (!this.stopped) setTimeout(attempt, 1000).unref();
+        },
+      );
+    };
+    attempt();
   }
 
   /** Gives the lease up (graceful stop): followers may take it at once. */
@@ -260,11 +310,14 @@ export class WriterLease implements WriteRouter {
   }
 
   msUntilDeciding(): number {
-    return this.isHolder() ? Math.max(0, this.decidingFrom - this.clock()) : 0;
+    if (!this.isHolder()) return 0;
+    // While the takeover refresh runs: the least it can still take, and at least a short poll.
+    if (this.decidingFrom === Infinity) return Math.max(100, this.waitUntil - this.clock());
+    return Math.max(0, this.decidingFrom - this.clock());
   }
 
   assertDeciding(): void {
     if (!this.isHolder()) throw new NeardupError("RETRY", "this sidecar lost the writer lease before deciding; send again");
-    if (this.clock() < this.decidingFrom) throw new NeardupError("RETRY", "this sidecar has just taken over the writer lease and waits one refresh interval before deciding; send again shortly");
+    if (this.clock() < this.decidingFrom) throw new NeardupError("RETRY", "this sidecar has just taken over the writer lease and waits one refresh interval, until the engine shows its predecessor's writes, before deciding; send again shortly");
   }
 }

@@ -130,4 +130,79 @@ describe("WriterLease", () => {
     await b.tick();
     expect(b.role).toBe("holder");
   });
+
+  it("a lease document that disappears (its index deleted) is taken only after ttl + margin, by a sidecar that had seen it; its holder steps down at its next renewal", async () => {
+    const { engine, make, advance } = setup();
+    const a = make("a");
+    const b = make("b");
+    await a.tick();
+    await b.tick();
+    await engine.deleteIndex(LEASE_INDEX);
+    await b.tick(); // missing: a may still be deciding until its next renewal fails
+    expect(b.role).toBe("follower");
+    expect(() => a.assertDeciding()).not.toThrow();
+    advance(3000);
+    await a.tick(); // its renewal meets no document: it steps down
+    expect(a.role).not.toBe("holder");
+    advance(7999);
+    await b.tick(); // 10,999 ms missing
+    expect(b.role).not.toBe("holder");
+    advance(1);
+    await b.tick();
+    expect(b.role).toBe("holder");
+    expect(() => b.assertDeciding()).toThrow(/waits one refresh interval/); // a takeover: it waits as after an unrenewed lease
+    advance(2000);
+    expect(() => b.assertDeciding()).not.toThrow();
+  });
+
+  it("a renewal whose first attempt was stored, and whose resend (the client's retry after a timeout) met that version, keeps the lease", async () => {
+    const { engine, make, advance } = setup();
+    const a = make("a");
+    await a.tick();
+    const put = engine.putDocument.bind(engine);
+    engine.putDocument = async (index, id, source, options) => {
+      await put(index, id, source, options); // stored...
+      throw new NeardupError("CONFLICT", `[${id}]: version conflict`); // ...and the resend conflicts with it
+    };
+    advance(3000);
+    await a.tick();
+    expect(a.role).toBe("holder");
+    expect(a.events.lost).toBe(0);
+    engine.putDocument = put;
+    advance(3000);
+    await a.tick(); // renews from the version it read back
+    expect(a.events.renewed).toBe(2);
+    expect(a.role).toBe("holder");
+    // Another sidecar's version in its place is a loss, as before.
+    const found = (await engine.getVersioned<LeaseDoc>(LEASE_INDEX, "docs"))!;
+    await engine.putDocument(LEASE_INDEX, "docs", { ...found.source, holder: "b", term: found.source.term + 1 } as never, {});
+    advance(3000);
+    await a.tick();
+    expect(a.role).not.toBe("holder");
+    expect(a.events.lost).toBe(1);
+  });
+
+  it("a new holder decides only once a refresh of the data index it sent after taking over has ended, however long that takes", async () => {
+    const { engine, make, advance } = setup();
+    const a = make("a");
+    const b = make("b");
+    await a.tick();
+    await b.tick();
+    let release!: () => void;
+    const refreshed: string[] = [];
+    engine.refresh = (index: string) => {
+      refreshed.push(index);
+      return new Promise<void>((r) => (release = r)); // the engine's refresh runs long (under load)
+    };
+    advance(11_000);
+    await b.tick(); // takes over
+    expect(b.role).toBe("holder");
+    expect(refreshed).toEqual(["docs"]);
+    advance(5000); // well past refresh interval + margin
+    expect(() => b.assertDeciding()).toThrow(/until the engine shows its predecessor's writes/);
+    expect(b.msUntilDeciding()).toBe(100); // a decision polls; it does not wait for ever
+    release();
+    await new Promise((r) => setTimeout(r, 0));
+    expect(() => b.assertDeciding()).not.toThrow();
+  });
 });
