@@ -29,7 +29,19 @@
  * assertion.
  *
  * NEARDUP_SCALE_KEEP=1 keeps the index at the end, and a later run with the
- * same sizes on the same engine (NEARDUP_ENGINE_URL) reuses what is loaded.
+ * same sizes on the same engine (NEARDUP_ENGINE_URL) reuses what is loaded
+ * (and goes on loading where an interrupted run stopped).
+ *
+ * For sizes a disk holds only this way (50M on a 70 GB disk):
+ * - NEARDUP_SCALE_LEAN=1 makes the index with the fields that lookups read
+ *   from doc values alone (`neardup.sketch`, `neardup.lsh_list`) left out of
+ *   `_source`. Lookups read the same values; a product index keeps them in
+ *   `_source`, which an update or a reindex needs.
+ * - NEARDUP_SCALE_MERGE=0 skips the force merge after loading (it rewrites the
+ *   whole index and needs its size again in free disk): the checks then run
+ *   on the segments the load left, as a live window has them.
+ * - NEARDUP_SCALE_SHORT=<chars> gives synthetic documents the sketch of a real
+ *   text of at most that many characters (a short text: smaller doc values).
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
@@ -55,6 +67,10 @@ const BUDGETS = (process.env.NEARDUP_SCALE_BUDGETS ?? "0,200").split(",").map(Nu
 const KEEP = process.env.NEARDUP_SCALE_KEEP === "1";
 const T0 = Date.parse("2026-12-01T00:00:00Z");
 const INDEX = "bench-scale";
+const LEAN = process.env.NEARDUP_SCALE_LEAN === "1";
+const MERGE = process.env.NEARDUP_SCALE_MERGE !== "0";
+/** NEARDUP_SCALE_SHORT=<chars>: synthetic documents take the sketch of a real text of at most that many characters (smaller doc values). */
+const SHORT = Number(process.env.NEARDUP_SCALE_SHORT ?? Infinity);
 
 /** Real document i: 1-3 poems, cut to 300 characters. */
 function realText(poems: string[], i: number): string {
@@ -100,11 +116,13 @@ async function main(): Promise<void> {
     stop = () => node.stop();
   }
   const engine: Engine = await connectEngine({ url: engineUrl, requestTimeoutMs: 300_000 });
-  console.log(`Engine: ${engine.info.kind} ${engine.info.version}. Real texts: ${REAL.toLocaleString("en")}; checks per size: ${CHECKS}.\n`);
+  console.log(`Engine: ${engine.info.kind} ${engine.info.version}. Real texts: ${REAL.toLocaleString("en")}; checks per size: ${CHECKS}.${LEAN ? " Lean _source (sketch and key list in doc values only)." : ""}${MERGE ? "" : " No force merge."}\n`);
   const put = (path: string, body: unknown) => fetch(`${engineUrl}${path}`, { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
   try {
     await installTemplates(engine);
     const count = async () => ((await (await fetch(`${engineUrl}/${INDEX}/_count`)).json()) as { count?: number }).count ?? 0;
+    // An interrupted load left documents that no refresh has shown yet (the load runs with refresh off).
+    if (KEEP) await fetch(`${engineUrl}/${INDEX}/_refresh`, { method: "POST" });
     const already = KEEP ? await count() : 0;
     if (already === 0) await engine.deleteIndex(INDEX);
     else {
@@ -127,6 +145,7 @@ async function main(): Promise<void> {
       countPaired(v);
     }) as typeof dedupMetrics.pairedKeys.inc;
     const serviceWith = (lshKeyBudget: number) => new DedupService(engine, fingerprinter, resolveDedupOptions({ index: INDEX, windowMs: 365 * 24 * 3600_000, lshKeyBudget }), dedupMetrics);
+    if (LEAN && already === 0) await engine.createIndex(INDEX, { mappings: { _source: { excludes: ["neardup.sketch", "neardup.lsh_list"] } } });
     await serviceWith(0).ensureIndex();
     await put(`/${INDEX}/_settings`, { "index.number_of_replicas": 0, "index.refresh_interval": "-1" });
 
@@ -142,6 +161,8 @@ async function main(): Promise<void> {
       byText.set(analysis.normalized, ids);
     }
     const rng = createRng(2026);
+    const sketchDonors = real.filter((r) => r.analysis.length <= SHORT);
+    if (sketchDonors.length === 0) throw new Error(`no real text of at most NEARDUP_SCALE_SHORT=${SHORT} characters`);
     const pick = () => real[rng.int(REAL)]!.analysis;
     // Good-Turing: a new text's key in a slot is one never seen among the real
     // texts with probability (keys seen once) / (texts); then it is fresh and
@@ -162,7 +183,7 @@ async function main(): Promise<void> {
     const synthetic = (i: number): Record<string, unknown> => {
       const segs = [0, 1, 2, 3].map((k) => (rng.next() < segUnseen[k]! ? Math.floor(rng.next() * 65536).toString(16).padStart(4, "0") : pick().segments[k]!));
       const lsh = Array.from({ length: 16 }, (_, b) => (rng.next() < lshUnseen[b]! ? `${b.toString(16).padStart(2, "0")}:${fresh32()}` : pick().lsh[b]!));
-      const base = real[rng.int(REAL)]!.source;
+      const base = sketchDonors[rng.int(sketchDonors.length)]!.source;
       return { neardup: { ...base, simhash: segs.join(""), seg0: segs[0], seg1: segs[1], seg2: segs[2], seg3: segs[3], lsh, lsh_list: Buffer.from(lsh.join(" ")).toString("base64"), id: `s${i}`, timestamp: new Date(T0 + i).toISOString() } };
     };
 
@@ -192,7 +213,7 @@ async function main(): Promise<void> {
       const loadSeconds = (performance.now() - t) / 1000;
       const loadRate = loaded > loadedBefore ? (loaded - loadedBefore) / loadSeconds : NaN;
       await engine.refresh(INDEX);
-      if (loaded > loadedBefore) await forceMerge(engineUrl);
+      if (loaded > loadedBefore && MERGE) await forceMerge(engineUrl);
       const stats = (await (await fetch(`${engineUrl}/${INDEX}/_stats/store,docs`)).json()) as { _all: { primaries: { store: { size_in_bytes: number }; docs: { count: number } } } };
 
       for (const budget of BUDGETS) {

@@ -1,6 +1,6 @@
 import { Client, type ClientOptions } from "@elastic/elasticsearch";
 import { createGuard, createIfAbsent, orUndefinedIfMissing } from "./guard.js";
-import { mapsFieldIn, msearchLines, refreshIntervalFrom, searchParams, toAliasedIndices, toBulkResult, toMsearchResults, toRolloverResult, toSourceMap, toResolvedIndices, termStatisticsBody, toDocFrequencies, TERM_STATISTICS_FILTER, toVersioned } from "./responses.js";
+import { mapsFieldIn, msearchLines, refreshIntervalFrom, searchParams, toAliasedIndices, toBulkResult, toMsearchResults, toRolloverResult, toSourceMap, toResolvedIndices, termStatisticsBody, toDocFrequencies, TERM_STATISTICS_FILTER, toVersioned, toRefreshCounts } from "./responses.js";
 import type { AliasedIndex, BulkResult, Engine, EngineConnection, EngineInfo, PointInTimePage, PutOptions, RolloverResult, SearchRequest, SearchResponse, Versioned } from "./types.js";
 
 /** Elasticsearch 8.x through `@elastic/elasticsearch` (client major = server major). */
@@ -185,6 +185,12 @@ export class ElasticsearchEngine implements Engine {
     return this.guard(`term statistics ${field}`, async () => {
       const response = await this.client.transport.request({ method: "POST", path: "/_mtermvectors", querystring: { filter_path: TERM_STATISTICS_FILTER }, body: termStatisticsBody(indices, field, terms) });
       return toDocFrequencies(response as never, field);
+    });
+  }
+
+  refreshCounts(index: string): Promise<Map<string, number>> {
+    return this.guard(`refresh stats ${index}`, async () => {
+      return toRefreshCounts((await this.client.indices.stats({ index, metric: "refresh", level: "shards" })) as never);
     });
   }
 

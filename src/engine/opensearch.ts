@@ -1,6 +1,6 @@
 import { Client, type ClientOptions } from "@opensearch-project/opensearch";
 import { createGuard, createIfAbsent, orUndefinedIfMissing } from "./guard.js";
-import { mapsFieldIn, msearchLines, refreshIntervalFrom, searchParams, toAliasedIndices, toBulkResult, toMsearchResults, toRolloverResult, toSourceMap, toResolvedIndices, termStatisticsBody, toDocFrequencies, TERM_STATISTICS_FILTER, toVersioned } from "./responses.js";
+import { mapsFieldIn, msearchLines, refreshIntervalFrom, searchParams, toAliasedIndices, toBulkResult, toMsearchResults, toRolloverResult, toSourceMap, toResolvedIndices, termStatisticsBody, toDocFrequencies, TERM_STATISTICS_FILTER, toVersioned, toRefreshCounts } from "./responses.js";
 import type { AliasedIndex, BulkResult, Engine, EngineConnection, EngineInfo, PointInTimePage, PutOptions, RolloverResult, SearchRequest, SearchResponse, Versioned } from "./types.js";
 
 /** Builds the OpenSearch client options; also used to probe an unknown engine's root endpoint. */
@@ -201,6 +201,13 @@ export class OpenSearchEngine implements Engine {
     return this.guard(`term statistics ${field}`, async () => {
       const response = await this.client.transport.request({ method: "POST", path: "/_mtermvectors", querystring: { filter_path: TERM_STATISTICS_FILTER }, body: termStatisticsBody(indices, field, terms) });
       return toDocFrequencies(response.body as never, field);
+    });
+  }
+
+  refreshCounts(index: string): Promise<Map<string, number>> {
+    return this.guard(`refresh stats ${index}`, async () => {
+      const response = await this.client.indices.stats({ index, metric: "refresh", level: "shards" } as never);
+      return toRefreshCounts(response.body as never);
     });
   }
 

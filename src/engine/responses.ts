@@ -175,3 +175,21 @@ export function mapsFieldIn(answer: unknown, field: string): boolean {
   const indices = Object.values((answer ?? {}) as Record<string, { mappings?: Record<string, unknown> }>);
   return indices.length > 0 && indices.every((i) => i.mappings?.[field] !== undefined);
 }
+
+type ShardCopyStats = { routing?: { node?: string | null; primary?: boolean }; refresh?: { total?: number; external_total?: number } };
+type RefreshStatsBody = { indices?: Record<string, { shards?: Record<string, ShardCopyStats[]> }> };
+
+/** Ended searcher-opening refreshes per shard copy (`_stats/refresh?level=shards`), keyed `index/shard/node/p|r`. */
+export function toRefreshCounts(body: RefreshStatsBody): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const [index, stats] of Object.entries(body.indices ?? {})) {
+    for (const [shard, copies] of Object.entries(stats.shards ?? {})) {
+      for (const copy of copies) {
+        const refreshes = copy.refresh?.external_total ?? copy.refresh?.total;
+        if (typeof refreshes !== "number") continue;
+        out.set(`${index}/${shard}/${copy.routing?.node ?? "?"}/${copy.routing?.primary ? "p" : "r"}`, refreshes);
+      }
+    }
+  }
+  return out;
+}

@@ -193,5 +193,11 @@ export interface Engine {
    * absent from the map; an index deleted meanwhile counts for nothing.
    */
   termDocFrequencies(indices: readonly string[], field: string, terms: readonly string[]): Promise<Map<string, number>>;
+  /**
+   * How many refreshes that open a new searcher (`refresh.external_total`) each shard copy of the index
+   * (alias or pattern: every index behind it) has ended, keyed `index/shard/node/p|r`. A copy whose count
+   * grew by two between two reads ended a refresh that started after the first read.
+   */
+  refreshCounts(index: string): Promise<Map<string, number>>;
   close(): Promise<void>;
 }

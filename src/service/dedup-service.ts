@@ -33,6 +33,7 @@ import type { DedupOptions, Policy } from "./options.js";
 import { byTimeThenId, chooseOriginal, compareCandidates, rankMatches, type Match } from "./rank.js";
 import { Slicer } from "./slicer.js";
 import { RecentWrites, type RecentEntry } from "./recent.js";
+import { VisibilityWatch } from "./visibility.js";
 import { fromWire } from "../workers/wire.js";
 import { Sequencer, type Ticket } from "./sequencer.js";
 import { editTextLimit, sketchOf } from "../core/sketch.js";
@@ -174,6 +175,8 @@ function round(x: number): number {
 
 export class DedupService {
   private recent: RecentWrites;
+  /** Confirms when acknowledged writes and deletes show in the engine's search (visibility.ts). */
+  private readonly visibility: VisibilityWatch;
   private readonly keyStatistics: KeyStatistics;
   /** Whether candidate reads may take doc values only (contract v4: candidates/reads.ts). */
   private readonly docValueReads: DocValueReads;
@@ -196,6 +199,15 @@ export class DedupService {
     private readonly analyzer?: Analyzer,
   ) {
     this.recent = new RecentWrites({ holdMs: options.recentWindowMs });
+    this.visibility = new VisibilityWatch(engine, options.index, () => this.recent, {
+      refreshMs: () => this.recent.refreshMs,
+      onError: (err) =>
+        this.log?.warn(
+          { err: err instanceof Error ? err.message : String(err), index: options.index },
+          "cannot read the engine's refresh counts or refresh the index: recent writes are kept until they are surely searchable, at most two fallback periods",
+        ),
+      onFallback: () => metrics?.visibilityRefreshes?.inc(),
+    });
     this.keyStatistics = new KeyStatistics(engine, options.index);
     this.docValueReads = new DocValueReads(engine, options.index, options.windowMs);
     // `this.recent` may be replaced (learnRefreshInterval): read it at each scrape.
@@ -217,6 +229,7 @@ export class DedupService {
    */
   forgetDeleted(ids: Iterable<string>): void {
     for (const id of ids) this.recent.forget(id);
+    this.visibility.kick();
   }
 
   /**
@@ -368,6 +381,22 @@ export class DedupService {
     }
   }
 
+  /**
+   * The lookups of a read (check, search). Over one concrete index, a closed index is the engine's error
+   * (`index_closed_exception`, answered 502), not "no hits": with `ignore_unavailable` the engine skips a
+   * closed index in silence, and a check called a stored near-duplicate an original. A missing index holds
+   * nothing. A window over time-based indices skips what it cannot read (a lifecycle policy at work).
+   */
+  private async readCandidates(lookups: Lookup[]): Promise<LookupResult[]> {
+    if (this.options.rollover) return this.engineCandidates(lookups, true);
+    try {
+      return await this.engineCandidates(lookups, false);
+    } catch (err) {
+      if (err instanceof NeardupError && err.code === "NOT_FOUND") return lookups.map(() => ({ candidates: [], hits: 0, cut: false, pairedKeys: 0 }));
+      throw err;
+    }
+  }
+
   private engineCandidates(lookups: Lookup[], ignoreUnavailable = true): Promise<LookupResult[]> {
     return fetchCandidates(this.engine, { ...this.candidateSource(), ignoreUnavailable }, lookups, {
       onHits: (hits) => this.metrics?.engineHits.observe(hits),
@@ -445,7 +474,7 @@ export class DedupService {
     const time = options.time ?? Date.now();
     const radius = this.radiusFor(analysis);
     const startedAt = Date.now();
-    const [fromEngine] = await this.engineCandidates([{ analysis, time, excludeId: options.id, radius }]);
+    const [fromEngine] = await this.readCandidates([{ analysis, time, excludeId: options.id, radius }]);
     const { matches, candidates } = await this.matchesFor(analysis, radius, time, options.id, fromEngine!, startedAt, new Slicer());
     const chosen = chooseOriginal(matches);
     this.metrics?.checks.inc({ operation: "check" });
@@ -711,6 +740,7 @@ export class DedupService {
         }
         this.recent.settle(d.entry!, true);
       });
+      this.visibility.kick();
     } finally {
       for (const d of batch) if (this.inflight.get(d.item.doc.id) === settled) this.inflight.delete(d.item.doc.id);
     }
@@ -731,7 +761,7 @@ export class DedupService {
     const analysis = this.analyze(text, "text");
     const radius = query.radius ?? this.radiusFor(analysis);
     const time = Date.now();
-    const [fromEngine] = await this.engineCandidates([{ analysis, time, excludeId: query.id, radius }]);
+    const [fromEngine] = await this.readCandidates([{ analysis, time, excludeId: query.id, radius }]);
     const { matches, candidates } = await this.matchesFor(analysis, radius, time, query.id, fromEngine!, time, new Slicer(), { ownDuplicates: false });
     const kept = matches.filter((m) => (query.minSimilarity === undefined ? m.verdict.duplicate : m.similarity >= query.minSimilarity));
     this.metrics?.checks.inc({ operation: "search" });

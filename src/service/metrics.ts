@@ -14,6 +14,8 @@ export interface DedupMetrics {
   /** Recent-writes window size, read from the service at each scrape (see `readWindow`). */
   recentEntries: Gauge;
   recentBytes: Gauge;
+  /** Refreshes the service made itself because the engine's own had not shown an acknowledged write in time (visibility.ts). */
+  visibilityRefreshes?: Counter;
   /**
    * The window the gauges read when /metrics is scraped (the service sets it): set only on write requests,
    * they kept the last request's figures after writes stopped, though the entries had long expired.
@@ -80,6 +82,11 @@ export function createDedupMetrics(registry: Registry): DedupMetrics {
       help: "Time to fingerprint, fetch candidates and re-rank one request, by operation.",
       labelNames: ["operation"] as const,
       buckets: [0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+      registers: [registry],
+    }),
+    visibilityRefreshes: new Counter({
+      name: "neardup_visibility_refreshes_total",
+      help: "Refreshes neardup made itself because the engine's own refreshes had not shown an acknowledged write within the fallback time (3 refresh intervals, at least the interval + 2 s): a sign of an overloaded engine, or of search-idle shards.",
       registers: [registry],
     }),
     recentEntries: windowGauge(registry, "neardup_recent_window_documents", "Documents in the recent-writes window (in flight, or not yet searchable in the engine).", () => metrics.readWindow?.().size),

@@ -4,15 +4,20 @@ import { reaches, type Probe } from "./candidates/probe.js";
 
 /**
  * One document decided by this sidecar, as the recent-writes window holds it.
- * `visibleAt` is undefined while its write is in flight; once the engine has
- * acknowledged the write it is the time from which the engine's search is
- * sure to show it (acknowledgement + the index's refresh interval).
+ * `visibleAt` is undefined while its write is in flight. Once the engine has
+ * acknowledged the write it is `Infinity` until a refresh of the engine that
+ * started after the acknowledgement is known to have ended
+ * ({@link RecentWrites.confirmVisible}, fed by visibility.ts), and then the
+ * time from which the engine's search is sure to show it. The index's refresh
+ * interval is no such bound: under load a refresh ends seconds after it.
  */
 export interface RecentEntry {
   readonly candidate: Candidate;
   /** Resolves `true` once the engine stored the write, `false` when it failed. */
   readonly stored: Promise<boolean>;
   visibleAt: number | undefined;
+  /** When the engine acknowledged the write (undefined while in flight). */
+  ackedAt?: number | undefined;
   /** Rough memory held by the entry, in bytes (for the window's byte budget). */
   readonly bytes: number;
   /** A duplicate's distance and similarity to its original, as the write answered them. */
@@ -108,8 +113,10 @@ export class RecentWrites {
   private readonly failed = new WeakSet<RecentEntry>();
   /** Entries of `create` writes: until acknowledged, an engine hit of the same id is the stored version, and the create will fail. */
   private readonly creates = new WeakSet<RecentEntry>();
-  /** Ids the engine deleted, each with the time from which its search is sure not to show them, oldest first. */
-  private readonly deleted = new Map<string, number>();
+  /** Ids the engine deleted, oldest first: when it acknowledged the delete, and from when its search is sure not to show them (`Infinity` until known). */
+  private readonly deleted = new Map<string, { ackedAt: number; visibleAt: number }>();
+  /** The first settled entry whose visibility may not be confirmed yet. */
+  private confirmHead = 0;
   private readonly clock: () => number;
   refreshMs: number;
   readonly holdMs: number;
@@ -193,7 +200,8 @@ export class RecentWrites {
     if (!this.resolvers.has(entry)) return; // settled already (a dependency failed first)
     const mine = this.current.get(entry.candidate.id) === entry;
     if (ok) {
-      entry.visibleAt = this.clock() + this.refreshMs;
+      entry.ackedAt = this.clock();
+      entry.visibleAt = Infinity; // until confirmVisible: the engine's next refresh may end late
       if (mine) this.settled.push(entry);
     } else {
       this.failed.add(entry);
@@ -242,7 +250,7 @@ export class RecentWrites {
 
   /**
    * The engine acknowledged a delete of `id` now: its entry leaves the window, and the engine's hits of it
-   * are superseded (see {@link supersedes}) until its search is sure not to show it (the refresh interval).
+   * are superseded (see {@link supersedes}) until its search is sure not to show it (`confirmVisible`).
    * Without this a near-duplicate sent just after the delete was decided against the deleted text, and
    * `skip` dropped it: neither document stayed.
    */
@@ -250,8 +258,49 @@ export class RecentWrites {
     this.expire();
     const entry = this.current.get(id);
     if (entry) this.unlink(id);
-    this.deleted.delete(id); // re-inserted last, to keep the map in expiry order
-    this.deleted.set(id, this.clock() + this.refreshMs);
+    this.deleted.delete(id); // re-inserted last, to keep the map in acknowledgement order
+    this.deleted.set(id, { ackedAt: this.clock(), visibleAt: Infinity });
+  }
+
+  /**
+   * The oldest acknowledgement (a write's or a delete's) whose visibility in the engine's search is not
+   * confirmed yet; undefined when every one is.
+   */
+  unconfirmedSince(): number | undefined {
+    let oldest: number | undefined;
+    for (let k = this.confirmHead; k < this.settled.length; k++) {
+      const entry = this.settled[k]!;
+      if (entry.visibleAt === Infinity) {
+        oldest = entry.ackedAt;
+        break;
+      }
+    }
+    for (const gone of this.deleted.values()) {
+      if (gone.visibleAt !== Infinity) continue;
+      if (oldest === undefined || gone.ackedAt < oldest) oldest = gone.ackedAt;
+      break;
+    }
+    return oldest;
+  }
+
+  /**
+   * A refresh of the engine that started after `ackedBefore` had ended by `at`: every write and delete
+   * acknowledged by then is visible to searches from `at` on. Entries are confirmed in acknowledgement order.
+   */
+  confirmVisible(ackedBefore: number, at: number): void {
+    while (this.confirmHead < this.settled.length) {
+      const entry = this.settled[this.confirmHead]!;
+      if (entry.visibleAt === Infinity) {
+        if (entry.ackedAt! > ackedBefore) break;
+        entry.visibleAt = at;
+      }
+      this.confirmHead += 1;
+    }
+    for (const gone of this.deleted.values()) {
+      if (gone.ackedAt > ackedBefore) break;
+      if (gone.visibleAt === Infinity) gone.visibleAt = at;
+    }
+    this.expire();
   }
 
   /**
@@ -263,7 +312,7 @@ export class RecentWrites {
     if (this.pendingCreate(id)) return false;
     if (entry) return entry.visibleAt === undefined || entry.visibleAt > startedAt;
     const gone = this.deleted.get(id);
-    return gone !== undefined && gone > startedAt;
+    return gone !== undefined && gone.visibleAt > startedAt;
   }
 
   /**
@@ -332,13 +381,14 @@ export class RecentWrites {
       this.head += 1;
       if (this.current.get(entry.candidate.id) === entry) this.unlink(entry.candidate.id);
     }
-    for (const [id, visibleAt] of this.deleted) {
-      if (visibleAt >= cutoff) break;
+    for (const [id, gone] of this.deleted) {
+      if (gone.visibleAt >= cutoff) break;
       this.deleted.delete(id);
     }
     if (this.head > 1024 && this.head * 2 > this.settled.length) {
       this.settled.splice(0, this.head);
       this.freshHead = Math.max(0, this.freshHead - this.head);
+      this.confirmHead = Math.max(0, this.confirmHead - this.head);
       this.head = 0;
     }
   }

@@ -229,6 +229,14 @@ export class MemoryEngine implements Engine {
   async refresh(index: string): Promise<void> {
     const i = this.idx(index);
     i.searchable = new Map([...i.docs].map(([id, d]) => [id, d.source]));
+    this.refreshes.set(index, (this.refreshes.get(index) ?? 0) + 1);
+  }
+
+  /** Refreshes of each index (one copy, one shard), counted as `refreshCounts` reports them. */
+  readonly refreshes = new Map<string, number>();
+
+  async refreshCounts(index: string): Promise<Map<string, number>> {
+    return new Map([[`${index}/0/memory/p`, this.refreshes.get(index) ?? 0]]);
   }
 
   async refreshIntervalMs(index: string): Promise<number> {

@@ -37,6 +37,8 @@ describe("RecentWrites and create writes", () => {
     expect(recent.pendingCreate("7")).toBe(false);
     expect(recent.supersedes("7", now)).toBe(true); // the engine's search may not show it yet
     now += 2_000;
+    expect(recent.supersedes("7", now)).toBe(true); // nor after the interval, until a refresh is known to have ended
+    recent.confirmVisible(1_000, now);
     expect(recent.supersedes("7", now)).toBe(false);
   });
 });

@@ -15,21 +15,46 @@ const probe = (hex: string, radius: number, lsh: string[] = []) => ({ simhash: f
 const ids = (entries: { candidate: Candidate }[]) => entries.map((e) => e.candidate.id).sort();
 
 describe("RecentWrites", () => {
-  it("keeps an entry while its write is in flight, however long, then for refresh + hold after the acknowledgement", () => {
+  it("keeps an entry while its write is in flight, however long, then until a refresh is known to have shown it, then for the hold", () => {
     let now = 1000;
     const recent = new RecentWrites({ holdMs: 100, refreshMs: 50, clock: () => now });
     const a = recent.add(cand("a", "0000000000000000"));
     now = 100_000; // the write is slow: still pending, still seen
     expect(ids(recent.lookup(probe("0000000000000001", 3), 0))).toEqual(["a"]);
-    recent.settle(a, true); // acknowledged at 100,000: visible in the engine from 100,050
-    expect(a.visibleAt).toBe(100_050);
-    expect(ids(recent.lookup(probe("0000000000000001", 3), 100_049))).toEqual(["a"]); // a lookup started before it was visible
-    expect(recent.lookup(probe("0000000000000001", 3), 100_050)).toEqual([]); // the engine showed it to that lookup
-    now = 100_149;
+    recent.settle(a, true); // acknowledged at 100,000
+    expect(a.ackedAt).toBe(100_000);
+    expect(recent.unconfirmedSince()).toBe(100_000);
+    // The refresh interval has passed, but no refresh is known to have ended: under load the engine's
+    // refresh ends late, and a lookup that skipped the entry then missed a document the engine did not show.
+    now = 100_500;
+    expect(ids(recent.lookup(probe("0000000000000001", 3), 100_400))).toEqual(["a"]);
+    recent.confirmVisible(99_999, 100_600); // a refresh that started before the acknowledgement: confirms nothing
+    expect(recent.unconfirmedSince()).toBe(100_000);
+    recent.confirmVisible(100_000, 100_700); // one that started after it had ended by 100,700
+    expect(a.visibleAt).toBe(100_700);
+    expect(recent.unconfirmedSince()).toBeUndefined();
+    expect(ids(recent.lookup(probe("0000000000000001", 3), 100_699))).toEqual(["a"]); // a lookup started before it was visible
+    expect(recent.lookup(probe("0000000000000001", 3), 100_700)).toEqual([]); // the engine showed it to that lookup
+    now = 100_799;
     expect(recent.size).toBe(1);
-    now = 100_151; // visible + hold passed
+    now = 100_801; // visible + hold passed
     recent.lookup(probe("0000000000000001", 3), 0);
     expect(recent.size).toBe(0);
+  });
+
+  it("confirms entries in acknowledgement order, up to the acknowledgements before the refresh started", () => {
+    let now = 0;
+    const recent = new RecentWrites({ holdMs: 1000, clock: () => now });
+    const entries = ["a", "b", "c"].map((id, k) => {
+      now = 10 * (k + 1);
+      const e = recent.add(cand(id, "0000000000000000"));
+      recent.settle(e, true);
+      return e;
+    }); // acknowledged at 10, 20, 30
+    recent.confirmVisible(20, 40);
+    expect(entries.map((e) => e.visibleAt)).toEqual([40, 40, Infinity]);
+    expect(recent.unconfirmedSince()).toBe(30);
+    expect(ids(recent.lookup(probe("0000000000000000", 3), 40))).toEqual(["c"]);
   });
 
   it("a delete takes the id's entry out and supersedes the engine's hits of it until the engine shows the delete; a new write of the id ends that", () => {
@@ -38,10 +63,15 @@ describe("RecentWrites", () => {
     recent.settle(recent.add(cand("a", "0000000000000000")), true);
     expect(recent.supersedes("a", 1000)).toBe(true); // its own newer entry: the engine may show an older version
     expect(recent.supersedes("b", 1000)).toBe(false);
+    expect(recent.supersedes("a", 2000)).toBe(true); // settled, but not known to be searchable yet
+    recent.confirmVisible(1000, 1050);
     now = 2000;
     expect(recent.supersedes("a", 2000)).toBe(false); // settled, visible, held: the engine's hit is this version
-    recent.forget("a"); // the engine acknowledged a delete at 2,000: its search may show "a" until 2,050
+    recent.forget("a"); // the engine acknowledged a delete at 2,000: its search may show "a" until a refresh ends
     expect(recent.lookup(probe("0000000000000001", 3), 0)).toEqual([]);
+    expect(recent.unconfirmedSince()).toBe(2000);
+    expect(recent.supersedes("a", 2500)).toBe(true); // well past the interval: still not known to be shown
+    recent.confirmVisible(2000, 2050);
     expect(recent.supersedes("a", 2049)).toBe(true);
     expect(recent.supersedes("a", 2050)).toBe(false); // a lookup from then on no longer sees it in the engine
     recent.forget("never-written"); // deletes of ids this window never held count too
@@ -49,8 +79,9 @@ describe("RecentWrites", () => {
     const again = recent.add(cand("a", "00000000000000ff")); // written again: its entry decides, as for any re-submission
     expect(recent.supersedes("a", 0)).toBe(true);
     recent.settle(again, true);
+    recent.confirmVisible(2000, 2050);
     expect(recent.supersedes("a", 2050)).toBe(false);
-    now = 2151; // past refresh + hold: the delete is forgotten
+    now = 2151; // past visible + hold: the delete is forgotten
     expect(recent.size).toBe(0);
     expect(recent.supersedes("never-written", 0)).toBe(false);
   });
@@ -83,12 +114,13 @@ describe("RecentWrites", () => {
     let now = 0;
     const recent = new RecentWrites({ holdMs: 100, refreshMs: 10, clock: () => now });
     const v1 = recent.add(cand("a", "0000000000000000"));
-    recent.settle(v1, true); // stored; the engine may not show it before 10
+    recent.settle(v1, true); // stored; the engine may not show it yet
     const v2 = recent.add(cand("a", "0000000000000000")); // sent again
     expect(recent.get("a")).toBe(v2);
     recent.settle(v2, false); // refused: the engine keeps v1
     expect(recent.get("a")).toBe(v1);
     expect(ids(recent.lookup(probe("0000000000000001", 3), 5))).toEqual(["a"]);
+    recent.confirmVisible(0, 10); // a refresh shows v1 from 10
     now = 111; // v1's hold is over: it expires as before
     expect(recent.size).toBe(0);
     // A replaced entry still in flight comes back too; one that failed does not.
