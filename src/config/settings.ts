@@ -23,7 +23,7 @@ export const SETTINGS = {
   NEARDUP_ENGINE_PASSWORD: { default: "", schema: z.string(), doc: "Basic auth password for the engine (never logged)." },
   NEARDUP_ENGINE_API_KEY: { default: "", schema: z.string(), doc: "Elasticsearch API key (base64 id:key), sent as `Authorization: ApiKey`; never logged." },
   NEARDUP_ENGINE_CA_FILE: { default: "", schema: z.string(), doc: "Path to a PEM CA certificate for https engine URLs." },
-  NEARDUP_ENGINE_TIMEOUT_MS: { default: "30000", schema: z.coerce.number().int().positive(), doc: "Per-request engine timeout in milliseconds." },
+  NEARDUP_ENGINE_TIMEOUT_MS: { default: "30000", schema: z.coerce.number().int().positive(), doc: "Engine timeout in milliseconds, per attempt: the engine client tries a call that times out or loses its connection up to twice more, so one engine call can take up to three times this." },
   NEARDUP_INDEX: { default: "neardup-documents", schema: z.string().regex(/^[a-z0-9][a-z0-9._-]*$/, "lowercase letters, digits, . _ -"), doc: "Index the HTTP API writes documents to." },
   NEARDUP_INDEX_ROLLOVER: {
     default: "false",
@@ -33,7 +33,7 @@ export const SETTINGS = {
   NEARDUP_TEXT_FIELD: { default: "text", schema: z.string().min(1).refine((f) => !f.startsWith("neardup"), "must not be under neardup.*"), doc: "Source field holding the document text." },
   NEARDUP_POLICY: { default: "mark", schema: z.enum(["mark", "skip", "reject"]), doc: "What indexing does with a near-duplicate when the request names no policy: mark, skip or reject." },
   NEARDUP_WINDOW_HOURS: { default: "48", schema: z.coerce.number().positive(), doc: "The dedup window: documents older than this (by their time) are not compared." },
-  NEARDUP_RECENT_WINDOW_MS: { default: "30000", schema: z.coerce.number().int().positive(), doc: "How long a written document stays in the in-memory recent-writes window after the engine can show it (acknowledged write + the index's refresh interval); must exceed the refresh interval (checked at start)." },
+  NEARDUP_RECENT_WINDOW_MS: { default: "30000", schema: z.coerce.number().int().positive(), doc: "How long a written document stays in the in-memory recent-writes window after the engine is known to show it (a refresh that started after the acknowledgement has ended); must exceed the refresh interval (checked at start)." },
   NEARDUP_RECENT_WINDOW_BYTES: {
     default: "268435456",
     schema: z.coerce.number().int().min(1_048_576),
