@@ -125,6 +125,8 @@ export async function getDocument<T>(engine: Engine, index: string, id: string):
   // (realtime). It reads one index, or an alias's write index; over an alias of several, the search's answer stands.
   return engine.get<T>(index, id).catch((err: unknown) => {
     if (isNeardupError(err) && err.code === "ENGINE_UNAVAILABLE") throw err;
+    // A closed index: the search above skipped it in silence; "no such document" would be untrue.
+    if (isNeardupError(err) && (err.details as { engineErrorType?: string } | undefined)?.engineErrorType === "index_closed_exception") throw err;
     return undefined; // e.g. an alias over several indices, which GET refuses
   });
 }

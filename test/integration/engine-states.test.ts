@@ -63,6 +63,9 @@ describe.each(engineTargets())("engine states on $kind $version ($source)", (tar
       expect(check.body.error.code).toBe("ENGINE_ERROR");
       expect(check.body.error.message).toContain("index_closed_exception");
       expect((await post(h.app, "/v1/search", { text: second })).status).toBe(502);
+      const cluster = await request(h.app).get("/v1/documents/closed-a/duplicates");
+      expect(cluster.status).toBe(502); // not "404: does not exist"
+      expect(cluster.body.error.message).toContain("index_closed_exception");
     } finally {
       await rawEngineRequest(target, "POST", `/${h.index}/_open?wait_for_active_shards=1`);
     }
