@@ -103,7 +103,9 @@ export async function computeStats(engine: Engine, index: string, query: StatsQu
     });
   } catch (err) {
     // The times are checked above, so an engine 400 here is about `by` (an object field, say): the caller's to fix.
-    if (isNeardupError(err) && (err.details as { status?: number } | undefined)?.status === 400) {
+    // A closed index is the engine's state, not the caller's: its error stands.
+    const details = isNeardupError(err) ? (err.details as { status?: number; engineErrorType?: string } | undefined) : undefined;
+    if (isNeardupError(err) && details?.status === 400 && details.engineErrorType !== "index_closed_exception") {
       throw new NeardupError("INVALID_INPUT", `by ${JSON.stringify(query.by)} cannot be aggregated by the engine (${err.message})`, { field: "by", cause: err });
     }
     throw err;

@@ -66,6 +66,9 @@ describe.each(engineTargets())("engine states on $kind $version ($source)", (tar
       const cluster = await request(h.app).get("/v1/documents/closed-a/duplicates");
       expect(cluster.status).toBe(502); // not "404: does not exist"
       expect(cluster.body.error.message).toContain("index_closed_exception");
+      const stats = await request(h.app).get("/v1/stats");
+      expect(stats.status).toBe(502); // not a 400 blaming the `by` field
+      expect(stats.body.error.message).toContain("index_closed_exception");
     } finally {
       await rawEngineRequest(target, "POST", `/${h.index}/_open?wait_for_active_shards=1`);
     }
