@@ -86,7 +86,7 @@ export function createDedupMetrics(registry: Registry): DedupMetrics {
     }),
     visibilityRefreshes: new Counter({
       name: "neardup_visibility_refreshes_total",
-      help: "Refreshes neardup made itself because the engine's own refreshes had not shown an acknowledged write within the fallback time (3 refresh intervals, at least the interval + 2 s): a sign of an overloaded engine, or of search-idle shards.",
+      help: "Refreshes neardup made itself because no refresh of the engine's own was seen to show an acknowledged write within the fallback time (3 refresh intervals, at least the interval + 2 s): once after each burst of writes (the engine counts only refreshes that had something to show), and more often with search-idle shards or an engine far behind.",
       registers: [registry],
     }),
     recentEntries: windowGauge(registry, "neardup_recent_window_documents", "Documents in the recent-writes window (in flight, or not yet searchable in the engine).", () => metrics.readWindow?.().size),

@@ -14,10 +14,14 @@
  * had ended on every copy by `r` (refreshes of a copy run one at a time, so
  * the second of two ended after `s`): every acknowledgement before `s` is
  * visible from `r` on. The engine refreshes on its own schedule; the watch
- * adds no refresh while that schedule keeps up. When an acknowledgement stays
- * unconfirmed for `fallbackMs` (a shard gone search-idle refreshes only when
- * searched, or the engine is far behind), the watch refreshes the index
- * itself: a refresh sent at `s` that answers at `r` confirms the same way.
+ * adds no refresh while writes keep coming. The counts grow only with
+ * refreshes that had something to show, so the last writes of a burst are
+ * followed by one such refresh, not two: when an acknowledgement stays
+ * unconfirmed for `fallbackMs` (that, a shard gone search-idle, which
+ * refreshes only when searched, or an engine far behind), the watch refreshes
+ * the index itself, which costs next to nothing when the engine's schedule has
+ * shown everything already: a refresh sent at `s` that answers at `r`
+ * confirms every acknowledgement before `s`.
  * An index that no longer exists shows nothing: its acknowledgements count
  * as visible.
  */

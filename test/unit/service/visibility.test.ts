@@ -91,7 +91,7 @@ describe("VisibilityWatch", () => {
     expect(refreshedTwiceSince(copies(1, 1), copies(3, 3))).toBe(true);
   });
 
-  it("refreshes the index itself when the engine's schedule has not confirmed in time (search-idle shards, an overloaded engine)", async () => {
+  it("refreshes the index itself when the engine's schedule has not confirmed in time (the end of a burst: counts grow only with refreshes that show something; search-idle shards; an overloaded engine)", async () => {
     let now = 1000;
     const { engine: e, calls } = engine(() => copies(1, 1)); // no refresh ever ends
     const t = target(1000);
