@@ -1,8 +1,23 @@
 import { toEngineError } from "./errors.js";
-import type { EngineKind } from "./types.js";
+import type { Engine, EngineKind } from "./types.js";
 
 /** Runs one engine call and converts whatever it throws into a NeardupError. */
 export type Guard = <T>(operation: string, call: () => Promise<T>) => Promise<T>;
+
+/**
+ * The engine with every call (all but `close` and the non-function members) run through `guard`, named by
+ * its method (`search`, `bulk`...): the circuit breaker and the call timing wrap the engine this way.
+ */
+export function guardCalls(engine: Engine, guard: Guard): Engine {
+  return new Proxy(engine, {
+    get(target, property, receiver) {
+      const value: unknown = Reflect.get(target, property, receiver);
+      if (typeof value !== "function" || property === "close") return value;
+      const method = value as (...args: unknown[]) => unknown;
+      return (...args: unknown[]) => guard(String(property), () => Promise.resolve(method.apply(target, args)));
+    },
+  });
+}
 
 export function createGuard(kind: EngineKind, baseUrl: string): Guard {
   return async (operation, call) => {

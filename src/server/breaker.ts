@@ -8,6 +8,7 @@
  */
 import { NeardupError, isNeardupError } from "../core/errors.js";
 import type { Engine } from "../engine/index.js";
+import { guardCalls } from "../engine/guard.js";
 
 export type BreakerState = "closed" | "open" | "half-open";
 
@@ -95,12 +96,5 @@ export class CircuitBreaker {
 
 /** The engine with every call (all but `kind`, `info`, `close`) run under the breaker. */
 export function withBreaker(engine: Engine, breaker: CircuitBreaker): Engine {
-  return new Proxy(engine, {
-    get(target, property, receiver) {
-      const value: unknown = Reflect.get(target, property, receiver);
-      if (typeof value !== "function" || property === "close") return value;
-      const method = value as (...args: unknown[]) => unknown;
-      return (...args: unknown[]) => breaker.run(String(property), () => Promise.resolve(method.apply(target, args)));
-    },
-  });
+  return guardCalls(engine, (operation, call) => breaker.run(operation, call));
 }

@@ -7,6 +7,7 @@
  * bounded sets; an index name never becomes a label.
  */
 import { isNeardupError } from "../core/errors.js";
+import { guardCalls } from "../engine/guard.js";
 import type { Engine } from "../engine/index.js";
 
 /** What the timing records into (a prom-client Histogram fits). */
@@ -16,23 +17,15 @@ export interface DurationSink {
 
 /** The engine with every call (all but `close` and the non-function members) timed into `sink`. */
 export function withTiming(engine: Engine, sink: DurationSink, now: () => number = () => performance.now()): Engine {
-  return new Proxy(engine, {
-    get(target, property, receiver) {
-      const value: unknown = Reflect.get(target, property, receiver);
-      if (typeof value !== "function" || property === "close") return value;
-      const method = value as (...args: unknown[]) => unknown;
-      const operation = String(property);
-      return async (...args: unknown[]) => {
-        const started = now();
-        try {
-          const result = await method.apply(target, args);
-          sink.observe({ operation, outcome: "ok" }, (now() - started) / 1000);
-          return result;
-        } catch (err) {
-          sink.observe({ operation, outcome: isNeardupError(err) ? err.code.toLowerCase() : "error" }, (now() - started) / 1000);
-          throw err;
-        }
-      };
-    },
+  return guardCalls(engine, async (operation, call) => {
+    const started = now();
+    try {
+      const result = await call();
+      sink.observe({ operation, outcome: "ok" }, (now() - started) / 1000);
+      return result;
+    } catch (err) {
+      sink.observe({ operation, outcome: isNeardupError(err) ? err.code.toLowerCase() : "error" }, (now() - started) / 1000);
+      throw err;
+    }
   });
 }

@@ -397,7 +397,7 @@ export class DedupService {
     }
   }
 
-  private engineCandidates(lookups: Lookup[], ignoreUnavailable = true): Promise<LookupResult[]> {
+  private engineCandidates(lookups: Lookup[], ignoreUnavailable: boolean): Promise<LookupResult[]> {
     return fetchCandidates(this.engine, { ...this.candidateSource(), ignoreUnavailable }, lookups, {
       onHits: (hits) => this.metrics?.engineHits.observe(hits),
       onPaired: (_lookup, plan) => this.metrics?.pairedKeys.inc(plan.paired.length),

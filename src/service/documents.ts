@@ -1,4 +1,5 @@
 import { isNeardupError } from "../core/errors.js";
+import { isClosedIndex } from "../engine/errors.js";
 import type { Analysis } from "../core/fingerprinter.js";
 import { DEFAULT_INLINE_TEXT_LENGTH, encodeSketch, sketchOf } from "../core/sketch.js";
 import type { BulkResult, Engine } from "../engine/types.js";
@@ -126,7 +127,7 @@ export async function getDocument<T>(engine: Engine, index: string, id: string):
   return engine.get<T>(index, id).catch((err: unknown) => {
     if (isNeardupError(err) && err.code === "ENGINE_UNAVAILABLE") throw err;
     // A closed index: the search above skipped it in silence; "no such document" would be untrue.
-    if (isNeardupError(err) && (err.details as { engineErrorType?: string } | undefined)?.engineErrorType === "index_closed_exception") throw err;
+    if (isClosedIndex(err)) throw err;
     return undefined; // e.g. an alias over several indices, which GET refuses
   });
 }

@@ -4,6 +4,7 @@
  * range, turned into rows. `GET /v1/stats` serves them and the page at /ui draws them.
  */
 import { NeardupError, isNeardupError } from "../core/errors.js";
+import { isClosedIndex } from "../engine/errors.js";
 import { PANELS, TIME_FIELD, allAggs, type Row } from "../dashboards/definition.js";
 import { totalHits } from "../engine/responses.js";
 import type { Engine } from "../engine/types.js";
@@ -104,8 +105,7 @@ export async function computeStats(engine: Engine, index: string, query: StatsQu
   } catch (err) {
     // The times are checked above, so an engine 400 here is about `by` (an object field, say): the caller's to fix.
     // A closed index is the engine's state, not the caller's: its error stands.
-    const details = isNeardupError(err) ? (err.details as { status?: number; engineErrorType?: string } | undefined) : undefined;
-    if (isNeardupError(err) && details?.status === 400 && details.engineErrorType !== "index_closed_exception") {
+    if (isNeardupError(err) && (err.details as { status?: number } | undefined)?.status === 400 && !isClosedIndex(err)) {
       throw new NeardupError("INVALID_INPUT", `by ${JSON.stringify(query.by)} cannot be aggregated by the engine (${err.message})`, { field: "by", cause: err });
     }
     throw err;

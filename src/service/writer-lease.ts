@@ -248,17 +248,14 @@ export class WriterLease implements WriteRouter {
     this.waitUntil = this.clock() + this.options.refreshMs + this.marginMs;
     this.decidingFrom = Infinity;
     const ours = () => this.holding && this.current?.term === term;
+    const shown = () => {
+      if (ours()) this.decidingFrom = Math.max(this.waitUntil, this.clock());
+    };
     const attempt = (): void => {
-      this.engine.refresh(this.options.index).then(
-        () => {
-          if (ours()) this.decidingFrom = Math.max(this.waitUntil, this.clock());
-        },
-        (err: unknown) => {
-          if (!ours()) return;
-          if (isNeardupError(err) && err.code === "NOT_FOUND") this.decidingFrom = Math.max(this.waitUntil, this.clock());
-          else if (!this.stopped) setTimeout(attempt, 1000).unref();
-        },
-      );
+      this.engine.refresh(this.options.index).then(shown, (err: unknown) => {
+        if (isNeardupError(err) && err.code === "NOT_FOUND") shown();
+        else if (ours() && !this.stopped) setTimeout(attempt, 1000).unref();
+      });
     };
     attempt();
   }
