@@ -4,36 +4,26 @@
  * segment, not once there and again for its items. A saturated analysis pool
  * answers per-item 429s, which the bulk helpers retry (503 items they drop).
  */
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { NeardupError } from "../../../src/core/errors.js";
 import { BulkHandler } from "../../../src/proxy/bulk.js";
 import type { ServicePool } from "../../../src/proxy/pool.js";
 import { parseIndexRules } from "../../../src/proxy/rules.js";
-import { createUpstream, type Upstream } from "../../../src/proxy/upstream.js";
+import type { Upstream } from "../../../src/proxy/upstream.js";
+import { startStandInBulk, type StandInBulk } from "../../helpers/stand-in-bulk.js";
 
 describe("BulkHandler when neardup cannot take the items now", () => {
-  let engine: http.Server;
+  let engine: StandInBulk;
   let upstream: Upstream;
   beforeAll(async () => {
     // The engine's `_bulk`, answering each item of the pass-through write.
-    engine = http.createServer((req, res) => {
-      let body = "";
-      req.on("data", (c: Buffer) => (body += c.toString()));
-      req.on("end", () => {
-        const actions = body.split("\n").filter((l) => l.startsWith('{"delete"'));
-        res.setHeader("content-type", "application/json");
-        res.end(JSON.stringify({ took: 1, errors: false, items: actions.map(() => ({ delete: { _index: "logs-a", _id: "x", status: 404, result: "not_found" } })) }));
-      });
+    engine = await startStandInBulk((body) => {
+      const actions = body.split("\n").filter((l) => l.startsWith('{"delete"'));
+      return { took: 1, errors: false, items: actions.map(() => ({ delete: { _index: "logs-a", _id: "x", status: 404, result: "not_found" } })) };
     });
-    await new Promise<void>((r) => engine.listen(0, "127.0.0.1", r));
-    upstream = createUpstream({ url: `http://127.0.0.1:${(engine.address() as AddressInfo).port}` } as never);
+    upstream = engine.upstream;
   });
-  afterAll(async () => {
-    upstream.close();
-    await new Promise((r) => engine.close(r));
-  });
+  afterAll(() => engine.close());
 
   it("tries the set-up once for a segment whose pass-through items made it ready first, and answers its items 503", async () => {
     let calls = 0;

@@ -2,38 +2,28 @@
  * After a fingerprinted item got a retryable per-item error, the later items of the request touching the same
  * document get that error too: an update must not land on (or 404 for) a write that was not acknowledged.
  */
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { NeardupError } from "../../../src/core/errors.js";
 import { BulkHandler } from "../../../src/proxy/bulk.js";
 import type { ServicePool } from "../../../src/proxy/pool.js";
 import { parseIndexRules } from "../../../src/proxy/rules.js";
-import { createUpstream, type Upstream } from "../../../src/proxy/upstream.js";
+import type { Upstream } from "../../../src/proxy/upstream.js";
+import { startStandInBulk, type StandInBulk } from "../../helpers/stand-in-bulk.js";
 
 describe("BulkHandler after a per-item retry", () => {
-  let engine: http.Server;
+  let engine: StandInBulk;
   let upstream: Upstream;
   const received: string[] = [];
   beforeAll(async () => {
     // The engine's `_bulk` for the items that pass through: each `update` answered 200.
-    engine = http.createServer((req, res) => {
-      let body = "";
-      req.on("data", (c: Buffer) => (body += c.toString()));
-      req.on("end", () => {
-        const actions = body.split("\n").filter((l) => l.startsWith("{\"update\""));
-        received.push(...actions);
-        res.setHeader("content-type", "application/json");
-        res.end(JSON.stringify({ took: 1, errors: false, items: actions.map((a) => ({ update: { _index: "logs-a", _id: (JSON.parse(a) as { update: { _id: string } }).update._id, status: 200, result: "updated" } })) }));
-      });
+    engine = await startStandInBulk((body) => {
+      const actions = body.split("\n").filter((l) => l.startsWith("{\"update\""));
+      received.push(...actions);
+      return { took: 1, errors: false, items: actions.map((a) => ({ update: { _index: "logs-a", _id: (JSON.parse(a) as { update: { _id: string } }).update._id, status: 200, result: "updated" } })) };
     });
-    await new Promise<void>((r) => engine.listen(0, "127.0.0.1", r));
-    upstream = createUpstream({ url: `http://127.0.0.1:${(engine.address() as AddressInfo).port}` } as never);
+    upstream = engine.upstream;
   });
-  afterAll(async () => {
-    upstream.close();
-    await new Promise((r) => engine.close(r));
-  });
+  afterAll(() => engine.close());
 
   it("answers the later items touching that document with the same retryable error and sends them nowhere; other documents go on", async () => {
     // The service answers RETRY for document "x" (as for a near-duplicate whose original failed for the engine's load).
