@@ -26,6 +26,7 @@ import type { Engine } from "../engine/types.js";
 import componentTemplate from "../../mappings/component-template.neardup.json" with { type: "json" };
 import { keptVerdict, type Candidate } from "./candidate.js";
 import { documentSource, storedSketch, getDocument, writeDocuments, type Decision } from "./documents.js";
+import { candidateLengths, type LengthRange } from "../core/length-bounds.js";
 import { fetchCandidates, readNormalizedTexts, DocValueReads, KeyStatistics, lookupProbe, type Lookup, type LookupResult } from "./candidates/index.js";
 import { parseTime, readSourceTime, type DocInput } from "./input.js";
 import type { DedupMetrics } from "./metrics.js";
@@ -315,6 +316,14 @@ export class DedupService {
     return bucketFor(this.fingerprinter.verdictOptions, analysis.length).searchRadius;
   }
 
+  /**
+   * The lengths a document reached through band keys must have to be a duplicate of this text (core
+   * length-bounds.ts): a lookup that only decides reads no other, unless it shares a segment.
+   */
+  lengthsOf(analysis: Analysis): readonly LengthRange[] | undefined {
+    return candidateLengths(this.fingerprinter.verdictOptions, analysis.length);
+  }
+
   analyze(text: string, field: string): Analysis {
     return this.fingerprinter.analyze(text, field);
   }
@@ -416,10 +425,20 @@ export class DedupService {
    * Recent-window candidates in the dedup window of `time` that a lookup started
    * at `startedAt` may not have seen in the engine, excluding `self` and its duplicates.
    */
-  private recentCandidates(analysis: Analysis, radius: number, time: number, self: string | undefined, startedAt: number, ownDuplicates: boolean, alone: ReadonlySet<string> | undefined, notAfter = Infinity): Candidate[] {
+  private recentCandidates(
+    analysis: Analysis,
+    radius: number,
+    time: number,
+    self: string | undefined,
+    startedAt: number,
+    ownDuplicates: boolean,
+    alone: ReadonlySet<string> | undefined,
+    notAfter = Infinity,
+    lengths?: readonly LengthRange[],
+  ): Candidate[] {
     const since = time - this.options.windowMs;
     return this.recent
-      .lookup(lookupProbe(analysis, radius, alone), startedAt, notAfter)
+      .lookup(lookupProbe(analysis, radius, alone, lengths), startedAt, notAfter)
       .map((e) => e.candidate)
       .filter((c) => !isSelf(c, self, ownDuplicates) && c.time >= since);
   }
@@ -429,7 +448,16 @@ export class DedupService {
    * `self`; a search keeps them). `untilDuplicate`: only the original is needed (a write's decision), so the
    * comparisons stop at the earliest duplicate (rank.ts `CompareOptions.untilDuplicate`).
    */
-  private async matchesFor(analysis: Analysis, radius: number, time: number, self: string | undefined, lookedUp: LookupResult, startedAt: number, slicer: Slicer, { ownDuplicates = true, untilDuplicate = false } = {}): Promise<{ matches: Match[]; candidates: number; pending: Map<string, RecentEntry>; standing: Set<string> }> {
+  private async matchesFor(
+    analysis: Analysis,
+    radius: number,
+    time: number,
+    self: string | undefined,
+    lookedUp: LookupResult,
+    startedAt: number,
+    slicer: Slicer,
+    { ownDuplicates = true, untilDuplicate = false, lengths = undefined as readonly LengthRange[] | undefined } = {},
+  ): Promise<{ matches: Match[]; candidates: number; pending: Map<string, RecentEntry>; standing: Set<string> }> {
     const fromEngine = lookedUp.candidates;
     // A recent entry of an id replaces its engine hit: the hit may be the version before (a re-submission with
     // another text, which the probe may not reach at all), until the engine showed the new one; so does a delete.
@@ -447,7 +475,7 @@ export class DedupService {
     // A `create` in flight of an id the engine shows will fail (a conflict): the stored version stands, and no
     // decision waits for that write (recent.ts `pendingCreate`).
     const standing = new Set(fromEngine.flatMap((c) => (this.recent.pendingCreate(c.id) ? [c.id] : [])));
-    const fromRecent = this.recentCandidates(analysis, radius, time, self, startedAt, ownDuplicates, lookedUp.alone, notAfter).filter((c) => !standing.has(c.id));
+    const fromRecent = this.recentCandidates(analysis, radius, time, self, startedAt, ownDuplicates, lookedUp.alone, notAfter, lengths).filter((c) => !standing.has(c.id));
     const recentIds = new Set(fromRecent.map((c) => c.id));
     const all = [...fromRecent, ...fromEngine.filter((c) => !isSelf(c, self, ownDuplicates) && !recentIds.has(c.id) && !superseded(c))];
     this.metrics?.candidates.observe(all.length);
@@ -474,8 +502,9 @@ export class DedupService {
     const time = options.time ?? Date.now();
     const radius = this.radiusFor(analysis);
     const startedAt = Date.now();
-    const [fromEngine] = await this.readCandidates([{ analysis, time, excludeId: options.id, radius }]);
-    const { matches, candidates } = await this.matchesFor(analysis, radius, time, options.id, fromEngine!, startedAt, new Slicer());
+    const lengths = this.lengthsOf(analysis);
+    const [fromEngine] = await this.readCandidates([{ analysis, time, excludeId: options.id, radius, lengths }]);
+    const { matches, candidates } = await this.matchesFor(analysis, radius, time, options.id, fromEngine!, startedAt, new Slicer(), { lengths });
     const chosen = chooseOriginal(matches);
     this.metrics?.checks.inc({ operation: "check" });
     if (chosen) this.metrics?.duplicates.inc({ policy: "check" });
@@ -562,7 +591,7 @@ export class DedupService {
         else items.push({ doc: docs[position]!, analysis: outcome, position });
       }
       const radii = items.map((it) => this.radiusFor(it.analysis));
-      const lookups = items.map((it, i): Lookup => ({ analysis: it.analysis, time: it.doc.time, excludeId: it.doc.id, radius: radii[i]!, untilDuplicate: true }));
+      const lookups = items.map((it, i): Lookup => ({ analysis: it.analysis, time: it.doc.time, excludeId: it.doc.id, radius: radii[i]!, untilDuplicate: true, lengths: this.lengthsOf(it.analysis) }));
       let startedAt = Date.now();
       const lookedUp = Promise.all([this.writeCandidates(lookups), this.rootsAmong(items)]);
       // While the engine answers: the stored re-rank fields, so the ordered section only assembles sources.
@@ -634,7 +663,8 @@ export class DedupService {
     // Its own id is never its candidate, given or not: a made-up id matches no stored document, and one sent
     // as made up that does (the internal route trusts `id_given`) must not make the document its own duplicate.
     const self = doc.id;
-    let { matches, pending, standing } = await this.matchesFor(analysis, radius, doc.time, self, fromEngine, startedAt, slicer, { untilDuplicate: true });
+    const lengths = this.lengthsOf(analysis);
+    let { matches, pending, standing } = await this.matchesFor(analysis, radius, doc.time, self, fromEngine, startedAt, slicer, { untilDuplicate: true, lengths });
     // An update of an original that has duplicates keeps the cluster: it stays their original.
     const root = roots.has(self) || this.recent.hasDuplicates(self);
     let chosen = root ? undefined : chooseOriginal(matches);
@@ -642,8 +672,8 @@ export class DedupService {
     if (!root && readBefore !== undefined && !(chosen && chosen.match.candidate.time < readBefore)) {
       // The lookup stopped paging at a duplicate that this decision does not take (a newer version of it in the
       // window replaced it): the earliest duplicate may lie past where it stopped. Look again, reading it all.
-      const [whole] = await this.engineCandidates([{ analysis, time: doc.time, excludeId: self, radius }], this.options.rollover);
-      ({ matches, pending, standing } = await this.matchesFor(analysis, radius, doc.time, self, whole!, startedAt, slicer, { untilDuplicate: true }));
+      const [whole] = await this.engineCandidates([{ analysis, time: doc.time, excludeId: self, radius, lengths }], this.options.rollover);
+      ({ matches, pending, standing } = await this.matchesFor(analysis, radius, doc.time, self, whole!, startedAt, slicer, { untilDuplicate: true, lengths }));
       chosen = chooseOriginal(matches);
     }
     const decision: Decision = chosen
@@ -761,8 +791,10 @@ export class DedupService {
     const analysis = this.analyze(text, "text");
     const radius = query.radius ?? this.radiusFor(analysis);
     const time = Date.now();
-    const [fromEngine] = await this.readCandidates([{ analysis, time, excludeId: query.id, radius }]);
-    const { matches, candidates } = await this.matchesFor(analysis, radius, time, query.id, fromEngine!, time, new Slicer(), { ownDuplicates: false });
+    // Lesser similarities are reported only when asked for (minSimilarity): then every length is read.
+    const lengths = query.minSimilarity === undefined ? this.lengthsOf(analysis) : undefined;
+    const [fromEngine] = await this.readCandidates([{ analysis, time, excludeId: query.id, radius, lengths }]);
+    const { matches, candidates } = await this.matchesFor(analysis, radius, time, query.id, fromEngine!, time, new Slicer(), { ownDuplicates: false, lengths });
     const kept = matches.filter((m) => (query.minSimilarity === undefined ? m.verdict.duplicate : m.similarity >= query.minSimilarity));
     this.metrics?.checks.inc({ operation: "search" });
     end?.();

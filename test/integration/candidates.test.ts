@@ -7,11 +7,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Analysis } from "../../src/core/fingerprinter.js";
 import { hamming, toHex, segments, type Fingerprint } from "../../src/core/fingerprint.js";
+import { encodeSketch } from "../../src/core/sketch.js";
 import type { Engine } from "../../src/engine/index.js";
 import { fetchCandidates, DocValueReads, KeyStatistics, segmentsNeeded, sharedSegments, type Lookup } from "../../src/service/candidates/index.js";
 import { DedupService } from "../../src/service/dedup-service.js";
 import { resolveDedupOptions } from "../../src/service/options.js";
 import { createRng } from "../../bench/quality/rng.js";
+import { candidateLengths, lengthAllowed } from "../../src/core/length-bounds.js";
+import { DEFAULT_VERDICT_OPTIONS } from "../../src/core/verdict.js";
 import { flip } from "../helpers/bits.js";
 import { sharedFingerprinter } from "../helpers/api.js";
 import { connectTarget, engineTargets, uniqueIndex } from "../helpers/engines.js";
@@ -123,6 +126,75 @@ describe.each(engineTargets())("candidate retrieval on $kind $version ($source)"
     const needed = new Set(lookups.flatMap((l) => brute(l)));
     // The group's hits are the lookups' candidates (and documents within the window they share keys with), not the 60.
     expect(hits).toBeLessThan(needed.size + 10);
+  });
+});
+
+/**
+ * Length bounds (core length-bounds.ts): a lookup that only decides (a write,
+ * a check) reads a document reached through a band key only when some verdict
+ * rule can hold at the two lengths, or when they share a segment; exactly
+ * that set, single, grouped (lookups of unlike lengths in one query) and
+ * paged, compared with a brute-force scan. Documents carry sketches, as every
+ * document written since contract v3 does.
+ */
+describe.each(engineTargets())("candidate retrieval with length bounds on $kind $version ($source)", (target) => {
+  let engine: Engine;
+  const index = uniqueIndex("neardup-it-lengths");
+  const rng = createRng(13);
+  const randomFp = (): Fingerprint => ({ hi: Math.floor(rng.next() * 2 ** 32) >>> 0, lo: Math.floor(rng.next() * 2 ** 32) >>> 0 });
+  const LENGTHS = [10, 40, 120, 300, 900, 3000, 7000];
+  const LOOKUP_LENGTHS = [300, 40, 2000, 100, 6000, 900];
+  const centres = LOOKUP_LENGTHS.map(randomFp);
+  const keys = Array.from({ length: 12 }, (_, k) => `0${k % 3}:${Math.floor(rng.next() * 2 ** 32).toString(16).padStart(8, "0")}`);
+  const stored: { id: string; fp: Fingerprint; lsh: string[]; length: number; time: number }[] = [];
+  const time = Date.UTC(2026, 0, 2);
+
+  beforeAll(async () => {
+    engine = await connectTarget(target);
+    const svc = new DedupService(engine, await sharedFingerprinter(), resolveDedupOptions({ index }));
+    await svc.ensureIndex();
+    // Around each centre, documents at distances 0..8 of every length; each shares one of a few keys.
+    let n = 0;
+    for (const c of centres) {
+      for (let d = 0; d <= 8; d++) {
+        const bits = rng.shuffle(Array.from({ length: 64 }, (_, b) => b)).slice(0, d);
+        for (const length of LENGTHS) stored.push({ id: `l${n}`, fp: flip(rng.int(3) === 0 ? c : randomFp(), bits), lsh: [keys[rng.int(keys.length)]!], length, time: time + n++ });
+      }
+    }
+    const ops = stored.flatMap((s) => {
+      const [seg0, seg1, seg2, seg3] = segments(s.fp);
+      const sketch = encodeSketch({ length: s.length, hashes: new Uint32Array(0), weights: new Float32Array(0) });
+      return [{ index: { _index: index, _id: s.id } }, { text: `text of ${s.id}`, neardup: { id: s.id, lsh_list: Buffer.from(s.lsh.join(" ")).toString("base64"), simhash: toHex(s.fp), seg0, seg1, seg2, seg3, lsh: s.lsh, lsh_scheme: "lsh2-16x3", status: "original", length: s.length, version: "nd1", timestamp: new Date(s.time).toISOString(), sketch } }];
+    });
+    expect((await engine.bulk(ops, { refresh: true })).errors).toBe(false);
+  });
+  afterAll(async () => {
+    await engine.deleteIndex(index);
+    await engine.close();
+  });
+
+  it.each([3, 8])("returns exactly the brute-force set less what no rule allows by length, at radius %i, single, grouped and paged", async (radius) => {
+    const lookups = centres.map((c, i): Lookup => {
+      const length = LOOKUP_LENGTHS[i]!;
+      const analysis = { simhash: c, lsh: [keys[i]!, keys[i + 6]!], length, version: "nd1", lshScheme: "lsh2-16x3" } as unknown as Analysis;
+      return { analysis, time: time + 60_000, excludeId: undefined, radius, lengths: candidateLengths(DEFAULT_VERDICT_OPTIONS, length) };
+    });
+    const withinRadius = (l: Lookup, s: (typeof stored)[number]) => hamming(s.fp, l.analysis.simhash) <= l.radius && (segmentsNeeded(l.radius, l.analysis.lsh) === 1 || sharedSegments(s.fp, l.analysis.simhash) >= 2);
+    const keyed = (l: Lookup, s: (typeof stored)[number]) => s.lsh.some((k) => l.analysis.lsh.includes(k));
+    const allowed = (l: Lookup, s: (typeof stored)[number]) => lengthAllowed(l.lengths, s.length) || sharedSegments(s.fp, l.analysis.simhash) >= 1;
+    const expected = (l: Lookup) => stored.filter((s) => withinRadius(l, s) || (keyed(l, s) && allowed(l, s))).map((s) => s.id).sort();
+    const source = { index, textField: "text", windowMs: 3_600_000, maxCandidates: 1000 };
+    const single = await Promise.all(lookups.map((l) => fetchCandidates(engine, source, [l]).then((r) => r[0]!.candidates)));
+    const grouped = (await fetchCandidates(engine, source, lookups)).map((r) => r.candidates);
+    const paged = await Promise.all(lookups.map((l) => fetchCandidates(engine, { ...source, maxCandidates: 2, maxPages: 1000 }, [l]).then((r) => r[0]!.candidates)));
+    lookups.forEach((l, i) => {
+      expect(single[i]!.map((c) => c.id).sort()).toEqual(expected(l));
+      expect(grouped[i]!.map((c) => c.id).sort()).toEqual(expected(l));
+      expect(paged[i]!.map((c) => c.id).sort()).toEqual(expected(l));
+    });
+    // The bounds leave out documents that share a key (and no segment), and keep others that do.
+    expect(lookups.some((l) => stored.some((s) => keyed(l, s) && !withinRadius(l, s) && !allowed(l, s)))).toBe(true);
+    expect(lookups.some((l) => stored.some((s) => keyed(l, s) && !withinRadius(l, s) && lengthAllowed(l.lengths, s.length)))).toBe(true);
   });
 });
 

@@ -30,7 +30,8 @@ import { lookupProbe, reaches } from "./probe.js";
 import { segmentValues, type Fingerprint } from "../../core/fingerprint.js";
 import { neighboursForRadius } from "../../core/neighbours.js";
 import { normalize } from "../../core/normalize.js";
-import { candidateQuery, groupSearchBody, normalizedTextQuery, OLDEST_FIRST_SORT, segmentsNeeded, segmentTerms, sortPosition, tieQuery, type CandidateQueryInput, type Scheme } from "./query.js";
+import { candidateQuery, groupSearchBody, normalizedTextQuery, OLDEST_FIRST_SORT, segmentsNeeded, segmentTerms, sortPosition, tieQuery, type CandidateQueryInput, type KeyGroup, type PairGroup, type Scheme } from "./query.js";
+import { mergeLengthRanges, type LengthRange } from "../../core/length-bounds.js";
 
 export { lookupProbe, probeOf, reaches, sharesKey, type Probe } from "./probe.js";
 export { KeyStatistics, planKeys, type KeyPlan } from "./keys.js";
@@ -51,6 +52,13 @@ export interface Lookup {
    * paging at the first page that holds a duplicate (`readBefore`).
    */
   untilDuplicate?: boolean | undefined;
+  /**
+   * Lengths a document reached only through band keys must have (core
+   * length-bounds.ts `candidateLengths` of the verdict rules): set for lookups
+   * that only decide (writes, checks), whose answer holds duplicates alone.
+   * Undefined: any length (a search that reports lesser similarities).
+   */
+  lengths?: readonly LengthRange[] | undefined;
 }
 
 /** Where and how candidates are read. */
@@ -135,6 +143,21 @@ const MAX_GROUP_LOOKUPS = 250;
  * shared parts (segment terms, alone keys, version, window: at most 10).
  */
 const MAX_GROUP_CLAUSES = 1000;
+/**
+ * Lookups of a grouped query whose lengths lie within this factor of each
+ * other share one band-key clause, filtered by the union of their length
+ * ranges (a superset of each one's; the acceptor keeps each lookup's own).
+ */
+const LENGTH_BIN_RATIO = 1.15;
+/** Leaf clauses of one length bin's band-key clause: the terms, the scheme filter (up to 3), the length ranges (up to 4), the four segment fields. */
+const BIN_CLAUSES = 12;
+/** Leaf clauses a length filter adds to a lookup's paired keys. */
+const PAIR_LENGTH_CLAUSES = 8;
+
+function lengthBin(l: Lookup): number {
+  return l.lengths ? Math.floor(Math.log1p(l.analysis.length) / Math.log(LENGTH_BIN_RATIO)) : -1;
+}
+
 /** Hits read per grouped query; reaching it means "fall back to single lookups". */
 const GROUP_PAGE = 10_000;
 /** Pages read per single lookup by default. */
@@ -188,21 +211,26 @@ function groupLookups(lookups: Lookup[], plans: readonly (KeyPlan | undefined)[]
   let current: number[] = [];
   let terms = 0;
   let clauses = 0;
+  let bins = new Set<number>();
   members.forEach((i) => {
     const l = lookups[i]!;
     const two = segmentsNeeded(l.radius, l.analysis.lsh) === 2;
     const perField = two ? 0 : segmentTerms(l.analysis.simhash, l.radius)["neardup.seg0"]!.length;
     const paired = plans[i]?.paired.length ?? 0;
-    const own = (two ? 4 : 0) + (paired >= 2 ? paired + 2 : 0);
+    const bin = lengthBin(l);
+    const base = (two ? 4 : 0) + (paired >= 2 ? paired + 2 + (l.lengths ? PAIR_LENGTH_CLAUSES : 0) : 0);
+    const own = base + (bins.has(bin) ? 0 : BIN_CLAUSES);
     if (current.length > 0 && (current.length >= MAX_GROUP_LOOKUPS || terms + perField > MAX_GROUP_TERMS || clauses + own > MAX_GROUP_CLAUSES)) {
       groups.push(current);
       current = [];
       terms = 0;
       clauses = 0;
+      bins = new Set();
     }
     current.push(i);
     terms += perField;
-    clauses += own;
+    clauses += base + (bins.has(bin) ? 0 : BIN_CLAUSES);
+    bins.add(bin);
   });
   if (current.length > 0) groups.push(current);
   return groups;
@@ -211,15 +239,20 @@ function groupLookups(lookups: Lookup[], plans: readonly (KeyPlan | undefined)[]
 function groupQuery(lookups: Lookup[], plans: readonly (KeyPlan | undefined)[], members: number[], windowMs: number, page: number, docValuesOnly: boolean): Record<string, unknown> {
   const union = new Map<string, Set<string>>();
   let since = Infinity;
-  const keys = new Set<string>();
-  const pairs: string[][] = [];
+  const bins = new Map<number, { keys: Set<string>; lengths: LengthRange[] | undefined; simhashes: Fingerprint[] }>();
+  const pairs: PairGroup[] = [];
   const twoSegments: Fingerprint[] = [];
   for (const i of members) {
     const l = lookups[i]!;
     since = Math.min(since, l.time - windowMs);
     const plan = plans[i];
-    for (const k of plan?.alone ?? l.analysis.lsh) keys.add(k);
-    if (plan) pairs.push(plan.paired);
+    const binKey = lengthBin(l);
+    let bin = bins.get(binKey);
+    if (!bin) bins.set(binKey, (bin = { keys: new Set(), lengths: l.lengths ? [] : undefined, simhashes: [] }));
+    for (const k of plan?.alone ?? l.analysis.lsh) bin.keys.add(k);
+    if (bin.lengths && l.lengths) bin.lengths.push(...l.lengths);
+    bin.simhashes.push(l.analysis.simhash);
+    if (plan) pairs.push({ keys: plan.paired, lengths: l.lengths, simhash: l.analysis.simhash });
     if (segmentsNeeded(l.radius, l.analysis.lsh) === 2) {
       twoSegments.push(l.analysis.simhash);
       continue;
@@ -231,7 +264,8 @@ function groupQuery(lookups: Lookup[], plans: readonly (KeyPlan | undefined)[], 
     }
   }
   const terms = Object.fromEntries([...union].map(([field, values]) => [field, [...values]]));
-  return groupSearchBody(terms, [...keys], members.map((i) => schemeOf(lookups[i]!.analysis)), since, page, pairs, twoSegments, docValuesOnly);
+  const keys: KeyGroup[] = [...bins.values()].map((b) => ({ keys: [...b.keys], lengths: b.lengths && mergeLengthRanges(b.lengths), simhashes: b.simhashes }));
+  return groupSearchBody(terms, keys, members.map((i) => schemeOf(lookups[i]!.analysis)), since, page, pairs, twoSegments, docValuesOnly);
 }
 
 /** Whether a lookup alone reads its hits oldest first and stops at its first duplicate: a write's, with the verdict rules at hand. */
@@ -252,6 +286,7 @@ function queryInput(source: CandidateSource, l: Lookup, plan: KeyPlan | undefine
     size: oldestFirst ? Math.min(OLDEST_FIRST_PAGE, source.maxCandidates) : source.maxCandidates,
     docValuesOnly,
     oldestFirst,
+    lengths: l.lengths,
   };
 }
 
@@ -263,7 +298,7 @@ function queryInput(source: CandidateSource, l: Lookup, plan: KeyPlan | undefine
  * of the plan's `alone` keys or two keys.
  */
 function acceptor(l: Lookup, windowMs: number, alone: ReadonlySet<string> | undefined): (c: Candidate) => boolean {
-  const probe = lookupProbe(l.analysis, l.radius, alone);
+  const probe = lookupProbe(l.analysis, l.radius, alone, l.lengths);
   const since = l.time - windowMs;
   return (c) => c.id !== l.excludeId && c.time >= since && reaches(probe, c);
 }

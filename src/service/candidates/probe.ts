@@ -7,6 +7,7 @@
  */
 import type { Analysis } from "../../core/fingerprinter.js";
 import { hamming, type Fingerprint } from "../../core/fingerprint.js";
+import { lengthAllowed, type LengthRange } from "../../core/length-bounds.js";
 import { LEGACY_LSH_SCHEME, lshSchemesComparable } from "../../core/lsh.js";
 import { segmentsNeeded, sharedSegments } from "./query.js";
 
@@ -21,6 +22,12 @@ export interface Probe {
   alone?: ReadonlySet<string> | undefined;
   /** Of the four 16-bit segments, how many a document within the radius must share (the engine query's rule); default 1, which any document within 3 bits does. */
   segments?: number | undefined;
+  /**
+   * Lengths a document reached through band keys must have, unless it shares a
+   * segment (core length-bounds.ts `candidateLengths`: no verdict rule holds
+   * outside them); undefined: any length. Documents of unknown length are kept.
+   */
+  lengths?: readonly LengthRange[] | undefined;
 }
 
 export function probeOf(analysis: Analysis, radius: number): Probe {
@@ -34,8 +41,8 @@ export function probeOf(analysis: Analysis, radius: number): Probe {
  * (`alone`). The recent-writes window uses it too, so a document is a
  * candidate or not whether it is still in the window or already in the engine.
  */
-export function lookupProbe(analysis: Analysis, radius: number, alone?: ReadonlySet<string>): Probe {
-  return { ...probeOf(analysis, radius), alone, segments: segmentsNeeded(radius, analysis.lsh) };
+export function lookupProbe(analysis: Analysis, radius: number, alone?: ReadonlySet<string>, lengths?: readonly LengthRange[]): Probe {
+  return { ...probeOf(analysis, radius), alone, segments: segmentsNeeded(radius, analysis.lsh), lengths };
 }
 
 /** True when the two key lists share a key (lists are short: bands ≤ 64). */
@@ -45,9 +52,11 @@ export function sharesKey(a: readonly string[], b: readonly string[] | undefined
   return false;
 }
 
-export function reaches(probe: Probe, target: { simhash: Fingerprint; lsh?: readonly string[] | undefined; lshScheme?: string | undefined }): boolean {
+export function reaches(probe: Probe, target: { simhash: Fingerprint; lsh?: readonly string[] | undefined; lshScheme?: string | undefined; sketch?: { length: number } | undefined }): boolean {
   if (hamming(probe.simhash, target.simhash) <= probe.radius && ((probe.segments ?? 1) <= 1 || sharedSegments(probe.simhash, target.simhash) >= probe.segments!)) return true;
   if (!lshSchemesComparable(target.lshScheme ?? LEGACY_LSH_SCHEME, probe.lshScheme ?? LEGACY_LSH_SCHEME)) return false;
+  const length = target.sketch?.length;
+  if (probe.lengths && length !== undefined && !lengthAllowed(probe.lengths, length) && sharedSegments(probe.simhash, target.simhash) === 0) return false;
   if (!probe.alone) return sharesKey(probe.lsh, target.lsh);
   const stored = target.lsh;
   if (!stored || stored.length === 0) return false;

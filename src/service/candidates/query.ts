@@ -22,6 +22,7 @@
  * page that holds a duplicate (candidates/index.ts).
  */
 import { hex4, segmentValues, type Fingerprint } from "../../core/fingerprint.js";
+import type { LengthRange } from "../../core/length-bounds.js";
 import { comparableLshSchemes, LEGACY_LSH_SCHEME } from "../../core/lsh.js";
 import { neighboursForRadius } from "../../core/neighbours.js";
 
@@ -54,6 +55,12 @@ export interface CandidateQueryInput {
   oldestFirst?: boolean | undefined;
   /** Read doc values only (contract v4, reads.ts): the id from `neardup.id`, not `_id` (a stored field), and the band keys from `neardup.lsh_list`. */
   docValuesOnly?: boolean | undefined;
+  /**
+   * Lengths (`neardup.length`) a document reached through band keys must have
+   * unless it shares a segment (core length-bounds.ts): outside them no verdict
+   * rule holds. Undefined: any length.
+   */
+  lengths?: readonly LengthRange[] | undefined;
 }
 
 /**
@@ -144,6 +151,18 @@ function pairClause(keys: readonly string[], schemeFilter: Record<string, unknow
   };
 }
 
+/**
+ * Documents of one of `lengths` or sharing a segment value with one of
+ * `simhashes`: what a band key may reach (`CandidateQueryInput.lengths`).
+ */
+export function lengthOrSegmentFilter(lengths: readonly LengthRange[], simhashes: readonly Fingerprint[]): Record<string, unknown> {
+  const should: Record<string, unknown>[] = lengths.map(([lo, hi]) => ({ range: { "neardup.length": hi === Infinity ? { gte: lo } : { gte: lo, lte: hi } } }));
+  const values: Set<string>[] = [new Set(), new Set(), new Set(), new Set()];
+  for (const simhash of simhashes) segmentValues(simhash).forEach((value, i) => values[i]!.add(hex4(value)));
+  values.forEach((set, i) => should.push(termClause(`neardup.seg${i}`, [...set].sort())));
+  return { bool: { should, minimum_should_match: 1 } };
+}
+
 function windowFilter(since: number): Record<string, unknown> {
   return { range: { "neardup.timestamp": { gte: since, format: "epoch_millis" } } };
 }
@@ -168,8 +187,11 @@ export function candidateQuery(input: CandidateQueryInput): Record<string, unkno
   const need = segmentsNeeded(input.radius, input.lsh.length > 0 ? input.lsh : paired);
   const should: Record<string, unknown>[] = need === 1 ? segmentClauses : [{ bool: { should: segmentClauses, minimum_should_match: need } }];
   const schemeFilter = lshSchemeFilter(input.scheme.lshScheme);
-  for (const key of input.lsh) should.push({ constant_score: { filter: { bool: { filter: [{ term: { "neardup.lsh": key } }, schemeFilter] } }, boost: 1 } });
-  if (paired.length >= 2) should.push(pairClause(paired, schemeFilter));
+  const keyed: Record<string, unknown>[] = input.lsh.map((key) => ({ constant_score: { filter: { bool: { filter: [{ term: { "neardup.lsh": key } }, schemeFilter] } }, boost: 1 } }));
+  if (paired.length >= 2) keyed.push(pairClause(paired, schemeFilter));
+  // Key clauses score one a shared key, as before; the length filter scores nothing.
+  if (input.lengths && keyed.length > 0) should.push({ bool: { should: keyed, minimum_should_match: 1, filter: [lengthOrSegmentFilter(input.lengths, [input.simhash])] } });
+  else should.push(...keyed);
   const bool: Record<string, unknown> = {
     should,
     minimum_should_match: 1,
@@ -230,11 +252,31 @@ export function twoSegmentsClauses(simhashes: readonly Fingerprint[]): Record<st
 }
 
 /**
+ * Band keys of some lookups of a group, read alone: the documents sharing one
+ * of `keys`, of `lengths` or sharing a segment with one of `simhashes` when
+ * `lengths` is set (`lengthOrSegmentFilter`; lookups of about the same length
+ * share one set of keys, candidates/index.ts).
+ */
+export interface KeyGroup {
+  keys: readonly string[];
+  lengths?: readonly LengthRange[] | undefined;
+  simhashes: readonly Fingerprint[];
+}
+
+/** A lookup's paired (common) keys: documents sharing two of them, with its length filter. */
+export interface PairGroup {
+  keys: readonly string[];
+  lengths?: readonly LengthRange[] | undefined;
+  simhash: Fingerprint;
+}
+
+/**
  * The unsorted, unscored body of a grouped bulk lookup, in filter context
  * (cheaper than the scored single query): "two of four segments" clauses for
  * the lookups that need two (`twoSegments`, merged by runs:
  * `twoSegmentsClauses`), the union of the other lookups'
- * segment terms (`terms`), the union of the LSH keys taken alone, and one
+ * segment terms (`terms`), the band keys taken alone (`keys`, one clause per
+ * group of lookups with their length filter), and one
  * "two of these" clause per lookup with paired keys. The documents of the
  * lookups' single queries, and few more, so a group's hits grow with its
  * lookups' matches, not with the segment values they share with everything
@@ -243,11 +285,11 @@ export function twoSegmentsClauses(simhashes: readonly Fingerprint[]): Record<st
  */
 export function groupSearchBody(
   terms: Record<string, readonly string[]>,
-  lsh: readonly string[],
+  keys: readonly KeyGroup[],
   schemes: readonly Scheme[],
   since: number,
   size: number,
-  pairs: readonly (readonly string[])[] = [],
+  pairs: readonly PairGroup[] = [],
   twoSegments: readonly Fingerprint[] = [],
   docValuesOnly = false,
 ): Record<string, unknown> {
@@ -257,8 +299,17 @@ export function groupSearchBody(
   should.push(...twoSegmentsClauses(twoSegments));
   const lshSchemes = [...new Set(schemes.map((s) => s.lshScheme))];
   const schemeFilter = lshSchemes.length === 1 ? lshSchemeFilter(lshSchemes[0]!) : { bool: { should: lshSchemes.map(lshSchemeFilter), minimum_should_match: 1 } };
-  if (lsh.length > 0) should.push({ bool: { filter: [{ terms: { "neardup.lsh": [...lsh] } }, schemeFilter] } });
-  for (const keys of pairs) if (keys.length >= 2) should.push(pairClause(keys, schemeFilter));
+  for (const group of keys) {
+    if (group.keys.length === 0) continue;
+    const filter: Record<string, unknown>[] = [{ terms: { "neardup.lsh": [...group.keys] } }, schemeFilter];
+    if (group.lengths) filter.push(lengthOrSegmentFilter(group.lengths, group.simhashes));
+    should.push({ bool: { filter } });
+  }
+  for (const pair of pairs) {
+    if (pair.keys.length < 2) continue;
+    const clause = pairClause(pair.keys, schemeFilter);
+    should.push(pair.lengths ? { bool: { filter: [clause, lengthOrSegmentFilter(pair.lengths, [pair.simhash])] } } : clause);
+  }
   const versions = [...new Set(schemes.map((s) => s.version))];
   return {
     size,

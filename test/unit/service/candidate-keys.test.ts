@@ -10,6 +10,8 @@ import { candidateQuery, fetchCandidates, KeyStatistics, planKeys, reaches } fro
 import type { Analysis } from "../../../src/core/fingerprinter.js";
 import type { Engine, SearchRequest } from "../../../src/engine/types.js";
 import { createRng } from "../../../bench/quality/rng.js";
+import { candidateLengths } from "../../../src/core/length-bounds.js";
+import { DEFAULT_VERDICT_OPTIONS } from "../../../src/core/verdict.js";
 import { MemoryEngine } from "../../helpers/memory-engine.js";
 
 const scheme = { version: "nd1", lshScheme: "lsh1-16x3" };
@@ -195,7 +197,7 @@ function leaves(query: unknown): number {
 }
 
 describe("grouped lookups", () => {
-  it("keep every grouped query within the engines' default 1,024 clauses, with two-of-four segments and paired keys for every lookup", async () => {
+  it("keep every grouped query within the engines' default 1,024 clauses, with two-of-four segments, paired keys and length bounds for every lookup", async () => {
     const bodies: { query: unknown }[] = [];
     const engine = {
       resolveIndices: async (name: string) => [name],
@@ -208,12 +210,17 @@ describe("grouped lookups", () => {
     } as unknown as Engine;
     const rng = createRng(11);
     const hex = (n: number) => Array.from({ length: n }, () => "0123456789abcdef"[rng.int(16)]).join("");
-    const lookups = Array.from({ length: 600 }, (_, i) => ({
-      analysis: { simhash: fromHex(hex(16)), lsh: Array.from({ length: 16 }, (_, b) => `${String(b).padStart(2, "0")}:${hex(8)}`), version: "nd1", lshScheme: "lsh2-16x3" } as unknown as Analysis,
-      time: 1_000_000 + i,
-      radius: 3,
-      excludeId: undefined,
-    }));
+    // Lengths spread over every bucket, with their length bounds: a band-key clause per length bin.
+    const lookups = Array.from({ length: 600 }, (_, i) => {
+      const length = 20 + rng.int(8000);
+      return {
+        analysis: { simhash: fromHex(hex(16)), lsh: Array.from({ length: 16 }, (_, b) => `${String(b).padStart(2, "0")}:${hex(8)}`), length, version: "nd1", lshScheme: "lsh2-16x3" } as unknown as Analysis,
+        time: 1_000_000 + i,
+        radius: 3,
+        excludeId: undefined,
+        lengths: candidateLengths(DEFAULT_VERDICT_OPTIONS, length),
+      };
+    });
     const results = await fetchCandidates(engine, { index: "groups", textField: "text", windowMs: 1000, maxCandidates: 1000, lshKeyBudget: 200 }, lookups);
     expect(results).toHaveLength(600);
     expect(bodies.length).toBeGreaterThan(1);

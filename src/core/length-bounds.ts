@@ -1,0 +1,90 @@
+/**
+ * Which stored texts can be near-duplicates of a text, by length alone.
+ *
+ * Most verdict rules cannot hold between texts of very different lengths,
+ * and say so before they measure anything (verdict.ts):
+ * - the edit rule runs only when shorter / longer >= its threshold
+ *   (`editRuleApplies`: edit similarity is at most that ratio);
+ * - the Jaccard rule runs only when shorter / longer >= its threshold
+ *   (`lengthsAllow`);
+ * - the one-word rule needs a common opening and ending covering its share of
+ *   the longer text in code units, and they lie inside the shorter one: with
+ *   one code point taking one or two code units, shorter / longer in code
+ *   points is at least half that share;
+ * - the simhash rule with a distance of at most 3 needs one of the four 16-bit
+ *   segments equal (pigeonhole), whatever the lengths.
+ * Only the cosine rule, and a simhash rule wider than 3 bits, hold at any
+ * ratio (a text and the same text twice over have the same TF-IDF direction).
+ *
+ * `candidateLengths` turns this into the lengths (code points of normalized
+ * text, `neardup.length`) against which some rule of the bucket the pair
+ * falls in (by the shorter length) may hold without a shared segment. A
+ * stored document outside them that shares no segment with the text is
+ * never its duplicate, so a lookup that only decides (a write, a check)
+ * need not read it. Ranges are widened by one code point at each end, so that
+ * rounding never drops a length the rules would accept.
+ */
+import type { VerdictBucket, VerdictOptions } from "./verdict.js";
+
+/** Inclusive range of lengths; `hi` may be Infinity. */
+export type LengthRange = readonly [lo: number, hi: number];
+
+/** The smallest shorter / longer ratio at which a rule of `b` other than the simhash rule (<= 3 bits) can hold; 0 when any ratio can, Infinity when none can. */
+export function minLengthRatio(b: VerdictBucket): number {
+  if (b.minCosine !== null) return 0;
+  if (b.maxDistance !== null && b.maxDistance > 3) return 0;
+  const ratios: number[] = [];
+  if (b.minEditSimilarity !== null) ratios.push(b.minEditSimilarity);
+  if (b.minJaccard != null) ratios.push(b.minJaccard);
+  if (b.minWordShare != null) ratios.push(b.minWordShare / 2);
+  return ratios.length === 0 ? Infinity : Math.max(0, Math.min(...ratios));
+}
+
+/** Merges ranges into sorted, disjoint ones (adjacent ranges join). */
+export function mergeLengthRanges(ranges: readonly LengthRange[]): LengthRange[] {
+  const sorted = [...ranges].sort((x, y) => x[0] - y[0]);
+  const out: [number, number][] = [];
+  for (const [lo, hi] of sorted) {
+    const last = out[out.length - 1];
+    if (last && lo <= last[1] + 1) last[1] = Math.max(last[1], hi);
+    else out.push([lo, hi]);
+  }
+  return out;
+}
+
+/**
+ * The lengths a stored text must have for a rule to call it a duplicate of a
+ * text of `length` code points when their simhashes share no 16-bit segment;
+ * undefined when every length may be (no bound).
+ */
+export function candidateLengths(options: VerdictOptions, length: number): LengthRange[] | undefined {
+  const L = Math.max(0, Math.floor(length));
+  const ranges: LengthRange[] = [];
+  // Stored texts no longer than the query: the bucket is the stored text's.
+  let from = 0;
+  for (const b of options.buckets) {
+    const isLast = b === options.buckets[options.buckets.length - 1];
+    const to = Math.min(L, isLast ? Infinity : b.maxLength - 1); // lengths of this bucket, up to L
+    if (to >= from) {
+      const ratio = minLengthRatio(b);
+      if (ratio !== Infinity) ranges.push([Math.max(from, Math.ceil(ratio * L) - 1), to]);
+    }
+    if (!isLast) from = Math.max(from, b.maxLength);
+    if (from > L) break;
+  }
+  // Longer stored texts: the bucket is the query's.
+  const own = options.buckets.find((b) => L < b.maxLength) ?? options.buckets[options.buckets.length - 1]!;
+  const ratio = minLengthRatio(own);
+  if (ratio === 0) ranges.push([L + 1, Infinity]);
+  else if (ratio !== Infinity) ranges.push([L + 1, Math.floor(L / ratio) + 1]);
+  const merged = mergeLengthRanges(ranges.filter(([lo, hi]) => lo <= hi));
+  if (merged.length === 1 && merged[0]![0] <= 0 && merged[0]![1] === Infinity) return undefined;
+  return merged;
+}
+
+/** Whether `length` lies in one of `ranges` (undefined: no bound). */
+export function lengthAllowed(ranges: readonly LengthRange[] | undefined, length: number): boolean {
+  if (ranges === undefined) return true;
+  for (const [lo, hi] of ranges) if (length >= lo && length <= hi) return true;
+  return false;
+}

@@ -1,0 +1,144 @@
+/**
+ * The lengths a lookup may leave unread (core length-bounds.ts): outside
+ * `candidateLengths`, no verdict rule other than the simhash rule (which needs
+ * a shared segment) can hold, whatever the texts.
+ */
+import fc from "fast-check";
+import { beforeAll, describe, expect, it } from "vitest";
+import { buildPairs, type Pair } from "../../../bench/quality/dataset.js";
+import { loadChinese, loadEnglish } from "../../../bench/quality/sources.js";
+import { candidateLengths, lengthAllowed, mergeLengthRanges } from "../../../src/core/length-bounds.js";
+import { bucketFor, DEFAULT_VERDICT_OPTIONS, editRuleApplies, lengthsAllow, type VerdictBucket, type VerdictOptions } from "../../../src/core/verdict.js";
+import { sharedSegments } from "../../../src/service/candidates/query.js";
+import type { Fingerprinter } from "../../../src/core/index.js";
+import { defaultFingerprinter } from "./helpers.js";
+
+/** Whether some rule of the pair's bucket other than a simhash rule of at most 3 bits may hold at these lengths (the rules' own gates, verdict.ts). */
+function someRuleMayHold(options: VerdictOptions, x: number, y: number): boolean {
+  const shorter = Math.min(x, y);
+  const longer = Math.max(x, y);
+  const b = bucketFor(options, shorter);
+  if (b.minCosine !== null) return true;
+  if (b.maxDistance !== null && b.maxDistance > 3) return true;
+  if (editRuleApplies(b, shorter, longer)) return true;
+  if (b.minJaccard != null && lengthsAllow(shorter, longer, b.minJaccard)) return true;
+  // The one-word rule's share is in code units, at most twice the code points of the shorter text.
+  if (b.minWordShare != null && (longer === 0 || (2 * shorter) / longer >= b.minWordShare)) return true;
+  return false;
+}
+
+const threshold = fc.option(fc.double({ min: 0, max: 1, noNaN: true }), { nil: null });
+const bucketsArb = fc
+  .array(
+    fc.record({
+      maxLength: fc.integer({ min: 1, max: 3000 }),
+      maxDistance: fc.option(fc.integer({ min: 0, max: 8 }), { nil: null }),
+      minCosine: fc.option(fc.double({ min: 0.5, max: 1, noNaN: true }), { nil: null }),
+      minEditSimilarity: threshold,
+      minJaccard: threshold,
+      minWordShare: threshold,
+    }),
+    { minLength: 1, maxLength: 5 },
+  )
+  .map((raw): VerdictOptions => {
+    const sorted = [...new Set(raw.map((b) => b.maxLength))].sort((a, b) => a - b);
+    const buckets: VerdictBucket[] = raw.slice(0, sorted.length).map((b, i) => ({ ...b, name: `b${i}`, searchRadius: 3, maxLength: i === sorted.length - 1 ? Infinity : sorted[i]! }));
+    return { buckets };
+  });
+
+describe("candidateLengths", () => {
+  it("leaves out only lengths at which no rule but a shared-segment simhash rule can hold (random bucket rules)", () => {
+    fc.assert(
+      fc.property(bucketsArb, fc.integer({ min: 0, max: 20_000 }), fc.integer({ min: 0, max: 20_000 }), (options, length, other) => {
+        const ranges = candidateLengths(options, length);
+        if (!lengthAllowed(ranges, other)) expect(someRuleMayHold(options, length, other), JSON.stringify({ options, length, other, ranges })).toBe(false);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it("under the default rules, at lengths next to the bounds", () => {
+    for (let length = 0; length <= 8000; length += 7) {
+      const ranges = candidateLengths(DEFAULT_VERDICT_OPTIONS, length);
+      for (let other = 0; other <= 12_000; other += 1 + Math.floor(other / 50)) {
+        if (!lengthAllowed(ranges, other)) expect(someRuleMayHold(DEFAULT_VERDICT_OPTIONS, length, other), `${length} / ${other}`).toBe(false);
+      }
+    }
+  });
+
+  it("gives the default rules' ranges (widened by one code point at each bound)", () => {
+    // medium: edit >= 0.85 and Jaccard >= 0.9 need 0.85 of the longer; the short bucket's cosine rule takes any ratio.
+    expect(candidateLengths(DEFAULT_VERDICT_OPTIONS, 300)).toEqual([
+      [50, 199],
+      [254, 353],
+    ]);
+    // tiny: Jaccard from 0.45 and the one-word rule from 0.6 of the longer in code units (0.3 in code points).
+    expect(candidateLengths(DEFAULT_VERDICT_OPTIONS, 40)).toEqual([[11, 134]]);
+    // short: the cosine rule holds at any ratio above the tiny bucket.
+    expect(candidateLengths(DEFAULT_VERDICT_OPTIONS, 100)).toEqual([[29, Infinity]]);
+    // long, then huge (cosine >= 0.8 at any ratio).
+    expect(candidateLengths(DEFAULT_VERDICT_OPTIONS, 2000)).toEqual([
+      [50, 199],
+      [1499, 2667],
+    ]);
+    expect(candidateLengths(DEFAULT_VERDICT_OPTIONS, 6000)).toEqual([
+      [50, 199],
+      [4499, Infinity],
+    ]);
+  });
+
+  it("is no bound when a rule holds at any ratio in every bucket", () => {
+    const cosineEverywhere: VerdictOptions = { buckets: DEFAULT_VERDICT_OPTIONS.buckets.map((b) => ({ ...b, minCosine: 0.9 })) };
+    expect(candidateLengths(cosineEverywhere, 300)).toBeUndefined();
+    const wideSimhash: VerdictOptions = { buckets: DEFAULT_VERDICT_OPTIONS.buckets.map((b) => ({ ...b, maxDistance: 6 })) };
+    expect(candidateLengths(wideSimhash, 300)).toBeUndefined();
+  });
+
+  it("merges ranges that overlap or touch", () => {
+    expect(
+      mergeLengthRanges([
+        [10, 20],
+        [0, 5],
+        [21, 30],
+        [40, Infinity],
+        [35, 50],
+      ]),
+    ).toEqual([
+      [0, 5],
+      [10, 30],
+      [35, Infinity],
+    ]);
+  });
+});
+
+describe("candidateLengths on the quality benchmark's pairs", () => {
+  let fp: Fingerprinter;
+  let pairs: Pair[];
+  beforeAll(async () => {
+    fp = await defaultFingerprinter();
+    pairs = buildPairs([loadChinese(), loadEnglish()], 20260601);
+  }, 120_000);
+
+  it("every pair the rules call duplicate is within the other's lengths, or shares a segment", () => {
+    let duplicates = 0;
+    let outside = 0;
+    for (const p of pairs) {
+      let a, b;
+      try {
+        a = fp.analyze(p.a);
+        b = fp.analyze(p.b);
+      } catch {
+        continue; // a pair the input rules refuse (a lone surrogate) is never stored or checked
+      }
+      const verdict = fp.compare(a, b);
+      const reachable = lengthAllowed(candidateLengths(fp.verdictOptions, a.length), b.length) && lengthAllowed(candidateLengths(fp.verdictOptions, b.length), a.length);
+      if (!reachable) outside++;
+      if (!verdict.duplicate) continue;
+      duplicates++;
+      if (!reachable) expect(sharedSegments(a.simhash, b.simhash), `pair ${p.id} (${p.tier})`).toBeGreaterThan(0);
+    }
+    expect(duplicates).toBeGreaterThan(1000);
+    // The bound does leave pairs out (the benchmark's negatives include texts of unlike lengths).
+    expect(outside).toBeGreaterThan(0);
+  });
+});
