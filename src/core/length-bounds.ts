@@ -64,12 +64,12 @@ export function candidateLengths(options: VerdictOptions, length: number): Lengt
   let from = 0;
   for (const b of options.buckets) {
     const isLast = b === options.buckets[options.buckets.length - 1];
-    const to = Math.min(L, isLast ? Infinity : b.maxLength - 1); // lengths of this bucket, up to L
+    const to = Math.min(L, isLast ? Infinity : Math.ceil(b.maxLength) - 1); // whole lengths of this bucket (< maxLength), up to L
     if (to >= from) {
       const ratio = minLengthRatio(b);
       if (ratio !== Infinity) ranges.push([Math.max(from, Math.ceil(ratio * L) - 1), to]);
     }
-    if (!isLast) from = Math.max(from, b.maxLength);
+    if (!isLast) from = Math.max(from, Math.ceil(b.maxLength));
     if (from > L) break;
   }
   // Longer stored texts: the bucket is the query's.

@@ -31,7 +31,7 @@ const threshold = fc.option(fc.double({ min: 0, max: 1, noNaN: true }), { nil: n
 const bucketsArb = fc
   .array(
     fc.record({
-      maxLength: fc.integer({ min: 1, max: 3000 }),
+      maxLength: fc.oneof(fc.integer({ min: 1, max: 3000 }), fc.double({ min: 0.5, max: 3000, noNaN: true })),
       maxDistance: fc.option(fc.integer({ min: 0, max: 8 }), { nil: null }),
       minCosine: fc.option(fc.double({ min: 0.5, max: 1, noNaN: true }), { nil: null }),
       minEditSimilarity: threshold,
