@@ -30,7 +30,7 @@ import { lookupProbe, reaches } from "./probe.js";
 import { segmentValues, type Fingerprint } from "../../core/fingerprint.js";
 import { neighboursForRadius } from "../../core/neighbours.js";
 import { normalize } from "../../core/normalize.js";
-import { candidateQuery, groupSearchBody, normalizedTextQuery, OLDEST_FIRST_SORT, segmentsNeeded, segmentTerms, sortPosition, tieQuery, type CandidateQueryInput, type KeyGroup, type PairGroup, type Scheme } from "./query.js";
+import { candidateQuery, groupSearchBody, normalizedTextQuery, OLDEST_FIRST_SORT, segmentsNeeded, segmentTerms, sortPosition, tieQuery, type CandidateQueryInput, type KeyGroup, type Scheme } from "./query.js";
 import { mergeLengthRanges, type LengthRange } from "../../core/length-bounds.js";
 
 export { lookupProbe, probeOf, reaches, sharesKey, type Probe } from "./probe.js";
@@ -151,8 +151,6 @@ const MAX_GROUP_CLAUSES = 1000;
 const LENGTH_BIN_RATIO = 1.15;
 /** Leaf clauses of one length bin's band-key clause: the terms, the scheme filter (up to 3), the length ranges (up to 4), the four segment fields. */
 const BIN_CLAUSES = 12;
-/** Leaf clauses a length filter adds to a lookup's paired keys. */
-const PAIR_LENGTH_CLAUSES = 8;
 
 function lengthBin(l: Lookup): number {
   return l.lengths ? Math.floor(Math.log1p(l.analysis.length) / Math.log(LENGTH_BIN_RATIO)) : -1;
@@ -218,7 +216,7 @@ function groupLookups(lookups: Lookup[], plans: readonly (KeyPlan | undefined)[]
     const perField = two ? 0 : segmentTerms(l.analysis.simhash, l.radius)["neardup.seg0"]!.length;
     const paired = plans[i]?.paired.length ?? 0;
     const bin = lengthBin(l);
-    const base = (two ? 4 : 0) + (paired >= 2 ? paired + 2 + (l.lengths ? PAIR_LENGTH_CLAUSES : 0) : 0);
+    const base = (two ? 4 : 0) + (paired >= 2 ? paired + 2 : 0);
     const own = base + (bins.has(bin) ? 0 : BIN_CLAUSES);
     if (current.length > 0 && (current.length >= MAX_GROUP_LOOKUPS || terms + perField > MAX_GROUP_TERMS || clauses + own > MAX_GROUP_CLAUSES)) {
       groups.push(current);
@@ -239,8 +237,7 @@ function groupLookups(lookups: Lookup[], plans: readonly (KeyPlan | undefined)[]
 function groupQuery(lookups: Lookup[], plans: readonly (KeyPlan | undefined)[], members: number[], windowMs: number, page: number, docValuesOnly: boolean): Record<string, unknown> {
   const union = new Map<string, Set<string>>();
   let since = Infinity;
-  const bins = new Map<number, { keys: Set<string>; lengths: LengthRange[] | undefined; simhashes: Fingerprint[] }>();
-  const pairs: PairGroup[] = [];
+  const bins = new Map<number, { keys: Set<string>; pairs: string[][]; lengths: LengthRange[] | undefined; simhashes: Fingerprint[] }>();
   const twoSegments: Fingerprint[] = [];
   for (const i of members) {
     const l = lookups[i]!;
@@ -248,11 +245,11 @@ function groupQuery(lookups: Lookup[], plans: readonly (KeyPlan | undefined)[], 
     const plan = plans[i];
     const binKey = lengthBin(l);
     let bin = bins.get(binKey);
-    if (!bin) bins.set(binKey, (bin = { keys: new Set(), lengths: l.lengths ? [] : undefined, simhashes: [] }));
+    if (!bin) bins.set(binKey, (bin = { keys: new Set(), pairs: [], lengths: l.lengths ? [] : undefined, simhashes: [] }));
     for (const k of plan?.alone ?? l.analysis.lsh) bin.keys.add(k);
     if (bin.lengths && l.lengths) bin.lengths.push(...l.lengths);
     bin.simhashes.push(l.analysis.simhash);
-    if (plan) pairs.push({ keys: plan.paired, lengths: l.lengths, simhash: l.analysis.simhash });
+    if (plan) bin.pairs.push(plan.paired);
     if (segmentsNeeded(l.radius, l.analysis.lsh) === 2) {
       twoSegments.push(l.analysis.simhash);
       continue;
@@ -264,8 +261,8 @@ function groupQuery(lookups: Lookup[], plans: readonly (KeyPlan | undefined)[], 
     }
   }
   const terms = Object.fromEntries([...union].map(([field, values]) => [field, [...values]]));
-  const keys: KeyGroup[] = [...bins.values()].map((b) => ({ keys: [...b.keys], lengths: b.lengths && mergeLengthRanges(b.lengths), simhashes: b.simhashes }));
-  return groupSearchBody(terms, keys, members.map((i) => schemeOf(lookups[i]!.analysis)), since, page, pairs, twoSegments, docValuesOnly);
+  const keys: KeyGroup[] = [...bins.values()].map((b) => ({ keys: [...b.keys], pairs: b.pairs, lengths: b.lengths && mergeLengthRanges(b.lengths), simhashes: b.simhashes }));
+  return groupSearchBody(terms, keys, members.map((i) => schemeOf(lookups[i]!.analysis)), since, page, twoSegments, docValuesOnly);
 }
 
 /** Whether a lookup alone reads its hits oldest first and stops at its first duplicate: a write's, with the verdict rules at hand. */

@@ -252,22 +252,17 @@ export function twoSegmentsClauses(simhashes: readonly Fingerprint[]): Record<st
 }
 
 /**
- * Band keys of some lookups of a group, read alone: the documents sharing one
- * of `keys`, of `lengths` or sharing a segment with one of `simhashes` when
- * `lengths` is set (`lengthOrSegmentFilter`; lookups of about the same length
- * share one set of keys, candidates/index.ts).
+ * Band keys of some lookups of a group: the documents sharing one of `keys`
+ * (taken alone) or two of one of `pairs` (a lookup's paired keys), of
+ * `lengths` or sharing a segment with one of `simhashes` when `lengths` is set
+ * (`lengthOrSegmentFilter`; lookups of about the same length share one such
+ * clause, candidates/index.ts).
  */
 export interface KeyGroup {
   keys: readonly string[];
+  pairs: readonly (readonly string[])[];
   lengths?: readonly LengthRange[] | undefined;
   simhashes: readonly Fingerprint[];
-}
-
-/** A lookup's paired (common) keys: documents sharing two of them, with its length filter. */
-export interface PairGroup {
-  keys: readonly string[];
-  lengths?: readonly LengthRange[] | undefined;
-  simhash: Fingerprint;
 }
 
 /**
@@ -275,9 +270,9 @@ export interface PairGroup {
  * (cheaper than the scored single query): "two of four segments" clauses for
  * the lookups that need two (`twoSegments`, merged by runs:
  * `twoSegmentsClauses`), the union of the other lookups'
- * segment terms (`terms`), the band keys taken alone (`keys`, one clause per
- * group of lookups with their length filter), and one
- * "two of these" clause per lookup with paired keys. The documents of the
+ * segment terms (`terms`), and the band keys (`keys`: per group of lookups,
+ * their keys taken alone and a "two of these" clause per lookup with paired
+ * keys, under the group's length filter). The documents of the
  * lookups' single queries, and few more, so a group's hits grow with its
  * lookups' matches, not with the segment values they share with everything
  * stored (a single 16-bit segment is shared by N / 65,536 documents per field).
@@ -289,7 +284,6 @@ export function groupSearchBody(
   schemes: readonly Scheme[],
   since: number,
   size: number,
-  pairs: readonly PairGroup[] = [],
   twoSegments: readonly Fingerprint[] = [],
   docValuesOnly = false,
 ): Record<string, unknown> {
@@ -300,15 +294,12 @@ export function groupSearchBody(
   const lshSchemes = [...new Set(schemes.map((s) => s.lshScheme))];
   const schemeFilter = lshSchemes.length === 1 ? lshSchemeFilter(lshSchemes[0]!) : { bool: { should: lshSchemes.map(lshSchemeFilter), minimum_should_match: 1 } };
   for (const group of keys) {
-    if (group.keys.length === 0) continue;
-    const filter: Record<string, unknown>[] = [{ terms: { "neardup.lsh": [...group.keys] } }, schemeFilter];
-    if (group.lengths) filter.push(lengthOrSegmentFilter(group.lengths, group.simhashes));
-    should.push({ bool: { filter } });
-  }
-  for (const pair of pairs) {
-    if (pair.keys.length < 2) continue;
-    const clause = pairClause(pair.keys, schemeFilter);
-    should.push(pair.lengths ? { bool: { filter: [clause, lengthOrSegmentFilter(pair.lengths, [pair.simhash])] } } : clause);
+    const parts: Record<string, unknown>[] = [];
+    if (group.keys.length > 0) parts.push({ bool: { filter: [{ terms: { "neardup.lsh": [...group.keys] } }, schemeFilter] } });
+    for (const pair of group.pairs) if (pair.length >= 2) parts.push(pairClause(pair, schemeFilter));
+    if (parts.length === 0) continue;
+    const clause = parts.length === 1 ? parts[0]! : { bool: { should: parts, minimum_should_match: 1 } };
+    should.push(group.lengths ? { bool: { filter: [clause, lengthOrSegmentFilter(group.lengths, group.simhashes)] } } : clause);
   }
   const versions = [...new Set(schemes.map((s) => s.version))];
   return {
