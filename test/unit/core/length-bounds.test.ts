@@ -11,7 +11,7 @@ import { candidateLengths, lengthAllowed, mergeLengthRanges } from "../../../src
 import { bucketFor, DEFAULT_VERDICT_OPTIONS, editRuleApplies, lengthsAllow, type VerdictBucket, type VerdictOptions } from "../../../src/core/verdict.js";
 import { sharedSegments } from "../../../src/service/candidates/query.js";
 import type { Fingerprinter } from "../../../src/core/index.js";
-import { defaultFingerprinter } from "./helpers.js";
+import { analysedPairs, defaultFingerprinter } from "./helpers.js";
 
 /** Whether some rule of the pair's bucket other than a simhash rule of at most 3 bits may hold at these lengths (the rules' own gates, verdict.ts). */
 function someRuleMayHold(options: VerdictOptions, x: number, y: number): boolean {
@@ -122,14 +122,7 @@ describe("candidateLengths on the quality benchmark's pairs", () => {
   it("every pair the rules call duplicate is within the other's lengths, or shares a segment", () => {
     let duplicates = 0;
     let outside = 0;
-    for (const p of pairs) {
-      let a, b;
-      try {
-        a = fp.analyze(p.a);
-        b = fp.analyze(p.b);
-      } catch {
-        continue; // a pair the input rules refuse (a lone surrogate) is never stored or checked
-      }
+    for (const { pair: p, a, b } of analysedPairs(fp, pairs)) {
       const verdict = fp.compare(a, b);
       const reachable = lengthAllowed(candidateLengths(fp.verdictOptions, a.length), b.length) && lengthAllowed(candidateLengths(fp.verdictOptions, b.length), a.length);
       if (!reachable) outside++;

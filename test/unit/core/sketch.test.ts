@@ -12,7 +12,7 @@ import type { Fingerprinter } from "../../../src/core/index.js";
 import { murmur3 } from "../../../src/core/lsh.js";
 import { compareSketches, decodeSketch, editTextLimit, encodeSketch, MAX_SKETCH_TERMS, sketchOf, type Sketched } from "../../../src/core/sketch.js";
 import { DEFAULT_VERDICT_OPTIONS } from "../../../src/core/verdict.js";
-import { defaultFingerprinter, thrown } from "./helpers.js";
+import { analysedPairs, defaultFingerprinter, thrown } from "./helpers.js";
 
 let fp: Fingerprinter;
 let pairs: Pair[];
@@ -49,14 +49,7 @@ describe("sketch", () => {
     let withEdit = 0;
     let fetched = 0;
     let skippedEdit = 0;
-    for (const p of pairs) {
-      let a, b;
-      try {
-        a = fp.analyze(p.a);
-        b = fp.analyze(p.b);
-      } catch {
-        continue; // a pair the input rules refuse (a lone surrogate) is not compared by the service either
-      }
+    for (const { pair: p, a, b } of analysedPairs(fp, pairs)) {
       const expected = fp.compare(a, b);
       // As stored: encoded, decoded, text only when short; the text is "fetched" when asked for.
       const stored: Sketched = { simhash: b.simhash, sketch: decodeSketch(encodeSketch(sketchOf(b))) };

@@ -8,11 +8,12 @@ import { describe, expect, it } from "vitest";
 import { fromHex, hex4, segmentValues } from "../../../src/core/fingerprint.js";
 import { candidateQuery, fetchCandidates, KeyStatistics, planKeys, reaches } from "../../../src/service/candidates/index.js";
 import type { Analysis } from "../../../src/core/fingerprinter.js";
-import type { Engine, SearchRequest } from "../../../src/engine/types.js";
+import type { Engine } from "../../../src/engine/types.js";
 import { createRng } from "../../../bench/quality/rng.js";
 import { candidateLengths } from "../../../src/core/length-bounds.js";
 import { DEFAULT_VERDICT_OPTIONS } from "../../../src/core/verdict.js";
 import { MemoryEngine } from "../../helpers/memory-engine.js";
+import { recordingGroupedHits } from "../../helpers/grouped-hits.js";
 
 const scheme = { version: "nd1", lshScheme: "lsh1-16x3" };
 
@@ -251,13 +252,7 @@ describe("grouped lookups", () => {
     ]);
     await engine.refresh("runs");
     const lookup = (hex: string, i: number) => ({ analysis: { simhash: fp(hex), lsh: lsh(`q${i}`), version: "nd1", lshScheme: "lsh2-16x3" } as unknown as Analysis, time: 1_500_000, radius: 3, excludeId: undefined });
-    const hits: string[] = [];
-    const recording = Object.create(engine) as Engine;
-    recording.msearch = (async (requests: SearchRequest[]) => {
-      const responses = await engine.msearch(requests);
-      for (const r of responses) if (!(r instanceof Error)) hits.push(...r.hits.hits.map((h) => h._id!));
-      return responses;
-    }) as Engine["msearch"];
+    const { engine: recording, hits } = recordingGroupedHits(engine);
     const source = { index: "runs", textField: "text", windowMs: 3_600_000, maxCandidates: 100 };
     const grouped = await fetchCandidates(recording, source, [lookup(a, 0), lookup(b, 1)]);
     expect(hits).toContain("across"); // the merged clause draws it...

@@ -10,8 +10,8 @@ import { encodeSketch } from "../../../src/core/sketch.js";
 import { DEFAULT_VERDICT_OPTIONS } from "../../../src/core/verdict.js";
 import { fetchCandidates, lookupProbe, reaches, type Lookup } from "../../../src/service/candidates/index.js";
 import type { Analysis } from "../../../src/core/fingerprinter.js";
-import type { Engine, SearchRequest } from "../../../src/engine/types.js";
 import { MemoryEngine } from "../../helpers/memory-engine.js";
+import { recordingGroupedHits } from "../../helpers/grouped-hits.js";
 import { loadPoems } from "../../../bench/poems.js";
 import { createFingerprinter } from "../../../src/core/fingerprinter.js";
 import { sharedSegments } from "../../../src/service/candidates/query.js";
@@ -56,13 +56,7 @@ const source = { index: "lengths", textField: "text", windowMs: 3_600_000, maxCa
 describe("lookups with length bounds", () => {
   it("read only documents of a length a rule allows, or sharing a segment, alone and grouped", async () => {
     const engine = await window();
-    const hits: string[] = [];
-    const recording = Object.create(engine) as Engine;
-    recording.msearch = (async (requests: SearchRequest[]) => {
-      const responses = await engine.msearch(requests);
-      for (const r of responses) if (!(r instanceof Error)) hits.push(...r.hits.hits.map((h) => h._id!));
-      return responses;
-    }) as Engine["msearch"];
+    const { engine: recording, hits } = recordingGroupedHits(engine);
     const [alone] = await fetchCandidates(engine, source, [lookup(300)]);
     expect(ids(alone!)).toEqual(["like", "long-seg", "short"]);
     // Grouped with a lookup of another length (another bin): each keeps its own.
