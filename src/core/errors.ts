@@ -65,3 +65,8 @@ export class NeardupError extends Error {
 export function isNeardupError(value: unknown): value is NeardupError {
   return value instanceof NeardupError;
 }
+
+/** Whether `value` is a NeardupError of `code` (e.g. an engine's `NOT_FOUND` for a missing index or document). */
+export function hasErrorCode(value: unknown, code: ErrorCode): value is NeardupError {
+  return value instanceof NeardupError && value.code === code;
+}

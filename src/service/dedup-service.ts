@@ -17,7 +17,7 @@
  * - Several sidecars: one holds the writer lease and decides; the others
  *   forward their writes to it (see writer-lease.ts).
  */
-import { NeardupError } from "../core/errors.js";
+import { hasErrorCode, NeardupError } from "../core/errors.js";
 import type { Analysis, Fingerprinter } from "../core/fingerprinter.js";
 import { bucketFor } from "../core/verdict.js";
 import { bulkItemError } from "../engine/errors.js";
@@ -401,7 +401,7 @@ export class DedupService {
     try {
       return await this.engineCandidates(lookups, false);
     } catch (err) {
-      if (err instanceof NeardupError && err.code === "NOT_FOUND") return lookups.map(() => ({ candidates: [], hits: 0, cut: false, pairedKeys: 0 }));
+      if (hasErrorCode(err, "NOT_FOUND")) return lookups.map(() => ({ candidates: [], hits: 0, cut: false, pairedKeys: 0 }));
       throw err;
     }
   }

@@ -25,7 +25,7 @@
  * An index that no longer exists shows nothing: its acknowledgements count
  * as visible.
  */
-import { NeardupError } from "../core/errors.js";
+import { hasErrorCode } from "../core/errors.js";
 import type { Engine } from "../engine/types.js";
 
 /** What the watch confirms (the recent-writes window, recent.ts). */
@@ -153,7 +153,7 @@ export class VisibilityWatch {
     try {
       return await call();
     } catch (err) {
-      if (err instanceof NeardupError && err.code === "NOT_FOUND") return undefined;
+      if (hasErrorCode(err, "NOT_FOUND")) return undefined;
       throw err;
     }
   }

@@ -22,7 +22,7 @@
  *   unrenewed one, after `ttl` + margin, by a sidecar that had seen it: its
  *   holder may still be deciding until its next renewal fails.
  */
-import { NeardupError, isNeardupError } from "../core/errors.js";
+import { hasErrorCode, NeardupError, isNeardupError } from "../core/errors.js";
 import type { Engine } from "../engine/types.js";
 import type { IndexResult, WriteRouter } from "./dedup-service.js";
 import type { DocInput } from "./input.js";
@@ -167,7 +167,7 @@ export class WriterLease implements WriteRouter {
     try {
       this.version = await this.engine.putDocument(LEASE_INDEX, this.key, doc as never, { ifSeqNo: this.version!.seqNo, ifPrimaryTerm: this.version!.primaryTerm });
     } catch (err) {
-      if (!isNeardupError(err) || err.code !== "CONFLICT") throw err;
+      if (!hasErrorCode(err, "CONFLICT")) throw err;
       // The engine client sends a write again after a timeout: when the first attempt was stored, the second
       // meets its own renewal. The lease is still ours if the stored document is this holder's, of this term.
       const found = await this.engine.getVersioned<LeaseDoc>(LEASE_INDEX, this.key);
@@ -253,7 +253,7 @@ export class WriterLease implements WriteRouter {
     };
     const attempt = (): void => {
       this.engine.refresh(this.options.index).then(shown, (err: unknown) => {
-        if (isNeardupError(err) && err.code === "NOT_FOUND") shown();
+        if (hasErrorCode(err, "NOT_FOUND")) shown();
         else if (ours() && !this.stopped) setTimeout(attempt, 1000).unref();
       });
     };

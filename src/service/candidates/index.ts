@@ -14,7 +14,7 @@
  * Files: query.ts (bodies), hit.ts (hit -> candidate), probe.ts (reach rule).
  */
 import { classifyEngineFailure } from "../../engine/errors.js";
-import { NeardupError } from "../../core/errors.js";
+import { hasErrorCode, NeardupError } from "../../core/errors.js";
 import type { Analysis } from "../../core/fingerprinter.js";
 import { LEGACY_LSH_SCHEME } from "../../core/lsh.js";
 import { compareSketches, sketchOf } from "../../core/sketch.js";
@@ -739,7 +739,7 @@ async function fillTexts(engine: Engine, source: CandidateSource, lookups: Looku
     for (let k = 0; k < all.length; k += FETCH_CHUNK) {
       // The index may have been deleted since the search (a lifecycle policy): its documents are gone.
       const texts = await engine.mget<Record<string, unknown>>(index, all.slice(k, k + FETCH_CHUNK), [source.textField]).catch((err: unknown) => {
-        if (err instanceof NeardupError && err.code === "NOT_FOUND") return new Map<string, Record<string, unknown>>();
+        if (hasErrorCode(err, "NOT_FOUND")) return new Map<string, Record<string, unknown>>();
         throw err;
       });
       for (const [id, doc] of texts) {
