@@ -25,7 +25,8 @@
  */
 import { buildPairs } from "./dataset.js";
 import { loadChinese, loadEnglish } from "./sources.js";
-import { createFingerprinter, createLshKeyer, hamming } from "../../src/core/index.js";
+import { createFingerprinter, createLshKeyer, DEFAULT_VERDICT_OPTIONS, hamming } from "../../src/core/index.js";
+import { candidateLengths, lengthAllowed } from "../../src/core/length-bounds.js";
 import type { Analysis } from "../../src/core/index.js";
 import { planKeys, reaches } from "../../src/service/candidates/index.js";
 
@@ -198,7 +199,10 @@ function postingsRate(keys: string[][]): number {
  * twos. Printed per N: end-to-end recall (as above; pessimistic: a pair's own
  * text, when it is among the real texts, counts towards its keys'
  * frequencies) and engine hits per lookup p50/p99 for 2,000 real texts as
- * lookups (N / real texts x the real texts the plan reaches, self apart).
+ * lookups (N / real texts x the real texts the plan reaches, self apart),
+ * and the same with the length bounds of the lookups that decide (core
+ * length-bounds.ts: a text reached only through band keys counts when some
+ * rule allows its length, or it shares a segment).
  */
 function keyBudgetTable(positives: { a: { a: Analysis; segs: [string, string, string, string]; lsh: Map<string, string[]>; words: string[] }; b: { a: Analysis; segs: [string, string, string, string]; lsh: Map<string, string[]>; words: string[] }; verdict: boolean }[], heldOut: typeof positives, real: (typeof positives)[number]["a"][], base: number): void {
   const banding = "16x3";
@@ -234,20 +238,24 @@ function keyBudgetTable(positives: { a: { a: Analysis; segs: [string, string, st
     (hamming(x.a.simhash, y.a.simhash) <= 3 && sharedSegments(x.segs, y.segs) >= 2) ||
     reaches({ simhash: x.a.simhash, radius: -1, lsh: keysOf(x), alone: p.alone }, { simhash: y.a.simhash, lsh: keysOf(y) });
   console.log(`\n### Key budget at N (seg>=2 | lsh 16x3${withWords ? " + words (lsh2)" : ""}; frequencies scaled from ${T} real texts)\n`);
-  console.log("| N | budget | end-to-end recall (all / held out) | est. engine hits per lookup p50 / p99 (segments + keys) |");
-  console.log("|---|---|---|---|");
+  console.log("| N | budget | end-to-end recall (all / held out) | est. engine hits per lookup p50 / p99 (segments + keys) | the same with length bounds (recall / hits p50 / p99) |");
+  console.log("|---|---|---|---|---|");
+  const options = DEFAULT_VERDICT_OPTIONS;
+  /** A text reached only through band keys, under the length bounds of a lookup of `x`: a rule allows its length, or they share a segment. */
+  const lengthOk = (x: { a: Analysis; segs: [string, string, string, string] }, y: typeof x) => lengthAllowed(candidateLengths(options, x.a.length), y.a.length) || sharedSegments(x.segs, y.segs) >= 1;
   const sample = real.filter((_, i) => i % Math.max(1, Math.floor(T / 2000)) === 0).slice(0, 2000);
   for (const n of [1e6, 1e7, 5e7]) {
     for (const budget of budgets) {
-      const recallOf = (rows: typeof positives) => rows.filter((r) => r.verdict && reachWith(plan(keysOf(r.b), n, budget), r.b, r.a)).length / rows.length;
+      const recallOf = (rows: typeof positives, bounds = false) =>
+        rows.filter((r) => r.verdict && reachWith(plan(keysOf(r.b), n, budget), r.b, r.a) && (!bounds || (hamming(r.b.a.simhash, r.a.a.simhash) <= 3 && sharedSegments(r.b.segs, r.a.segs) >= 2) || lengthOk(r.b, r.a))).length / rows.length;
       const recall = recallOf(positives);
-      const hits = sample.map((d) => {
+      const hitsWith = (bounds: boolean) => sample.map((d) => {
         const self = real.indexOf(d);
         const p = plan(keysOf(d), n, budget, 1);
         const reached = new Set<number>();
         const shared = new Map<number, number>();
         for (const k of keysOf(d)) for (const j of postings.get(k) ?? []) {
-          if (j === self) continue;
+          if (j === self || (bounds && !lengthOk(d, real[j]!))) continue;
           if (p.alone.has(k)) reached.add(j);
           else shared.set(j, (shared.get(j) ?? 0) + 1);
         }
@@ -257,8 +265,12 @@ function keyBudgetTable(positives: { a: { a: Analysis; segs: [string, string, st
         for (const [j, c] of segShared) if (c >= 2) reached.add(j);
         return (reached.size * n) / (T - 1);
       }).sort((x, y) => x - y);
-      const q = (f: number) => Math.round(hits[Math.min(hits.length - 1, Math.floor(f * hits.length))]!);
-      console.log(`| ${n.toLocaleString("en")} | ${budget} | ${recall.toFixed(4)} (${(recall - base >= 0 ? "+" : "") + (recall - base).toFixed(4)}) / ${recallOf(heldOut).toFixed(4)} | ${q(0.5)} / ${q(0.99)} |`);
+      const q = (hits: number[], f: number) => Math.round(hits[Math.min(hits.length - 1, Math.floor(f * hits.length))]!);
+      const all = hitsWith(false);
+      const bounded = hitsWith(true);
+      console.log(
+        `| ${n.toLocaleString("en")} | ${budget} | ${recall.toFixed(4)} (${(recall - base >= 0 ? "+" : "") + (recall - base).toFixed(4)}) / ${recallOf(heldOut).toFixed(4)} | ${q(all, 0.5)} / ${q(all, 0.99)} | ${recallOf(positives, true).toFixed(4)} / ${q(bounded, 0.5)} / ${q(bounded, 0.99)} |`,
+      );
     }
   }
 }
