@@ -590,8 +590,7 @@ export class DedupService {
         if (outcome instanceof NeardupError) results[position] = outcome;
         else items.push({ doc: docs[position]!, analysis: outcome, position });
       }
-      const radii = items.map((it) => this.radiusFor(it.analysis));
-      const lookups = items.map((it, i): Lookup => ({ analysis: it.analysis, time: it.doc.time, excludeId: it.doc.id, radius: radii[i]!, untilDuplicate: true, lengths: this.lengthsOf(it.analysis) }));
+      const lookups = items.map((it): Lookup => ({ analysis: it.analysis, time: it.doc.time, excludeId: it.doc.id, radius: this.radiusFor(it.analysis), untilDuplicate: true, lengths: this.lengthsOf(it.analysis) }));
       let startedAt = Date.now();
       const lookedUp = Promise.all([this.writeCandidates(lookups), this.rootsAmong(items)]);
       // While the engine answers: the stored re-rank fields, so the ordered section only assembles sources.
@@ -613,7 +612,7 @@ export class DedupService {
       const slicer = new Slicer();
       const deciding: Decided[] = [];
       try {
-        for (const [i, item] of items.entries()) deciding.push(await this.decide(item, radii[i]!, fromEngine[i]!, roots, startedAt, policy, slicer));
+        for (const [i, item] of items.entries()) deciding.push(await this.decide(item, lookups[i]!, fromEngine[i]!, roots, startedAt, policy, slicer));
       } catch (err) {
         // A decision threw (an engine read inside it): the chunk fails whole, and the items decided before it
         // are never written, so their window entries are settled as failed, or later near-duplicates wait on them.
@@ -657,13 +656,13 @@ export class DedupService {
     return roots;
   }
 
-  /** One document's verdict, taken in its turn; a written document enters the window at once. */
-  private async decide(item: Item, radius: number, fromEngine: LookupResult, roots: Set<string>, startedAt: number, policy: Policy, slicer: Slicer): Promise<Decided> {
+  /** One document's verdict, taken in its turn, with its lookup's radius and length bounds; a written document enters the window at once. */
+  private async decide(item: Item, lookup: Lookup, fromEngine: LookupResult, roots: Set<string>, startedAt: number, policy: Policy, slicer: Slicer): Promise<Decided> {
     const { doc, analysis } = item;
+    const { radius, lengths } = lookup;
     // Its own id is never its candidate, given or not: a made-up id matches no stored document, and one sent
     // as made up that does (the internal route trusts `id_given`) must not make the document its own duplicate.
     const self = doc.id;
-    const lengths = this.lengthsOf(analysis);
     let { matches, pending, standing } = await this.matchesFor(analysis, radius, doc.time, self, fromEngine, startedAt, slicer, { untilDuplicate: true, lengths });
     // An update of an original that has duplicates keeps the cluster: it stays their original.
     const root = roots.has(self) || this.recent.hasDuplicates(self);
