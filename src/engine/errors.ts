@@ -160,6 +160,11 @@ const UNAVAILABLE_TYPES = new Set([
   "cluster_block_exception",
 ]);
 
+/** True when the engine refused a call because the index is closed (`index_closed_exception`, in the error's details). */
+export function isClosedIndex(err: unknown): boolean {
+  return err instanceof NeardupError && (err.details as { engineErrorType?: string } | undefined)?.engineErrorType === "index_closed_exception";
+}
+
 /** Wrappers whose meaning is their causes'. */
 const WRAPPER_TYPES = new Set(["search_phase_execution_exception", "remote_transport_exception", "transport_exception"]);
 
@@ -178,11 +183,6 @@ const WRAPPER_TYPES = new Set(["search_phase_execution_exception", "remote_trans
  *   request neardup built is neardup's or the index's problem: ENGINE_ERROR.
  * - Everything else is ENGINE_ERROR (502).
  */
-/** True when the engine refused a call because the index is closed (`index_closed_exception`, in the error's details). */
-export function isClosedIndex(err: unknown): boolean {
-  return err instanceof NeardupError && (err.details as { engineErrorType?: string } | undefined)?.engineErrorType === "index_closed_exception";
-}
-
 export function classifyEngineFailure(failure: EngineFailure, scope: "request" | "document"): ErrorCode {
   const { status, type, reason } = failure;
   const causes = failure.causes.filter((c) => !WRAPPER_TYPES.has(c));

@@ -24,7 +24,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
-import { NeardupError, isNeardupError } from "../core/errors.js";
+import { hasErrorCode, NeardupError, isNeardupError } from "../core/errors.js";
 import { textRefusal } from "../core/validate.js";
 import { describeEngineError } from "../engine/errors.js";
 import type { IndexResult } from "../service/dedup-service.js";
@@ -397,8 +397,8 @@ export class BulkHandler {
         } catch (err) {
           // Not there and not to be created: the engine answers these items itself (index_not_found).
           if (err instanceof MissingIndex) return this.runPass(group, pathIndex, query, headers, results);
-          if (isNeardupError(err) && err.code === "ENGINE_UNAVAILABLE") return { written: 0, failures: [{ failure: { kind: "unavailable", status: 503, reason: err.message }, items: group }] };
-          if (isNeardupError(err) && err.code === "INVALID_CONFIG" && err.field === "index") {
+          if (hasErrorCode(err, "ENGINE_UNAVAILABLE")) return { written: 0, failures: [{ failure: { kind: "unavailable", status: 503, reason: err.message }, items: group }] };
+          if (hasErrorCode(err, "INVALID_CONFIG") && err.field === "index") {
             // The client's index name, not this sidecar's setup: a per-item 400, as the engine answers one.
             for (const d of group) results[d.at] = { [answerOp(d.item)]: invalidIndexItem(index, idOf(d.item), err.message) };
             return { written: 0, failures: [] };
@@ -529,7 +529,7 @@ export class BulkHandler {
       entry = await this.deps.pool.get(index, rule, request.mayCreate);
     } catch (err) {
       if (err instanceof MissingIndex) return { failure: { kind: "engine", status: 404, body: engineErrorBody(404, "index_not_found_exception", `no such index [${index}]`) } };
-      if (isNeardupError(err) && err.code === "ENGINE_UNAVAILABLE") return { failure: { kind: "unavailable", status: 503, reason: err.message } };
+      if (hasErrorCode(err, "ENGINE_UNAVAILABLE")) return { failure: { kind: "unavailable", status: 503, reason: err.message } };
       const failure = isNeardupError(err) ? err : new NeardupError("ENGINE_ERROR", String(err));
       return { items: docs.map((d) => neardupErrorItem(index, d.id, failure)) };
     }
@@ -596,7 +596,7 @@ export class BulkHandler {
       const refusal = plans.find((p) => p.refusal)?.refusal;
       const message = isNeardupError(err) ? err.message : String(err);
       if (refusal && !isUnavailableStatus(refusal.status)) return { failure: { kind: "engine", status: refusal.status, body: refusal.body } };
-      if (refusal || (isNeardupError(err) && err.code === "ENGINE_UNAVAILABLE")) {
+      if (refusal || hasErrorCode(err, "ENGINE_UNAVAILABLE")) {
         return { failure: { kind: "unavailable", status: refusal?.status === 429 ? 429 : 503, reason: message } };
       }
       if (isRetry(err)) return { failure: retryFailure(err) };

@@ -6,7 +6,7 @@
  * let through (half-open); success closes the breaker, failure re-opens it.
  * A successful health probe also closes it.
  */
-import { NeardupError, isNeardupError } from "../core/errors.js";
+import { hasErrorCode, NeardupError } from "../core/errors.js";
 import type { Engine } from "../engine/index.js";
 import { guardCalls } from "../engine/guard.js";
 
@@ -85,7 +85,7 @@ export class CircuitBreaker {
       this.recordSuccess();
       return value;
     } catch (err) {
-      if (isNeardupError(err) && err.code === "ENGINE_UNAVAILABLE") this.recordFailure();
+      if (hasErrorCode(err, "ENGINE_UNAVAILABLE")) this.recordFailure();
       else if (trial) this.recordSuccess();
       throw err;
     } finally {

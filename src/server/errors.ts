@@ -1,7 +1,7 @@
 import { isUtf8 } from "node:buffer";
 import type { ErrorRequestHandler } from "express";
 import type { Logger } from "pino";
-import { NeardupError, isNeardupError } from "../core/errors.js";
+import { hasErrorCode, NeardupError, isNeardupError } from "../core/errors.js";
 import { redactText } from "../engine/errors.js";
 import { findLossyNumberIn, lossyMessage } from "./json-numbers.js";
 
@@ -127,7 +127,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     const message = redactText(known.message);
     if (known.status >= 500) logger.warn({ code: known.code, message }, "request failed");
     if (known instanceof HttpError) res.set(known.headers);
-    if (isNeardupError(known) && known.code === "ENGINE_UNAVAILABLE") {
+    if (hasErrorCode(known, "ENGINE_UNAVAILABLE")) {
       const after = known.details?.retryAfterSeconds;
       res.set("Retry-After", String(typeof after === "number" && after > 0 ? Math.ceil(after) : 5));
     }

@@ -2,7 +2,7 @@ import { createServer as createHttpsServer } from "node:https";
 import { createServer as createHttpServer, type Server } from "node:http";
 import type { Logger } from "pino";
 import type { Config } from "../config/config.js";
-import { isNeardupError } from "../core/errors.js";
+import { hasErrorCode, isNeardupError } from "../core/errors.js";
 import { createFingerprinter, type Fingerprinter } from "../core/fingerprinter.js";
 import { loadIdfFile } from "../resources/idf-file.js";
 import { DedupService } from "../service/dedup-service.js";
@@ -192,7 +192,7 @@ export async function startService(config: Config, deps: ServiceDeps): Promise<R
       } catch (err) {
         if (closed) throw err;
         const message = redactText(isNeardupError(err) ? err.message : String(err));
-        const retryable = isNeardupError(err) && err.code === "ENGINE_UNAVAILABLE";
+        const retryable = hasErrorCode(err, "ENGINE_UNAVAILABLE");
         readiness.markNotReady(isNeardupError(err) ? message : "engine error");
         logger.warn({ err: message }, retryable ? "engine not reachable yet, retrying" : "engine setup failed, retrying");
         await sleep(deps.retryDelayMs ?? 2000);

@@ -1,4 +1,4 @@
-import { isNeardupError } from "../core/errors.js";
+import { hasErrorCode } from "../core/errors.js";
 import { isClosedIndex } from "../engine/errors.js";
 import type { Analysis } from "../core/fingerprinter.js";
 import { DEFAULT_INLINE_TEXT_LENGTH, encodeSketch, sketchOf } from "../core/sketch.js";
@@ -125,7 +125,7 @@ export async function getDocument<T>(engine: Engine, index: string, id: string):
   // A search sees a document once the index is refreshed (about 1 s after its write); a GET sees it at once
   // (realtime). It reads one index, or an alias's write index; over an alias of several, the search's answer stands.
   return engine.get<T>(index, id).catch((err: unknown) => {
-    if (isNeardupError(err) && err.code === "ENGINE_UNAVAILABLE") throw err;
+    if (hasErrorCode(err, "ENGINE_UNAVAILABLE")) throw err;
     // A closed index: the search above skipped it in silence; "no such document" would be untrue.
     if (isClosedIndex(err)) throw err;
     return undefined; // e.g. an alias over several indices, which GET refuses

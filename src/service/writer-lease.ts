@@ -222,7 +222,7 @@ export class WriterLease implements WriteRouter {
         ? await this.engine.putDocument(LEASE_INDEX, this.key, doc as never, { ifSeqNo: found.seqNo, ifPrimaryTerm: found.primaryTerm, refresh: false })
         : await this.engine.putDocument(LEASE_INDEX, this.key, doc as never, { create: true });
     } catch (err) {
-      if (isNeardupError(err) && err.code === "CONFLICT") {
+      if (hasErrorCode(err, "CONFLICT")) {
         this.version = undefined; // someone else was faster: read it next round
         return;
       }
