@@ -55,6 +55,8 @@ const WINDOW = DOCS - INGEST;
 const FROM = Number(process.env.NEARDUP_BENCH_INGEST_FROM ?? 0);
 /** NEARDUP_BENCH_KEEP=1: reuse the window stored by an earlier run when the dedup index holds it. */
 const KEEP = process.env.NEARDUP_BENCH_KEEP === "1";
+/** NEARDUP_BENCH_WINDOW=<name>: the dedup index (default bench-dedup; the raw index is <name>-raw, default bench-raw), so that windows written by two versions can be kept side by side. */
+const WINDOW_INDEX = process.env.NEARDUP_BENCH_WINDOW;
 /** NEARDUP_BENCH_BYTES=0: skip the force merge and the bytes per document (minutes at 1M). */
 const BYTES = process.env.NEARDUP_BENCH_BYTES !== "0";
 const CHECKS = Number(process.env.NEARDUP_BENCH_CHECKS ?? 2000);
@@ -116,8 +118,8 @@ export async function run(): Promise<void> {
   try {
     await installTemplates(engine);
     const fingerprinter = await createFingerprinter();
-    const rawIndex = "bench-raw";
-    const dedupIndex = "bench-dedup";
+    const rawIndex = WINDOW_INDEX ? `${WINDOW_INDEX}-raw` : "bench-raw";
+    const dedupIndex = WINDOW_INDEX ?? "bench-dedup";
     const count = async (index: string) => ((await (await fetch(`${engineUrl}/${index}/_count`)).json()) as { count?: number }).count ?? 0;
     const reuse = KEEP && (await engine.indexExists(dedupIndex)) && (await count(dedupIndex)) >= WINDOW && (await engine.indexExists(rawIndex));
     if (!reuse) {

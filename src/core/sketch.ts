@@ -17,10 +17,16 @@
  * - the normalized text itself, when it is short (`inlineTextLength`): edit
  *   similarity and character cosine need it. Longer texts that may still need
  *   the edit rule keep it in a separate field, read only when the cheaper
- *   rules cannot decide (`compareSketches` returns `undefined` then).
+ *   rules cannot decide (`compareSketches` returns `undefined` then);
+ * - for those longer texts (up to `MAX_FILTER_LENGTH`), a text filter
+ *   (text-filter.ts, 388 bytes): exact upper bounds of edit similarity and
+ *   trigram Jaccard against another text, so that a lookup that only decides
+ *   reads the text only when one of those rules could still hold.
  *
  * Binary layout (little-endian), stored base64 in a `binary` doc-values field:
- *   u8 format (1) | u32 length | u16 n | n x u32 hash (ascending) | n x f32 weight | UTF-8 text (may be empty)
+ *   format 1: u8 1 | u32 length | u16 n | n x u32 hash (ascending) | n x f32 weight | UTF-8 text (may be empty)
+ *   format 2: u8 2 | u32 length | u16 n | n x u32 hash | n x f32 weight | text filter (FILTER_BYTES) | UTF-8 text (may be empty)
+ * A sketch with a filter is written in format 2, any other in format 1.
  */
 import { hamming, type Fingerprint } from "./fingerprint.js";
 import { NeardupError } from "./errors.js";
@@ -28,14 +34,18 @@ import { murmur3 } from "./lsh.js";
 import type { SparseVector } from "./tfidf.js";
 import { bucketFor, editRuleApplies, editSimilarityReaching, lengthsAllow, vetoOf, withCharMeasures, type Verdict, type VerdictOptions } from "./verdict.js";
 import { oneWordSwap, trigramJaccard } from "./similarity/spread.js";
+import { editSimilarityBound, FILTER_BYTES, readTextFilter, textFilterOf, textFilterOfText, trigramJaccardBound, writeTextFilter, type TextFilter } from "./text-filter.js";
 
 /** Version of the sketch scheme; part of the data contract (`neardup.sketch`). */
-export const SKETCH_VERSION = "sk1";
+export const SKETCH_VERSION = "sk2";
 const FORMAT = 1;
+const FORMAT_FILTERED = 2;
 /** Most terms kept in a sketch (heaviest first). */
 export const MAX_SKETCH_TERMS = 4096;
 /** Texts shorter than this (code points) carry their normalized text in the sketch. Default 300. */
 export const DEFAULT_INLINE_TEXT_LENGTH = 300;
+/** Longest text (code points) whose sketch carries a text filter; past it the edit rule is far out of reach with any usual bucket. */
+export const MAX_FILTER_LENGTH = 20_000;
 
 export interface Sketch {
   /** Code points of the normalized text. */
@@ -46,6 +56,8 @@ export interface Sketch {
   weights: Float32Array;
   /** The normalized text, when stored or known. */
   text?: string | undefined;
+  /** Bounds of the edit and Jaccard rules, for a text not stored in the sketch (text-filter.ts). */
+  filter?: TextFilter | undefined;
 }
 
 /** What a sketch is made from (an `Analysis` fits). */
@@ -193,6 +205,7 @@ export function sketchOf(a: Sketchable, inlineTextLength: number = DEFAULT_INLIN
   const { hashes, weights } = a.sketchTerms ?? termsOf(a.vector);
   const sketch: Sketch = { length: a.length, hashes, weights };
   if (a.length < inlineTextLength) sketch.text = a.normalized;
+  else if (a.length <= MAX_FILTER_LENGTH) sketch.filter = textFilterOf(a.normalized);
   return sketch;
 }
 
@@ -216,16 +229,18 @@ export function sketchCosine(a: Sketch, b: Sketch): number {
 export function encodeSketch(s: Sketch): string {
   const text = s.text === undefined ? new Uint8Array(0) : encoder.encode(s.text);
   const n = s.hashes.length;
-  const buf = new Uint8Array(7 + n * 8 + text.length);
+  const filterBytes = s.filter ? FILTER_BYTES : 0;
+  const buf = new Uint8Array(7 + n * 8 + filterBytes + text.length);
   const view = new DataView(buf.buffer);
-  view.setUint8(0, FORMAT);
+  view.setUint8(0, s.filter ? FORMAT_FILTERED : FORMAT);
   view.setUint32(1, s.length, true);
   view.setUint16(5, n, true);
   for (let i = 0; i < n; i++) {
     view.setUint32(7 + i * 4, s.hashes[i]!, true);
     view.setFloat32(7 + n * 4 + i * 4, s.weights[i]!, true);
   }
-  buf.set(text, 7 + n * 8);
+  if (s.filter) writeTextFilter(s.filter, view, 7 + n * 8);
+  buf.set(text, 7 + n * 8 + filterBytes);
   return Buffer.from(buf).toString("base64");
 }
 
@@ -239,18 +254,21 @@ export function decodeSketch(base64: string, field = "neardup.sketch"): Sketch {
   const bad = (why: string) => new NeardupError("INVALID_INPUT", `${field} is not a sketch (${SKETCH_VERSION}): ${why}`, { field });
   if (buf.length < 7) throw bad(`${buf.length} bytes`);
   const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
-  if (view.getUint8(0) !== FORMAT) throw bad(`format ${view.getUint8(0)}`);
+  const format = view.getUint8(0);
+  if (format !== FORMAT && format !== FORMAT_FILTERED) throw bad(`format ${format}`);
   const length = view.getUint32(1, true);
   const n = view.getUint16(5, true);
-  if (buf.length < 7 + n * 8) throw bad(`${n} terms in ${buf.length} bytes`);
+  const filterBytes = format === FORMAT_FILTERED ? FILTER_BYTES : 0;
+  if (buf.length < 7 + n * 8 + filterBytes) throw bad(`${n} terms${filterBytes ? " and a text filter" : ""} in ${buf.length} bytes`);
   const hashes = new Uint32Array(n);
   const weights = new Float32Array(n);
   for (let i = 0; i < n; i++) {
     hashes[i] = view.getUint32(7 + i * 4, true);
     weights[i] = view.getFloat32(7 + n * 4 + i * 4, true);
   }
-  const rest = buf.subarray(7 + n * 8);
+  const rest = buf.subarray(7 + n * 8 + filterBytes);
   const sketch: Sketch = { length, hashes, weights };
+  if (filterBytes) sketch.filter = readTextFilter(view, 7 + n * 8, length);
   if (rest.length > 0) sketch.text = decoder.decode(rest);
   return sketch;
 }
@@ -290,8 +308,15 @@ export function editTextLimit(options: VerdictOptions): number {
  * the threshold (edit similarity <= shorter / longer), they are `null`.
  * Returns `undefined` when the edit rule must be tried and a text is missing
  * (the caller fetches it and asks again).
+ *
+ * `decideOnly`: the caller keeps only duplicates (a write's decision, a
+ * check), so a pair whose text filters (or texts) show that no rule needing
+ * the missing text can hold is a non-duplicate without the text; its verdict
+ * then reports no edit similarity or Jaccard (null), where the text would
+ * have given the values. The duplicate, the rule and every duplicate's
+ * measures are the same either way.
  */
-export function compareSketches(a: Sketched, b: Sketched, options: VerdictOptions): Verdict | undefined {
+export function compareSketches(a: Sketched, b: Sketched, options: VerdictOptions, decideOnly = false): Verdict | undefined {
   const shorter = Math.min(a.sketch.length, b.sketch.length);
   const longer = Math.max(a.sketch.length, b.sketch.length);
   const bucket = bucketFor(options, shorter);
@@ -313,8 +338,10 @@ export function compareSketches(a: Sketched, b: Sketched, options: VerdictOption
     const editCanFire = editRuleApplies(bucket, shorter, longer);
     const minJaccard = bucket.minJaccard != null && lengthsAllow(shorter, longer, bucket.minJaccard) ? bucket.minJaccard : null;
     const minWord = bucket.minWordShare ?? null;
-    if (editCanFire || minJaccard !== null || minWord !== null) {
-      if (!texts) return undefined;
+    const textRules = editCanFire || minJaccard !== null || minWord !== null;
+    // Without a text, only a caller that keeps duplicates alone may settle for the filters' bounds (no text rule can hold).
+    if (textRules && !texts && (!decideOnly || minWord !== null || !outOfReach(a.sketch, b.sketch, editCanFire ? minEdit! : null, minJaccard))) return undefined;
+    if (textRules && texts) {
       if (editCanFire) {
         editTried = true;
         edit = editSimilarityReaching(textA, textB, minEdit!);
@@ -338,6 +365,20 @@ export function compareSketches(a: Sketched, b: Sketched, options: VerdictOption
     if (vetoed !== null) rule = null;
   }
   return withCharMeasures({ duplicate: rule !== null, rule, bucket: bucket.name, distance, cosine: cos, jaccard: jac, wordShare, vetoed }, textA ?? "", textB ?? "", editTried, edit);
+}
+
+/** The filter of a side: stored, or made from its text. */
+function filterOf(s: Sketch): TextFilter | undefined {
+  return s.filter ?? (s.text === undefined ? undefined : textFilterOfText(s.text));
+}
+
+/** True when the filters show that neither the edit rule (`minEdit`) nor the Jaccard rule (`minJaccard`) can hold; null: that rule does not apply. */
+function outOfReach(a: Sketch, b: Sketch, minEdit: number | null, minJaccard: number | null): boolean {
+  const fa = filterOf(a);
+  const fb = filterOf(b);
+  if (!fa || !fb) return false;
+  if (minEdit !== null && editSimilarityBound(fa, fb) >= minEdit) return false;
+  return minJaccard === null || trigramJaccardBound(fa, fb) < minJaccard;
 }
 
 /** True when `compareSketches` could need `s`'s text against some text (its length is within the edit limit). */

@@ -31,7 +31,7 @@ export interface Candidate {
    * lookup already compared the sketches while choosing which texts to read
    * (candidates/index.ts `fillTexts`); the re-rank uses it for that same pair.
    */
-  verdict?: { of: Analysis; options: VerdictOptions; verdict: Verdict } | undefined;
+  verdict?: { of: Analysis; options: VerdictOptions; verdict: Verdict; decideOnly: boolean } | undefined;
   /**
    * The lookup stopped comparing before this candidate: a write's decision
    * needs only the earliest duplicate, and an earlier candidate was one. Its
@@ -41,9 +41,15 @@ export interface Candidate {
   unread?: boolean | undefined;
 }
 
-/** The verdict kept on `c` (`Candidate.verdict`) when it is against `of` under `options`; undefined otherwise. */
-export function keptVerdict(c: Candidate, of: Analysis, options: VerdictOptions): Verdict | undefined {
-  return c.verdict?.of === of && c.verdict.options === options ? c.verdict.verdict : undefined;
+/**
+ * The verdict kept on `c` (`Candidate.verdict`) when it is against `of` under
+ * `options`; undefined otherwise. One made for a caller that keeps duplicates
+ * alone (`decideOnly`, core `compareSketches`) may lack a non-duplicate's
+ * measures, and serves only such callers.
+ */
+export function keptVerdict(c: Candidate, of: Analysis, options: VerdictOptions, decideOnly: boolean): Verdict | undefined {
+  const kept = c.verdict;
+  return kept?.of === of && kept.options === options && (decideOnly || !kept.decideOnly) ? kept.verdict : undefined;
 }
 
 /** The `neardup` object as stored on a document (data contract v4, mappings/README.md). */

@@ -456,7 +456,7 @@ export class DedupService {
     lookedUp: LookupResult,
     startedAt: number,
     slicer: Slicer,
-    { ownDuplicates = true, untilDuplicate = false, lengths = undefined as readonly LengthRange[] | undefined } = {},
+    { ownDuplicates = true, untilDuplicate = false, decideOnly = false, lengths = undefined as readonly LengthRange[] | undefined } = {},
   ): Promise<{ matches: Match[]; candidates: number; pending: Map<string, RecentEntry>; standing: Set<string> }> {
     const fromEngine = lookedUp.candidates;
     // A recent entry of an id replaces its engine hit: the hit may be the version before (a re-submission with
@@ -468,7 +468,7 @@ export class DedupService {
     let notAfter = Infinity;
     if (untilDuplicate) {
       for (const c of fromEngine) {
-        const kept = keptVerdict(c, analysis, this.fingerprinter.verdictOptions);
+        const kept = keptVerdict(c, analysis, this.fingerprinter.verdictOptions, decideOnly);
         if (kept?.duplicate && c.time < notAfter && !isSelf(c, self, ownDuplicates) && !superseded(c)) notAfter = c.time;
       }
     }
@@ -491,7 +491,7 @@ export class DedupService {
     // A long text stored without a sketch is analysed by the analyzer (on its worker pool), not on the event loop.
     const analyzer = this.analyzer;
     const readText = (c: Candidate) => readNormalizedTexts(this.engine, this.candidateSource(), [c], slicer);
-    const compareOptions = analyzer ? { slicer, untilDuplicate, readText, analyze: (text: string) => analyzer.analyze(text).catch(() => undefined) } : { slicer, untilDuplicate, readText };
+    const compareOptions = analyzer ? { slicer, untilDuplicate, decideOnly, readText, analyze: (text: string) => analyzer.analyze(text).catch(() => undefined) } : { slicer, untilDuplicate, decideOnly, readText };
     return { matches: await compareCandidates(this.fingerprinter, analysis, all, radius, compareOptions), candidates: all.length, pending, standing };
   }
 
@@ -503,8 +503,8 @@ export class DedupService {
     const radius = this.radiusFor(analysis);
     const startedAt = Date.now();
     const lengths = this.lengthsOf(analysis);
-    const [fromEngine] = await this.readCandidates([{ analysis, time, excludeId: options.id, radius, lengths }]);
-    const { matches, candidates } = await this.matchesFor(analysis, radius, time, options.id, fromEngine!, startedAt, new Slicer(), { lengths });
+    const [fromEngine] = await this.readCandidates([{ analysis, time, excludeId: options.id, radius, lengths, decideOnly: true }]);
+    const { matches, candidates } = await this.matchesFor(analysis, radius, time, options.id, fromEngine!, startedAt, new Slicer(), { lengths, decideOnly: true });
     const chosen = chooseOriginal(matches);
     this.metrics?.checks.inc({ operation: "check" });
     if (chosen) this.metrics?.duplicates.inc({ policy: "check" });
@@ -590,7 +590,7 @@ export class DedupService {
         if (outcome instanceof NeardupError) results[position] = outcome;
         else items.push({ doc: docs[position]!, analysis: outcome, position });
       }
-      const lookups = items.map((it): Lookup => ({ analysis: it.analysis, time: it.doc.time, excludeId: it.doc.id, radius: this.radiusFor(it.analysis), untilDuplicate: true, lengths: this.lengthsOf(it.analysis) }));
+      const lookups = items.map((it): Lookup => ({ analysis: it.analysis, time: it.doc.time, excludeId: it.doc.id, radius: this.radiusFor(it.analysis), untilDuplicate: true, lengths: this.lengthsOf(it.analysis), decideOnly: true }));
       let startedAt = Date.now();
       const lookedUp = Promise.all([this.writeCandidates(lookups), this.rootsAmong(items)]);
       // While the engine answers: the stored re-rank fields, so the ordered section only assembles sources.
@@ -663,7 +663,7 @@ export class DedupService {
     // Its own id is never its candidate, given or not: a made-up id matches no stored document, and one sent
     // as made up that does (the internal route trusts `id_given`) must not make the document its own duplicate.
     const self = doc.id;
-    let { matches, pending, standing } = await this.matchesFor(analysis, radius, doc.time, self, fromEngine, startedAt, slicer, { untilDuplicate: true, lengths });
+    let { matches, pending, standing } = await this.matchesFor(analysis, radius, doc.time, self, fromEngine, startedAt, slicer, { untilDuplicate: true, decideOnly: true, lengths });
     // An update of an original that has duplicates keeps the cluster: it stays their original.
     const root = roots.has(self) || this.recent.hasDuplicates(self);
     let chosen = root ? undefined : chooseOriginal(matches);
@@ -671,8 +671,8 @@ export class DedupService {
     if (!root && readBefore !== undefined && !(chosen && chosen.match.candidate.time < readBefore)) {
       // The lookup stopped paging at a duplicate that this decision does not take (a newer version of it in the
       // window replaced it): the earliest duplicate may lie past where it stopped. Look again, reading it all.
-      const [whole] = await this.engineCandidates([{ analysis, time: doc.time, excludeId: self, radius, lengths }], this.options.rollover);
-      ({ matches, pending, standing } = await this.matchesFor(analysis, radius, doc.time, self, whole!, startedAt, slicer, { untilDuplicate: true, lengths }));
+      const [whole] = await this.engineCandidates([{ analysis, time: doc.time, excludeId: self, radius, lengths, decideOnly: true }], this.options.rollover);
+      ({ matches, pending, standing } = await this.matchesFor(analysis, radius, doc.time, self, whole!, startedAt, slicer, { untilDuplicate: true, decideOnly: true, lengths }));
       chosen = chooseOriginal(matches);
     }
     const decision: Decision = chosen
@@ -791,9 +791,10 @@ export class DedupService {
     const radius = query.radius ?? this.radiusFor(analysis);
     const time = Date.now();
     // Lesser similarities are reported only when asked for (minSimilarity): then every length is read.
-    const lengths = query.minSimilarity === undefined ? this.lengthsOf(analysis) : undefined;
-    const [fromEngine] = await this.readCandidates([{ analysis, time, excludeId: query.id, radius, lengths }]);
-    const { matches, candidates } = await this.matchesFor(analysis, radius, time, query.id, fromEngine!, time, new Slicer(), { ownDuplicates: false, lengths });
+    const decideOnly = query.minSimilarity === undefined;
+    const lengths = decideOnly ? this.lengthsOf(analysis) : undefined;
+    const [fromEngine] = await this.readCandidates([{ analysis, time, excludeId: query.id, radius, lengths, decideOnly }]);
+    const { matches, candidates } = await this.matchesFor(analysis, radius, time, query.id, fromEngine!, time, new Slicer(), { ownDuplicates: false, decideOnly, lengths });
     const kept = matches.filter((m) => (query.minSimilarity === undefined ? m.verdict.duplicate : m.similarity >= query.minSimilarity));
     this.metrics?.checks.inc({ operation: "search" });
     end?.();

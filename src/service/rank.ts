@@ -50,6 +50,8 @@ export interface CompareOptions {
    * Without it such a candidate is compared without its text (no edit rule).
    */
   readText?: (candidate: Candidate) => Promise<void>;
+  /** The caller keeps duplicates alone: a non-duplicate may be settled without its text (core `compareSketches`). */
+  decideOnly?: boolean;
 }
 
 /** A stored text up to this many characters is analysed on the event loop (a few ms), longer ones by `CompareOptions.analyze`. */
@@ -70,20 +72,21 @@ export async function compareCandidates(fingerprinter: Fingerprinter, query: Ana
   const slicer = options.slicer ?? new Slicer();
   const probe = probeOf(query, radius);
   const matches: Match[] = [];
+  const decideOnly = options.decideOnly === true;
   let sketched: Sketched | undefined;
   for (const candidate of reachedOnce(candidates, probe, options.untilDuplicate === true)) {
     if (slicer.due) await slicer.yield();
     let verdict: Verdict | undefined;
-    const kept = keptVerdict(candidate, query, fingerprinter.verdictOptions); // compared during the lookup
+    const kept = keptVerdict(candidate, query, fingerprinter.verdictOptions, decideOnly); // compared during the lookup
     if (candidate.analysis) verdict = fingerprinter.compare(query, candidate.analysis);
     else if (kept) verdict = kept;
     else if (candidate.sketch) {
       sketched ??= { simhash: query.simhash, sketch: sketchOf(query, Infinity) };
       // undefined: the edit rule needed a text that could not be read (the document is gone), or that the lookup left unread.
-      verdict = compareSketches(sketched, { simhash: candidate.simhash, sketch: candidate.sketch }, fingerprinter.verdictOptions);
+      verdict = compareSketches(sketched, { simhash: candidate.simhash, sketch: candidate.sketch }, fingerprinter.verdictOptions, decideOnly);
       if (verdict === undefined && candidate.unread && options.readText) {
         await options.readText(candidate);
-        verdict = compareSketches(sketched, { simhash: candidate.simhash, sketch: candidate.sketch }, fingerprinter.verdictOptions);
+        verdict = compareSketches(sketched, { simhash: candidate.simhash, sketch: candidate.sketch }, fingerprinter.verdictOptions, decideOnly);
       }
     } else if (candidate.text !== undefined) {
       const other = options.analyze && candidate.text.length > INLINE_TEXT_CHARS ? await options.analyze(candidate.text) : safeAnalyze(fingerprinter, candidate.text);

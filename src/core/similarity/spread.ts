@@ -48,7 +48,7 @@ export function setJaccard(a: ReadonlySet<number>, b: ReadonlySet<number>): numb
 }
 
 /** Sorted hashed 3-grams of s[from, to), duplicates kept (the one-gram rule of `trigramSet` for 1-2 code units). */
-function sortedGrams(s: string, from: number, to: number): Int32Array {
+export function sortedGrams(s: string, from: number, to: number): Int32Array {
   const n = to - from;
   if (n <= 0) return new Int32Array(0);
   if (n < 3) return Int32Array.of(n === 1 ? s.charCodeAt(from) : (Math.imul(s.charCodeAt(from), 0x9e3779b1) ^ s.charCodeAt(from + 1)) | 0);

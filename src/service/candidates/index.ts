@@ -59,6 +59,13 @@ export interface Lookup {
    * Undefined: any length (a search that reports lesser similarities).
    */
   lengths?: readonly LengthRange[] | undefined;
+  /**
+   * The caller keeps duplicates alone (writes, checks, searches without a
+   * minimum similarity): a candidate's text is not read when its sketch's
+   * text filter shows that no rule needing it can hold (core
+   * `compareSketches`).
+   */
+  decideOnly?: boolean | undefined;
 }
 
 /** Where and how candidates are read. */
@@ -759,11 +766,12 @@ async function fillTexts(engine: Engine, source: CandidateSource, lookups: Looku
  */
 function sketchComparer(l: Lookup, options: VerdictOptions): (c: Candidate) => Verdict | undefined {
   const query = { simhash: l.analysis.simhash, sketch: sketchOf(l.analysis, Infinity) };
+  const decideOnly = l.decideOnly === true;
   return (c) => {
-    const kept = keptVerdict(c, l.analysis, options);
+    const kept = keptVerdict(c, l.analysis, options, decideOnly);
     if (kept) return kept;
-    const verdict = compareSketches(query, { simhash: c.simhash, sketch: c.sketch! }, options);
-    if (verdict !== undefined) c.verdict = { of: l.analysis, options, verdict };
+    const verdict = compareSketches(query, { simhash: c.simhash, sketch: c.sketch! }, options, decideOnly);
+    if (verdict !== undefined) c.verdict = { of: l.analysis, options, verdict, decideOnly };
     return verdict;
   };
 }

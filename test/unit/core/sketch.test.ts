@@ -10,7 +10,8 @@ import { loadPoems } from "../../../bench/poems.js";
 import { loadChinese, loadEnglish } from "../../../bench/quality/sources.js";
 import type { Fingerprinter } from "../../../src/core/index.js";
 import { murmur3 } from "../../../src/core/lsh.js";
-import { compareSketches, decodeSketch, editTextLimit, encodeSketch, MAX_SKETCH_TERMS, sketchOf, type Sketched } from "../../../src/core/sketch.js";
+import { compareSketches, decodeSketch, editTextLimit, encodeSketch, MAX_FILTER_LENGTH, MAX_SKETCH_TERMS, sketchOf, type Sketched } from "../../../src/core/sketch.js";
+import { textFilterOf } from "../../../src/core/text-filter.js";
 import { DEFAULT_VERDICT_OPTIONS } from "../../../src/core/verdict.js";
 import { analysedPairs, defaultFingerprinter, thrown } from "./helpers.js";
 
@@ -81,14 +82,73 @@ describe("sketch", () => {
     expect(fetched).toBeGreaterThan(0);
   }, 120_000);
 
-  it("stores the same bytes as sk1 always did (data contract: a stored sketch must not change with the code)", () => {
-    // Digest of the stored sketches of 400 poems and 100 English texts, pinned when sk1 was defined;
-    // recomputed unchanged after the sketch builder was rewritten (hash into a scratch buffer, one build per vector).
-    const digest = createHash("sha256");
+  it("stores the same terms and texts as sk1 always did, and a text filter beside long texts (data contract: a stored sketch must not change with the code)", () => {
+    // Digest of the stored sketches of 400 poems and 100 English texts without their filters, pinned when sk1 was
+    // defined; recomputed unchanged after the sketch builder was rewritten (hash into a scratch buffer, one build
+    // per vector) and after sk2 added filters. The second digest pins sk2's bytes, filters included.
+    const sk1 = createHash("sha256");
+    const sk2 = createHash("sha256");
     const texts = [...loadPoems(1).slice(0, 400), ...loadEnglish().groups.slice(0, 100).map((g) => g.docs[0]!)];
     expect(texts).toHaveLength(500);
-    for (const text of texts) digest.update(encodeSketch(sketchOf(fp.analyze(text)))).update("\n");
-    expect(digest.digest("hex")).toBe("6221162dee1630a8f18ed437f98ee5016552ed276d5d11ad64ebef38ff2acb69");
+    let filtered = 0;
+    for (const text of texts) {
+      const sketch = sketchOf(fp.analyze(text));
+      if (sketch.filter) filtered++;
+      sk1.update(encodeSketch({ ...sketch, filter: undefined })).update("\n");
+      sk2.update(encodeSketch(sketch)).update("\n");
+    }
+    expect(sk1.digest("hex")).toBe("6221162dee1630a8f18ed437f98ee5016552ed276d5d11ad64ebef38ff2acb69");
+    expect(filtered).toBeGreaterThan(0);
+    expect(sk2.digest("hex")).toBe("b501faf84693c22853449faaa53ee694e5be220356cdf5d2aeb91206b3816fc7");
+  });
+
+  it("gives decide's duplicates without reading texts the filters rule out (decideOnly), on every quality-benchmark pair", () => {
+    let fetched = 0;
+    let settled = 0;
+    for (const { pair: p, a, b } of analysedPairs(fp, pairs)) {
+      const expected = fp.compare(a, b);
+      const stored: Sketched = { simhash: b.simhash, sketch: decodeSketch(encodeSketch(sketchOf(b))) };
+      const query: Sketched = { simhash: a.simhash, sketch: sketchOf(a, Infinity) };
+      const needsText = compareSketches(query, stored, DEFAULT_VERDICT_OPTIONS) === undefined;
+      let got = compareSketches(query, stored, DEFAULT_VERDICT_OPTIONS, true);
+      if (got === undefined) {
+        fetched++;
+        stored.sketch.text = b.normalized;
+        got = compareSketches(query, stored, DEFAULT_VERDICT_OPTIONS, true);
+      } else if (needsText) {
+        settled++;
+        expect(got.duplicate, `pair ${p.id}`).toBe(false);
+        expect(got.editSimilarity).toBeNull();
+      }
+      expect({ id: p.id, duplicate: got!.duplicate, rule: got!.rule, distance: got!.distance }).toEqual({ id: p.id, duplicate: expected.duplicate, rule: expected.rule, distance: expected.distance });
+      if (got!.editSimilarity !== null) expect(got!.editSimilarity).toBe(expected.editSimilarity);
+    }
+    // Some pairs were settled by the filters, some still needed their text.
+    expect(settled).toBeGreaterThan(0);
+    expect(fetched).toBeGreaterThan(0);
+  }, 120_000);
+
+  it("writes format 1 for a sketch with its text inline and format 2, with a filter, for a longer text", () => {
+    const short = sketchOf(fp.analyze("今天天气很好，我们一起去公园散步吧。"));
+    const longText = "今天天气很好，我们一起去公园散步吧。".repeat(30) + "天".repeat(300); // a count past a stored byte's 255
+    const analysed = fp.analyze(longText);
+    const long = sketchOf(analysed);
+    const huge = sketchOf(fp.analyze("天".repeat(MAX_FILTER_LENGTH + 1)));
+    expect(short.filter).toBeUndefined();
+    expect(Buffer.from(encodeSketch(short), "base64")[0]).toBe(1);
+    expect(long.text).toBeUndefined();
+    expect(Buffer.from(encodeSketch(long), "base64")[0]).toBe(2);
+    expect(huge.filter).toBeUndefined();
+    const decoded = decodeSketch(encodeSketch(long));
+    const exact = textFilterOf(analysed.normalized);
+    const f = decoded.filter!;
+    expect({ length: f.length, grams: f.grams, chars: [...f.chars], parts: [...f.parts] }).toEqual({ length: exact.length, grams: exact.grams, chars: [...exact.chars].map((c) => Math.min(c, 255)), parts: [...exact.parts] });
+    expect(Math.max(...exact.chars)).toBeGreaterThan(255);
+    expect(decoded.text).toBeUndefined();
+    expect([...decoded.hashes]).toEqual([...long.hashes]);
+    // Cut short, a format-2 sketch is refused like any malformed one.
+    const bytes = Buffer.from(encodeSketch(long), "base64");
+    expect(thrown(() => decodeSketch(bytes.subarray(0, 7 + long.hashes.length * 8 + 10).toString("base64")))).toMatchObject({ code: "INVALID_INPUT" });
   });
 
   it("builds one sketch per analysis: later sketches share its terms and differ only in the inline text", () => {

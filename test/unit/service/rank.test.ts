@@ -94,12 +94,17 @@ describe("re-rank", () => {
       return { id, simhash: a.simhash, time: 1, status: "original" as const, duplicateOf: undefined, sketch: sketchOf(a, Infinity), verdict: memo };
     };
     const planted = { ...fp.compare(q, fp.analyze(NEWS_EN)), duplicate: true, rule: "planted" }; // not what a comparison gives
-    const [same] = await compareCandidates(fp, q, [sketched("n", NEWS_EN, { of: q, options: fp.verdictOptions, verdict: planted })], 64);
+    const [same] = await compareCandidates(fp, q, [sketched("n", NEWS_EN, { of: q, options: fp.verdictOptions, verdict: planted, decideOnly: false })], 64);
     expect(same!.verdict).toBe(planted);
-    const [otherQuery] = await compareCandidates(fp, q, [sketched("n", NEWS_EN, { of: fp.analyze(MOM_B), options: fp.verdictOptions, verdict: planted })], 64);
+    const [otherQuery] = await compareCandidates(fp, q, [sketched("n", NEWS_EN, { of: fp.analyze(MOM_B), options: fp.verdictOptions, verdict: planted, decideOnly: false })], 64);
     expect(otherQuery!.verdict.duplicate).toBe(false);
-    const [otherRules] = await compareCandidates(fp, q, [sketched("n", NEWS_EN, { of: q, options: { ...fp.verdictOptions }, verdict: planted })], 64);
+    const [otherRules] = await compareCandidates(fp, q, [sketched("n", NEWS_EN, { of: q, options: { ...fp.verdictOptions }, verdict: planted, decideOnly: false })], 64);
     expect(otherRules!.verdict.duplicate).toBe(false);
+    // A verdict made for a caller that keeps duplicates alone serves only such callers: it may lack a non-duplicate's measures.
+    const [decided] = await compareCandidates(fp, q, [sketched("n", NEWS_EN, { of: q, options: fp.verdictOptions, verdict: planted, decideOnly: true })], 64, { decideOnly: true });
+    expect(decided!.verdict).toBe(planted);
+    const [reported] = await compareCandidates(fp, q, [sketched("n", NEWS_EN, { of: q, options: fp.verdictOptions, verdict: planted, decideOnly: true })], 64);
+    expect(reported!.verdict.duplicate).toBe(false);
   });
 
   it("gets the same matches from candidates read from the engine, whose sketch verdicts the lookup kept, as from fresh copies", async () => {
