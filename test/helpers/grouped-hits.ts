@@ -11,3 +11,14 @@ export function recordingGroupedHits(engine: Engine): { engine: Engine; hits: st
   }) as Engine["msearch"];
   return { engine: recording, hits };
 }
+
+/** `engine` counting the searches that read candidates' texts by id (an `ids` query: candidates/index.ts `readNormalizedTexts`); everything else unchanged. */
+export function countingTextReads(engine: Engine): { engine: Engine; reads: () => number } {
+  let reads = 0;
+  const counting = Object.create(engine) as Engine;
+  counting.search = ((request: SearchRequest) => {
+    if ((request.body as { query?: { ids?: unknown } } | undefined)?.query?.ids) reads++;
+    return engine.search(request);
+  }) as Engine["search"];
+  return { engine: counting, reads: () => reads };
+}
