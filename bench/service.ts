@@ -56,7 +56,7 @@ const FROM = Number(process.env.NEARDUP_BENCH_INGEST_FROM ?? 0);
 /** NEARDUP_BENCH_KEEP=1: reuse the window stored by an earlier run when the dedup index holds it. */
 const KEEP = process.env.NEARDUP_BENCH_KEEP === "1";
 /** NEARDUP_BENCH_WINDOW=<name>: the dedup index (default bench-dedup; the raw index is <name>-raw, default bench-raw), so that windows written by two versions can be kept side by side. */
-const WINDOW_INDEX = process.env.NEARDUP_BENCH_WINDOW;
+const WINDOW_INDEX = process.env.NEARDUP_BENCH_WINDOW || undefined;
 /** NEARDUP_BENCH_BYTES=0: skip the force merge and the bytes per document (minutes at 1M). */
 const BYTES = process.env.NEARDUP_BENCH_BYTES !== "0";
 const CHECKS = Number(process.env.NEARDUP_BENCH_CHECKS ?? 2000);
