@@ -45,31 +45,36 @@ function referenceTerms(vector: Map<string, number>): { hashes: number[]; weight
   return { hashes: [...hashes], weights: [...Float32Array.from(hashes, (h) => merged.get(h)!)] };
 }
 
+/** Each quality-benchmark pair: decide's verdict, and the two sides as a lookup compares them (the stored one encoded and decoded, its text only when short). */
+function* sketchedPairs() {
+  for (const { pair, a, b } of analysedPairs(fp, pairs)) {
+    const stored: Sketched = { simhash: b.simhash, sketch: decodeSketch(encodeSketch(sketchOf(b))) };
+    yield { id: pair.id, expected: fp.compare(a, b), stored, query: { simhash: a.simhash, sketch: sketchOf(a, Infinity) } as Sketched, text: b.normalized };
+  }
+}
+
 describe("sketch", () => {
   it("gives decide's verdict (duplicate, rule, distance, cosine) on every quality-benchmark pair, stored form included", () => {
     let withEdit = 0;
     let fetched = 0;
     let skippedEdit = 0;
-    for (const { pair: p, a, b } of analysedPairs(fp, pairs)) {
-      const expected = fp.compare(a, b);
-      // As stored: encoded, decoded, text only when short; the text is "fetched" when asked for.
-      const stored: Sketched = { simhash: b.simhash, sketch: decodeSketch(encodeSketch(sketchOf(b))) };
-      const query: Sketched = { simhash: a.simhash, sketch: sketchOf(a, Infinity) };
+    // The text is "fetched" when asked for.
+    for (const { id, expected, stored, query, text } of sketchedPairs()) {
       let got = compareSketches(query, stored, DEFAULT_VERDICT_OPTIONS);
       if (got === undefined) {
         fetched++;
-        stored.sketch.text = b.normalized;
+        stored.sketch.text = text;
         got = compareSketches(query, stored, DEFAULT_VERDICT_OPTIONS);
       }
-      expect(got, `pair ${p.id}`).toBeDefined();
-      expect({ id: p.id, duplicate: got!.duplicate, rule: got!.rule, bucket: got!.bucket, distance: got!.distance }).toEqual({
-        id: p.id,
+      expect(got, `pair ${id}`).toBeDefined();
+      expect({ id, duplicate: got!.duplicate, rule: got!.rule, bucket: got!.bucket, distance: got!.distance }).toEqual({
+        id,
         duplicate: expected.duplicate,
         rule: expected.rule,
         bucket: expected.bucket,
         distance: expected.distance,
       });
-      expect(Math.abs(got!.cosine - expected.cosine), `pair ${p.id} cosine`).toBeLessThan(1e-5);
+      expect(Math.abs(got!.cosine - expected.cosine), `pair ${id} cosine`).toBeLessThan(1e-5);
       if (got!.editSimilarity !== null) {
         withEdit++;
         expect(got!.editSimilarity).toBe(expected.editSimilarity);
@@ -105,22 +110,19 @@ describe("sketch", () => {
   it("gives decide's duplicates without reading texts the filters rule out (decideOnly), on every quality-benchmark pair", () => {
     let fetched = 0;
     let settled = 0;
-    for (const { pair: p, a, b } of analysedPairs(fp, pairs)) {
-      const expected = fp.compare(a, b);
-      const stored: Sketched = { simhash: b.simhash, sketch: decodeSketch(encodeSketch(sketchOf(b))) };
-      const query: Sketched = { simhash: a.simhash, sketch: sketchOf(a, Infinity) };
+    for (const { id, expected, stored, query, text } of sketchedPairs()) {
       const needsText = compareSketches(query, stored, DEFAULT_VERDICT_OPTIONS) === undefined;
       let got = compareSketches(query, stored, DEFAULT_VERDICT_OPTIONS, true);
       if (got === undefined) {
         fetched++;
-        stored.sketch.text = b.normalized;
+        stored.sketch.text = text;
         got = compareSketches(query, stored, DEFAULT_VERDICT_OPTIONS, true);
       } else if (needsText) {
         settled++;
-        expect(got.duplicate, `pair ${p.id}`).toBe(false);
+        expect(got.duplicate, `pair ${id}`).toBe(false);
         expect(got.editSimilarity).toBeNull();
       }
-      expect({ id: p.id, duplicate: got!.duplicate, rule: got!.rule, distance: got!.distance }).toEqual({ id: p.id, duplicate: expected.duplicate, rule: expected.rule, distance: expected.distance });
+      expect({ id, duplicate: got!.duplicate, rule: got!.rule, distance: got!.distance }).toEqual({ id, duplicate: expected.duplicate, rule: expected.rule, distance: expected.distance });
       if (got!.editSimilarity !== null) expect(got!.editSimilarity).toBe(expected.editSimilarity);
     }
     // Some pairs were settled by the filters, some still needed their text.
