@@ -444,20 +444,22 @@ export class DedupService {
   }
 
   /**
-   * `ownDuplicates` (default true): leave out the documents that point at `self` too (a decision about
-   * `self`; a search keeps them). `untilDuplicate`: only the original is needed (a write's decision), so the
-   * comparisons stop at the earliest duplicate (rank.ts `CompareOptions.untilDuplicate`).
+   * The matches of `lookup` (whose engine answer is `lookedUp`), with the recent-writes window's, under the
+   * lookup's own radius, length bounds and `decideOnly`; `self` is its `excludeId`. `ownDuplicates` (default
+   * true): leave out the documents that point at `self` too (a decision about `self`; a search keeps them).
+   * `untilDuplicate`: only the original is needed (a write's decision), so the comparisons stop at the earliest
+   * duplicate (rank.ts `CompareOptions.untilDuplicate`).
    */
   private async matchesFor(
-    analysis: Analysis,
-    radius: number,
-    time: number,
-    self: string | undefined,
+    lookup: Lookup,
     lookedUp: LookupResult,
     startedAt: number,
     slicer: Slicer,
-    { ownDuplicates = true, untilDuplicate = false, decideOnly = false, lengths = undefined as readonly LengthRange[] | undefined } = {},
+    { ownDuplicates = true } = {},
   ): Promise<{ matches: Match[]; candidates: number; pending: Map<string, RecentEntry>; standing: Set<string> }> {
+    const { analysis, radius, time, excludeId: self, lengths } = lookup;
+    const untilDuplicate = lookup.untilDuplicate === true;
+    const decideOnly = lookup.decideOnly === true;
     const fromEngine = lookedUp.candidates;
     // A recent entry of an id replaces its engine hit: the hit may be the version before (a re-submission with
     // another text, which the probe may not reach at all), until the engine showed the new one; so does a delete.
@@ -502,9 +504,9 @@ export class DedupService {
     const time = options.time ?? Date.now();
     const radius = this.radiusFor(analysis);
     const startedAt = Date.now();
-    const lengths = this.lengthsOf(analysis);
-    const [fromEngine] = await this.readCandidates([{ analysis, time, excludeId: options.id, radius, lengths, decideOnly: true }]);
-    const { matches, candidates } = await this.matchesFor(analysis, radius, time, options.id, fromEngine!, startedAt, new Slicer(), { lengths, decideOnly: true });
+    const lookup: Lookup = { analysis, time, excludeId: options.id, radius, lengths: this.lengthsOf(analysis), decideOnly: true };
+    const [fromEngine] = await this.readCandidates([lookup]);
+    const { matches, candidates } = await this.matchesFor(lookup, fromEngine!, startedAt, new Slicer());
     const chosen = chooseOriginal(matches);
     this.metrics?.checks.inc({ operation: "check" });
     if (chosen) this.metrics?.duplicates.inc({ policy: "check" });
@@ -656,14 +658,13 @@ export class DedupService {
     return roots;
   }
 
-  /** One document's verdict, taken in its turn, with its lookup's radius and length bounds; a written document enters the window at once. */
+  /** One document's verdict under its lookup (radius, length bounds), taken in its turn; a written document enters the window at once. */
   private async decide(item: Item, lookup: Lookup, fromEngine: LookupResult, roots: Set<string>, startedAt: number, policy: Policy, slicer: Slicer): Promise<Decided> {
     const { doc, analysis } = item;
-    const { radius, lengths } = lookup;
     // Its own id is never its candidate, given or not: a made-up id matches no stored document, and one sent
     // as made up that does (the internal route trusts `id_given`) must not make the document its own duplicate.
     const self = doc.id;
-    let { matches, pending, standing } = await this.matchesFor(analysis, radius, doc.time, self, fromEngine, startedAt, slicer, { untilDuplicate: true, decideOnly: true, lengths });
+    let { matches, pending, standing } = await this.matchesFor(lookup, fromEngine, startedAt, slicer);
     // An update of an original that has duplicates keeps the cluster: it stays their original.
     const root = roots.has(self) || this.recent.hasDuplicates(self);
     let chosen = root ? undefined : chooseOriginal(matches);
@@ -671,8 +672,8 @@ export class DedupService {
     if (!root && readBefore !== undefined && !(chosen && chosen.match.candidate.time < readBefore)) {
       // The lookup stopped paging at a duplicate that this decision does not take (a newer version of it in the
       // window replaced it): the earliest duplicate may lie past where it stopped. Look again, reading it all.
-      const [whole] = await this.engineCandidates([{ analysis, time: doc.time, excludeId: self, radius, lengths, decideOnly: true }], this.options.rollover);
-      ({ matches, pending, standing } = await this.matchesFor(analysis, radius, doc.time, self, whole!, startedAt, slicer, { untilDuplicate: true, decideOnly: true, lengths }));
+      const [whole] = await this.engineCandidates([{ ...lookup, untilDuplicate: false }], this.options.rollover);
+      ({ matches, pending, standing } = await this.matchesFor(lookup, whole!, startedAt, slicer));
       chosen = chooseOriginal(matches);
     }
     const decision: Decision = chosen
@@ -792,9 +793,9 @@ export class DedupService {
     const time = Date.now();
     // Lesser similarities are reported only when asked for (minSimilarity): then every length is read.
     const decideOnly = query.minSimilarity === undefined;
-    const lengths = decideOnly ? this.lengthsOf(analysis) : undefined;
-    const [fromEngine] = await this.readCandidates([{ analysis, time, excludeId: query.id, radius, lengths, decideOnly }]);
-    const { matches, candidates } = await this.matchesFor(analysis, radius, time, query.id, fromEngine!, time, new Slicer(), { ownDuplicates: false, decideOnly, lengths });
+    const lookup: Lookup = { analysis, time, excludeId: query.id, radius, lengths: decideOnly ? this.lengthsOf(analysis) : undefined, decideOnly };
+    const [fromEngine] = await this.readCandidates([lookup]);
+    const { matches, candidates } = await this.matchesFor(lookup, fromEngine!, time, new Slicer(), { ownDuplicates: false });
     const kept = matches.filter((m) => (query.minSimilarity === undefined ? m.verdict.duplicate : m.similarity >= query.minSimilarity));
     this.metrics?.checks.inc({ operation: "search" });
     end?.();
