@@ -34,7 +34,7 @@ import { murmur3 } from "./lsh.js";
 import type { SparseVector } from "./tfidf.js";
 import { bucketFor, editRuleApplies, editSimilarityReaching, lengthsAllow, vetoOf, withCharMeasures, type Verdict, type VerdictOptions } from "./verdict.js";
 import { oneWordSwap, trigramJaccard } from "./similarity/spread.js";
-import { editSimilarityBound, FILTER_BYTES, readTextFilter, textFilterOf, textFilterOfText, trigramJaccardBound, writeTextFilter, type TextFilter } from "./text-filter.js";
+import { editSimilarityBound, FILTER_BYTES, readTextFilter, textFilterOfText, trigramJaccardBound, writeTextFilter, type TextFilter } from "./text-filter.js";
 
 /** Version of the sketch scheme; part of the data contract (`neardup.sketch`). */
 export const SKETCH_VERSION = "sk2";
@@ -205,7 +205,7 @@ export function sketchOf(a: Sketchable, inlineTextLength: number = DEFAULT_INLIN
   const { hashes, weights } = a.sketchTerms ?? termsOf(a.vector);
   const sketch: Sketch = { length: a.length, hashes, weights };
   if (a.length < inlineTextLength) sketch.text = a.normalized;
-  else if (a.length <= MAX_FILTER_LENGTH) sketch.filter = textFilterOf(a.normalized);
+  else if (a.length <= MAX_FILTER_LENGTH) sketch.filter = textFilterOfText(a.normalized);
   return sketch;
 }
 

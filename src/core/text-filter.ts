@@ -70,13 +70,26 @@ export function textFilterOf(text: string): TextFilter {
   return { length, chars, grams, parts };
 }
 
-/** The last text's filter: a lookup compares one text with each of its candidates in turn. */
-let last: { text: string; filter: TextFilter } | undefined;
+/** Texts whose filters `textFilterOfText` keeps: more than a pipeline chunk of documents (100 by default). */
+const MEMO_TEXTS = 256;
+/** Recent texts' filters (cleared when full). */
+let memo = new Map<string, TextFilter>();
 
-/** `textFilterOf`, remembering the last text's. */
+/**
+ * `textFilterOf`, remembering the filters of recent texts: a written
+ * document's filter is built for its stored sketch and used again when its
+ * lookup compares it with each of its candidates, often after the other
+ * documents of its chunk. A filter is a pure function of the text, so a
+ * remembered one is exactly what `textFilterOf` would build.
+ */
 export function textFilterOfText(text: string): TextFilter {
-  if (last?.text !== text) last = { text, filter: textFilterOf(text) };
-  return last.filter;
+  let filter = memo.get(text);
+  if (filter === undefined) {
+    filter = textFilterOf(text);
+    if (memo.size >= MEMO_TEXTS) memo = new Map();
+    memo.set(text, filter);
+  }
+  return filter;
 }
 
 /**

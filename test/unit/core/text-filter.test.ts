@@ -6,7 +6,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { editSimilarity, trigramJaccard } from "../../../src/core/similarity/index.js";
-import { editSimilarityBound, FILTER_BYTES, readTextFilter, textFilterOf, trigramJaccardBound, writeTextFilter, type TextFilter } from "../../../src/core/text-filter.js";
+import { editSimilarityBound, FILTER_BYTES, readTextFilter, textFilterOf, textFilterOfText, trigramJaccardBound, writeTextFilter, type TextFilter } from "../../../src/core/text-filter.js";
+import { sketchOf } from "../../../src/core/sketch.js";
 
 /** The filter as a sketch stores it: counts saturated. */
 function stored(text: string): TextFilter {
@@ -71,5 +72,16 @@ describe("text filter", () => {
     expect(trigramJaccardBound(stored(a), textFilterOf(b))).toBeLessThan(0.5);
     expect(editSimilarityBound(stored(a), textFilterOf(a))).toBe(1);
     expect(trigramJaccardBound(stored(a), textFilterOf(a))).toBe(1);
+  });
+
+  it("builds a written text's filter once: its lookup's comparisons take the one its stored sketch was built with", () => {
+    const texts = Array.from({ length: 100 }, (_, i) => `第${i}篇。` + "床前明月光，疑是地上霜。举头望明月，低头思故乡。".repeat(14));
+    // A chunk: every stored sketch first, then each lookup compares its own text (sketch.ts `filterOf`).
+    const stored = texts.map((t) => sketchOf({ normalized: t, length: Array.from(t).length, vector: new Map([["明月", 1]]) }).filter!);
+    texts.forEach((t, i) => {
+      const again = textFilterOfText(t);
+      expect(again).toBe(stored[i]);
+      expect(again).toEqual(textFilterOf(t));
+    });
   });
 });
