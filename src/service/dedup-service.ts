@@ -11,7 +11,8 @@
  * - Nothing acknowledged without its dependency. A duplicate whose original is
  *   still being written waits for that write; if it fails, the duplicate is not
  *   written and gets a retryable error. Originals are written first.
- * - Writes of one id are ordered: a write waits for the previous write of its id.
+ * - Writes of one id are ordered: a write waits for the previous write of its id, and a later version of an
+ *   id never goes out before an earlier one of the same request (`writeWaves`).
  * - Re-submission is an update: a document never matches itself or its own
  *   duplicates, and an original that has duplicates stays their original.
  * - Several sidecars: one holds the writer lease and decides; the others
@@ -80,7 +81,7 @@ export interface IndexResult {
 type Item = { doc: DocInput; analysis: Analysis; position: number };
 
 /** One decided document on its way to the engine. */
-interface Decided {
+export interface Decided {
   item: Item;
   result: IndexResult;
   /** Set when it was not stored (engine refusal, failed dependency): the answer for it. */
@@ -90,6 +91,8 @@ interface Decided {
   source?: Record<string, unknown>;
   /** The pending write of its original, when that original is still in flight. */
   dependsOn?: Promise<boolean>;
+  /** That original's window entry (with `dependsOn`). */
+  original?: RecentEntry;
 }
 
 /** Routes writes to the sidecar holding the writer lease, when it is not this one. */
@@ -172,6 +175,36 @@ function nextIndexName(alias: string, behind: { index: string }[]): string {
 
 function round(x: number): number {
   return Math.round(x * 1e6) / 1e6;
+}
+
+/**
+ * The waves a chunk's decided documents are written in (`DedupService.write`), each one `_bulk` after the
+ * one before it: wave 0 holds the writes that wait for nothing; a document waiting for its original goes one
+ * wave after that original when the original is in the chunk, else to wave 1 (it waits for the other write);
+ * and a version of an id never goes before an earlier version of it (same wave: the bulk keeps their order).
+ * Documents not written (skipped, rejected) that wait for an original are placed the same way, to learn
+ * whether their original was stored. Decision order is kept within each wave.
+ */
+export function writeWaves(decided: readonly Decided[]): Decided[][] {
+  const waveOfEntry = new Map<RecentEntry, number>();
+  const lastOfId = new Map<string, number>();
+  const waves: Decided[][] = [[]];
+  for (const d of decided) {
+    const id = d.item.doc.id;
+    let wave = 0;
+    if (d.dependsOn) {
+      const original = d.original && waveOfEntry.get(d.original);
+      wave = original === undefined ? 1 : original + 1;
+    } else if (!d.entry) continue; // nothing to write, nothing to wait for
+    if (d.entry) wave = Math.max(wave, lastOfId.get(id) ?? 0);
+    while (waves.length <= wave) waves.push([]);
+    waves[wave]!.push(d);
+    if (d.entry) {
+      waveOfEntry.set(d.entry, wave);
+      lastOfId.set(id, wave);
+    }
+  }
+  return waves;
 }
 
 export class DedupService {
@@ -699,6 +732,7 @@ export class DedupService {
       const original = pending.get(chosen.originalId) ?? (standing.has(chosen.originalId) ? undefined : this.recent.get(chosen.originalId));
       if (original && original.visibleAt === undefined) {
         out.dependsOn = original.stored;
+        out.original = original;
         after = original;
       }
     }
@@ -714,35 +748,76 @@ export class DedupService {
   }
 
   /**
-   * Writes decided documents in two waves: first those that depend on no
-   * pending write (originals, duplicates of stored originals), then the
-   * duplicates whose originals have now been stored. A duplicate whose
+   * Writes decided documents in waves: first those that depend on no pending
+   * write (originals, duplicates of stored originals), then, wave by wave,
+   * the duplicates whose originals have now been stored. A duplicate whose
    * original failed is neither written nor acknowledged: it gets a retryable
    * error (sent again, it is decided again).
+   *
+   * Writes of one id go out in decision order, so the last version decided is
+   * the one stored (`writeWaves`); and the later waves' ids count as in
+   * flight from the start, so a later chunk or request writing one of them
+   * waits for this write (`bulkWrite`), not only for the first wave's.
    */
   private async write(decided: Decided[], labels: string[] | undefined): Promise<void> {
     const field = (d: Decided) => labels?.[d.item.position] ?? "body";
-    await this.bulkWrite(decided.filter((d) => d.entry && !d.dependsOn), field);
-    const waiting = decided.filter((d) => d.dependsOn);
-    const ok = await Promise.all(waiting.map((d) => d.dependsOn!));
-    const second: Decided[] = [];
-    waiting.forEach((d, i) => {
-      if (ok[i]) {
-        if (d.entry) second.push(d);
-        return;
+    const [first = [], ...later] = writeWaves(decided);
+    const firstWave = this.bulkWrite(first, field); // its ids are in flight from here (synchronously)
+    const { before, release } = this.holdInFlight(later.flat().filter((d) => d.entry));
+    try {
+      await firstWave;
+      for (const wave of later) {
+        const ok = await Promise.all(wave.map((d) => d.dependsOn ?? true));
+        const written: Decided[] = [];
+        wave.forEach((d, i) => {
+          if (ok[i]) {
+            if (d.entry) written.push(d);
+            return;
+          }
+          if (d.entry) this.recent.settle(d.entry, false);
+          d.error = new NeardupError("RETRY", `document ${JSON.stringify(d.item.doc.id)} was not stored: its original ${JSON.stringify(d.result.duplicate_of)} could not be written; send it again`, {
+            field: field(d),
+          });
+        });
+        await this.bulkWrite(written, field, before);
       }
-      if (d.entry) this.recent.settle(d.entry, false);
-      d.error = new NeardupError("RETRY", `document ${JSON.stringify(d.item.doc.id)} was not stored: its original ${JSON.stringify(d.result.duplicate_of)} could not be written; send it again`, {
-        field: field(d),
-      });
-    });
-    await this.bulkWrite(second, field);
+    } finally {
+      release();
+    }
   }
 
-  /** One `_bulk` for these documents, after the writes of the same ids already in flight. */
-  private async bulkWrite(batch: Decided[], field: (d: Decided) => string): Promise<void> {
+  /**
+   * Marks the ids of writes that go out later (a request's second wave) as in
+   * flight now. Returns, per id, the write of it that was in flight before
+   * (what the later write must still wait for), and `release`, which ends the
+   * mark once those writes are done or dropped.
+   */
+  private holdInFlight(later: Decided[]): { before: Map<string, Promise<unknown> | undefined>; release: () => void } {
+    const before = new Map<string, Promise<unknown> | undefined>();
+    let release!: () => void;
+    const mark = new Promise<void>((r) => (release = r));
+    for (const d of later) {
+      const id = d.item.doc.id;
+      if (before.has(id)) continue;
+      before.set(id, this.inflight.get(id));
+      this.inflight.set(id, mark);
+    }
+    return {
+      before,
+      release: () => {
+        release();
+        for (const id of before.keys()) if (this.inflight.get(id) === mark) this.inflight.delete(id);
+      },
+    };
+  }
+
+  /**
+   * One `_bulk` for these documents, after the writes of the same ids already in flight (`before`: for the ids
+   * it names, the write that was in flight when they were marked, instead of the one in flight now).
+   */
+  private async bulkWrite(batch: Decided[], field: (d: Decided) => string, before?: ReadonlyMap<string, Promise<unknown> | undefined>): Promise<void> {
     if (batch.length === 0) return;
-    const earlier = [...new Set(batch.flatMap((d) => this.inflight.get(d.item.doc.id) ?? []))];
+    const earlier = [...new Set(batch.flatMap((d) => (before?.has(d.item.doc.id) ? before.get(d.item.doc.id) : this.inflight.get(d.item.doc.id)) ?? []))];
     const run = (async () => {
       await Promise.all(earlier.map((p) => p.catch(() => undefined)));
       return writeDocuments(this.engine, this.options, batch.map((d) => ({ id: d.item.doc.id, source: d.source! })), () => this.ensureIndex());

@@ -228,6 +228,30 @@ describe.each(engineTargets())("_bulk proxy on $kind $version ($source)", (targe
     expect(await h.engine.get(index, "y")).toMatchObject({ message: v1.message });
   });
 
+  it("an id sent twice in one bulk keeps its last version when the first is a near-duplicate of a document later in the bulk (black-box audit: the first version stayed, as a duplicate)", async () => {
+    const index = name("mark");
+    const plain = `${prefix}-plain-${created.length}`;
+    created.push(plain);
+    const body = (into: string) =>
+      lines(
+        { index: { _index: into, _id: "b" } },
+        { message: "order probe: the backup of volume seven failed with checksum mismatch 1" },
+        { index: { _index: into, _id: "c" } },
+        { message: "order probe: user session expired after forty minutes of inactivity" },
+        { index: { _index: into, _id: "b" } },
+        { message: "order probe: user session expired after forty minutes of inactivity 2" },
+        { index: { _index: into, _id: "a" } },
+        { message: "order probe: the backup of volume seven failed with checksum mismatch" },
+      );
+    const viaProxy = await rawBulk(h.url, "/_bulk", body(index));
+    const direct = await rawBulk(target.url, "/_bulk", body(plain));
+    const statuses = (r: typeof viaProxy) => r.body.items.map((i) => [i.index!.status, i.index!.result]);
+    expect(statuses(viaProxy)).toEqual(statuses(direct));
+    expect(viaProxy.body.items[0]!.index).toMatchObject({ neardup: { status: "duplicate", duplicate_of: "a" } });
+    expect(await h.engine.get(index, "b")).toMatchObject({ message: "order probe: user session expired after forty minutes of inactivity 2" });
+    expect(await h.engine.get(plain, "b")).toMatchObject({ message: "order probe: user session expired after forty minutes of inactivity 2" });
+  });
+
   it("an index deleted, or deleted and made again without the neardup mapping, while the proxy runs: later writes are deduplicated again (shipper audit: a per-item 502 for ever)", async () => {
     const index = name("mark");
     const [b, c] = englishVariants(NEWS_EN, 2);

@@ -1,0 +1,117 @@
+/**
+ * Writes of one id land in decision order: the last version sent is the one
+ * stored, also when an earlier version waits for its original's write (the
+ * second wave) and a later one does not (audit: an id sent twice in one bulk
+ * kept its first version, through the API and the `_bulk` proxy).
+ */
+import { beforeAll, describe, expect, it } from "vitest";
+import { createFingerprinter, type Fingerprinter } from "../../../src/core/fingerprinter.js";
+import { NeardupError } from "../../../src/core/errors.js";
+import { DedupService, writeWaves, type Decided } from "../../../src/service/dedup-service.js";
+import fc from "fast-check";
+import { parseDocInput } from "../../../src/service/input.js";
+import { resolveDedupOptions } from "../../../src/service/options.js";
+import { MemoryEngine } from "../../helpers/memory-engine.js";
+import { withFaults } from "../../helpers/faulty-engine.js";
+import { englishVariants, LONG_ZH, NEWS_EN, RECIPE_EN, variants } from "../../fixtures/texts/near-duplicates.js";
+
+const answer = (r: unknown) => (r instanceof NeardupError ? `${r.code}` : `${(r as { id: string }).id} ${(r as { status: string }).status} ${(r as { duplicate_of: string | null }).duplicate_of}`);
+
+describe("write order of one id", () => {
+  let fp: Fingerprinter;
+  beforeAll(async () => {
+    fp = await createFingerprinter();
+  });
+
+  it("stores the last version of an id sent twice in one bulk when the first waits for its original, written in the same bulk", async () => {
+    const engine = new MemoryEngine();
+    const service = new DedupService(engine, fp, resolveDedupOptions({ index: "twice" }));
+    await service.ensureIndex();
+    const [textA, textB1] = variants(LONG_ZH, 2);
+    // One time, so decided by id: a, then b (a near-duplicate of a, so written after a), then b again (unlike a), then c.
+    const docs = [
+      parseDocInput({ id: "b", text: textB1!, time: 1000 }),
+      parseDocInput({ id: "c", text: NEWS_EN, time: 1000 }),
+      parseDocInput({ id: "b", text: RECIPE_EN, time: 1000 }),
+      parseDocInput({ id: "a", text: textA!, time: 1000 }),
+    ];
+    const results = await service.index(docs, "mark");
+    expect(results.map(answer)).toEqual(["b duplicate a", "c original null", "b original null", "a original null"]);
+    const stored = await engine.get<{ text: string; neardup: { status: string } }>("twice", "b");
+    expect(stored?.text).toBe(RECIPE_EN);
+    expect(stored?.neardup.status).toBe("original");
+  });
+
+  it("a later request's version of an id is stored after an earlier request's version still waiting for its original", async () => {
+    const { engine, faults } = withFaults(new MemoryEngine());
+    const service = new DedupService(engine, fp, resolveDedupOptions({ index: "later" }));
+    await service.ensureIndex();
+    const [textA, textB1] = variants(LONG_ZH, 2);
+    const releaseA = faults.holdWrite("a");
+    const first = service.index([parseDocInput({ id: "a", text: textA!, time: 1000 }), parseDocInput({ id: "b", text: textB1!, time: 2000 })], "mark");
+    // The second request is decided after the first (its ticket comes later) and its write goes out while a's is held.
+    const second = service.index([parseDocInput({ id: "b", text: RECIPE_EN, time: 3000 })], "mark");
+    await new Promise((r) => setTimeout(r, 300));
+    releaseA();
+    expect((await first).map(answer)).toEqual(["a original null", "b duplicate a"]);
+    expect((await second).map(answer)).toEqual(["b original null"]);
+    const stored = await engine.get<{ text: string; neardup: { status: string } }>("later", "b");
+    expect(stored?.text).toBe(RECIPE_EN);
+    expect(stored?.neardup.status).toBe("original");
+  });
+
+  it("a near-duplicate of a version held back behind an earlier version of its id is written after it (it waited for ever)", async () => {
+    const engine = new MemoryEngine();
+    const service = new DedupService(engine, fp, resolveDedupOptions({ index: "chain" }));
+    await service.ensureIndex();
+    const [textA, textB1] = variants(LONG_ZH, 2);
+    const [textB2, textC] = englishVariants(RECIPE_EN, 2);
+    const docs = [
+      parseDocInput({ id: "b", text: textB1!, time: 1000 }),
+      parseDocInput({ id: "c", text: textC!, time: 1000 }),
+      parseDocInput({ id: "b", text: textB2!, time: 1000 }),
+      parseDocInput({ id: "a", text: textA!, time: 1000 }),
+    ];
+    const results = await service.index(docs, "mark");
+    expect(results.map(answer)).toEqual(["b duplicate a", "c duplicate b", "b original null", "a original null"]);
+    expect(await engine.get("chain", "b")).toMatchObject({ text: textB2 });
+    expect(await engine.get("chain", "c")).toMatchObject({ neardup: { duplicate_of: "b" } });
+  });
+});
+
+describe("writeWaves", () => {
+  /** A chunk's decisions: ids from a few, each written or not, some waiting for an earlier written one (in the chunk) or for one outside it. */
+  const chunk = fc.array(fc.record({ id: fc.constantFrom("a", "b", "c", "d"), written: fc.boolean(), original: fc.option(fc.nat(), { nil: undefined }), outside: fc.boolean() }), { maxLength: 25 }).map((specs) => {
+    const decided: Decided[] = [];
+    for (const spec of specs) {
+      const earlier = decided.filter((d) => d.entry);
+      const d = { item: { doc: { id: spec.id } }, result: {} } as unknown as Decided;
+      if (spec.written) d.entry = { id: spec.id } as never;
+      if (spec.outside) d.dependsOn = Promise.resolve(true);
+      else if (spec.original !== undefined && earlier.length > 0) {
+        d.dependsOn = Promise.resolve(true);
+        d.original = earlier[spec.original % earlier.length]!.entry;
+      }
+      decided.push(d);
+    }
+    return decided;
+  });
+
+  it("puts each write after its original's and after every earlier version of its id, keeps decision order in a wave, and leaves out only what neither writes nor waits", () => {
+    fc.assert(
+      fc.property(chunk, (decided) => {
+        const waves = writeWaves(decided);
+        const waveOf = new Map<Decided, number>();
+        waves.forEach((w, i) => w.forEach((d) => waveOf.set(d, i)));
+        for (const d of decided) expect(waveOf.has(d)).toBe(Boolean(d.entry || d.dependsOn));
+        expect(waves[0]!.every((d) => !d.dependsOn)).toBe(true);
+        for (const [k, d] of decided.entries()) {
+          if (!waveOf.has(d)) continue;
+          if (d.original) expect(waveOf.get(d)!).toBeGreaterThan(waveOf.get(decided.find((o) => o.entry === d.original)!)!);
+          if (d.entry) for (const e of decided.slice(0, k)) if (e.entry && e.item.doc.id === d.item.doc.id) expect(waveOf.get(d)!).toBeGreaterThanOrEqual(waveOf.get(e)!);
+        }
+        for (const w of waves) expect(w).toEqual(decided.filter((d) => w.includes(d)));
+      }),
+    );
+  });
+});
