@@ -103,3 +103,54 @@ export function withFirstMembers(objectText: string, members: string): string {
   const rest = objectText.slice(objectText.indexOf("{") + 1);
   return `{${members}${rest.trim() === "}" ? "" : ","}${rest}`;
 }
+
+/**
+ * The line with its comments (`// ...` to the end of the line, and block comments) outside strings turned
+ * into spaces, as the engines read JSON (their parser allows comments), every other character where it was;
+ * the line itself when it has none, or when a block comment does not end (the engines refuse that line too).
+ */
+export function withoutComments(line: string): string {
+  if (!line.includes("/")) return line;
+  let out = "";
+  let from = 0;
+  for (let i = 0; i < line.length; i++) {
+    const c = line.charCodeAt(i);
+    if (c === 0x22) {
+      i = stringEnd(line, i) - 1;
+      continue;
+    }
+    if (c !== 0x2f) continue;
+    const next = line.charCodeAt(i + 1);
+    let end: number;
+    if (next === 0x2f) end = line.length;
+    else if (next === 0x2a) {
+      const close = line.indexOf("*/", i + 2);
+      if (close < 0) return line;
+      end = close + 2;
+    } else continue;
+    out += line.slice(from, i) + " ".repeat(end - i);
+    from = end;
+    i = end - 1;
+  }
+  return from === 0 ? line : out + line.slice(from);
+}
+
+/** The first key of the object that opens at the start of `text` (white space allowed), decoded, and where its value starts; undefined when there is none. */
+export function firstKey(text: string): { key: string; valueAt: number } | undefined {
+  let i = skipWhite(text, 0);
+  if (text.charCodeAt(i) !== 0x7b) return undefined;
+  i = skipWhite(text, i + 1);
+  if (text.charCodeAt(i) !== 0x22) return undefined;
+  const keyEnd = stringEnd(text, i);
+  const quoted = text.slice(i, keyEnd);
+  let key: string;
+  try {
+    key = quoted.includes("\\") ? (JSON.parse(quoted) as string) : quoted.slice(1, -1);
+  } catch {
+    return undefined;
+  }
+  const colon = skipWhite(text, keyEnd);
+  if (text.charCodeAt(colon) !== 0x3a) return undefined;
+  return { key, valueAt: colon + 1 };
+}
+

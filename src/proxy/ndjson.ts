@@ -9,7 +9,7 @@
  * answered here: the caller forwards the body as is and returns the engine's
  * own whole-request error, which the engines give before writing anything.
  */
-import { objectMembers, objectText, readObject, withoutFirstMember } from "./json-text.js";
+import { firstKey, objectMembers, objectText, readObject, withoutComments, withoutFirstMember } from "./json-text.js";
 
 export type BulkOp = "index" | "create" | "update" | "delete";
 
@@ -37,8 +37,8 @@ function isObject(value: unknown): value is Record<string, unknown> {
 /** Where the action's value opens an object (sticky: tried at `lastIndex`, after the action key). */
 const OBJECT_START = /\s*\{/y;
 
-/** The first key of an action line, when it is one of the four actions (the engines read that key, in text order). */
-const ACTION_KEY = /^\s*\{\s*"(index|create|update|delete)"\s*:/;
+/** The four actions: the first key of an action line (the engines read that key, in text order). */
+const ACTIONS: ReadonlySet<string> = new Set(["index", "create", "update", "delete"]);
 
 /**
  * A line without its byte order mark: both engines skip one at the start of
@@ -74,6 +74,9 @@ function* parseSteps(body: string, pathIndex: string | undefined): Generator<voi
     if (lineNumber % PARSE_SLICE_LINES === 0) yield;
     if (actionLine.trim() === "") continue;
     const at = lineNumber;
+    // Comments are read as the engines read them (their JSON parser allows them): as white space. The line goes
+    // on without them, so what the proxy writes or forwards is what it read.
+    actionLine = withoutComments(actionLine);
     const text = withoutBom(actionLine);
     let action: unknown;
     try {
@@ -83,11 +86,12 @@ function* parseSteps(body: string, pathIndex: string | undefined): Generator<voi
     }
     if (!isObject(action)) return { ok: false, reason: `line ${at} is not an action object` };
     // The engines read the first key as the action and ignore any after it; so does the proxy.
-    const match = ACTION_KEY.exec(text);
-    const op = match?.[1];
-    const metaAt = match?.[0].length ?? 0;
+    // Its key decoded (`{"\u0069ndex":...}` is an index action to the engines too).
+    const first = firstKey(text);
+    const op = first && ACTIONS.has(first.key) ? first.key : undefined;
+    const metaAt = first?.valueAt ?? 0;
     OBJECT_START.lastIndex = metaAt;
-    if (match === null || op === undefined || !OBJECT_START.test(text)) return { ok: false, reason: `line ${at} is not one of index, create, update, delete` };
+    if (op === undefined || !OBJECT_START.test(text)) return { ok: false, reason: `line ${at} is not one of index, create, update, delete` };
     const { members, rest } = readObject(text, metaAt);
     let meta = action[op] as Record<string, unknown>;
     // The action is the line's only key, as a rule: then JSON.parse's object is the one read, and a repeated key
@@ -106,6 +110,7 @@ function* parseSteps(body: string, pathIndex: string | undefined): Generator<voi
     if (op !== "delete") {
       sourceLine = nextLine();
       if (sourceLine === undefined) return { ok: false, reason: `line ${at} has no source line` };
+      sourceLine = withoutComments(sourceLine);
     }
     // A number's text as sent: JSON.parse read 9007199254740993 as 9007199254740992.
     const itemId = typeof id === "number" ? members.find((m) => m.key === "_id")!.raw : (id as string | null | undefined) ?? undefined;

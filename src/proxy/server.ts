@@ -80,8 +80,12 @@ export interface RunningProxy {
   close(): Promise<void>;
 }
 
-/** `/_bulk` and `/{index}/_bulk`, any first segment (the engines take `/_all/_bulk` too: each action names its index). */
-const BULK_PATH = /^\/(?:([^/]+)\/)?_bulk\/?$/;
+/**
+ * `/_bulk` and `/{index}/_bulk`, any first segment (the engines take `/_all/_bulk` too: each action names its
+ * index), with trailing slashes; and `//_bulk`, which the engines also serve as a `_bulk` (other paths
+ * starting with `//` they refuse: those pass through, for the engine's own answer).
+ */
+const BULK_PATH = /^\/(?:\/(?=_bulk)|([^/]+)\/)?_bulk\/*$/;
 const gunzip = promisify(zlib.gunzip);
 const inflate = promisify(zlib.inflate);
 const inflateRaw = promisify(zlib.inflateRaw);
@@ -90,7 +94,7 @@ async function decode(body: Buffer, encoding: string | undefined): Promise<Buffe
   const e = (encoding ?? "identity").trim().toLowerCase();
   if (e === "identity" || e === "") return body;
   if (e === "gzip" || e === "x-gzip") return gunzip(body, { maxOutputLength: MAX_BULK_BYTES });
-  if (e === "deflate") return inflate(body, { maxOutputLength: MAX_BULK_BYTES }).catch(() => inflateRaw(body, { maxOutputLength: MAX_BULK_BYTES }));
+  if (e === "deflate" || e === "x-deflate") return inflate(body, { maxOutputLength: MAX_BULK_BYTES }).catch(() => inflateRaw(body, { maxOutputLength: MAX_BULK_BYTES }));
   return undefined;
 }
 
@@ -158,10 +162,16 @@ function originForm(req: IncomingMessage, url: URL): string {
   return target.startsWith("/") ? target : `${url.pathname}${url.search}`;
 }
 
-/** The request's URL, or null when it cannot be parsed (e.g. `//`, `//[::1`): `new URL` throws there. */
+/**
+ * The request's URL, or null when it cannot be parsed. The target is a path: `//_bulk` is the path
+ * `//_bulk`, not a URL naming the host `_bulk` (which `new URL(path, base)` made of it: the bulk went through
+ * undeduplicated). A fragment (`#`) is never sent by an HTTP client; the engines refuse it.
+ */
 function parseRequestUrl(path: string): URL | null {
+  if (path.includes("#")) return null;
   try {
-    return new URL(path, "http://proxy");
+    // A target in absolute form (`http://host/_bulk`, as sent to a forward proxy) is a URL of its own.
+    return path.startsWith("/") ? new URL(`http://proxy${path}`) : /^https?:\/\//i.test(path) ? new URL(path) : null;
   } catch {
     return null;
   }

@@ -4,7 +4,7 @@
  * the engine's per-item shapes, gzip, update/delete in order, untouched
  * indices, malformed lines, passthrough of everything else.
  */
-import { gzipSync } from "node:zlib";
+import { deflateSync, gzipSync } from "node:zlib";
 import { Client as ElasticClient } from "@elastic/elasticsearch";
 import { Client as OpenSearchClient } from "@opensearch-project/opensearch";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -647,6 +647,47 @@ describe.each(engineTargets())("_bulk proxy on $kind $version ($source)", (targe
     expect(res.status).toBe(200);
     expect(res.body.items[0]!.index).toMatchObject({ _id: "u1", status: 201, neardup: { status: "original" } });
     expect(await h.engine.get(index, "u1")).toMatchObject({ neardup: { status: "original" } });
+  });
+
+  it("//_bulk is a _bulk, as the engines serve it, and an x-deflate body is decoded: their items are fingerprinted (black-box audit: both went in without dedup)", async () => {
+    const index = name("mark");
+    const slashes = await rawBulk(h.url, "//_bulk?refresh=true", lines({ index: { _index: index, _id: "s1" } }, { message: NEWS_EN }));
+    expect(slashes.status).toBe(200);
+    expect(slashes.body.items[0]!.index).toMatchObject({ _id: "s1", status: 201, neardup: { status: "original" } });
+    const res = await fetch(`${h.url}/_bulk?refresh=true`, {
+      method: "POST",
+      headers: { "content-type": "application/x-ndjson", "content-encoding": "x-deflate" },
+      body: deflateSync(lines({ index: { _index: index, _id: "s2" } }, { message: NEWS_EN })),
+    });
+    const deflated = (await res.json()) as { items: Record<string, Record<string, unknown>>[] };
+    expect(res.status).toBe(200);
+    expect(deflated.items[0]!.index).toMatchObject({ _id: "s2", neardup: { status: "duplicate", duplicate_of: "s1" } });
+    expect(await h.engine.get(index, "s2")).toMatchObject({ neardup: { status: "duplicate" } });
+    // Other paths starting with // are the engine's to answer, as they are without the proxy.
+    const other = await fetch(`${h.url}//${index}/_bulk`, { method: "POST", headers: { "content-type": "application/x-ndjson" }, body: lines({ index: { _id: "s3" } }, { message: NEWS_EN }) });
+    const direct = await fetch(`${target.url}//${index}/_bulk`, { method: "POST", headers: { "content-type": "application/x-ndjson" }, body: lines({ index: { _id: "s3" } }, { message: NEWS_EN }) });
+    expect(other.status).toBe(direct.status);
+  });
+
+  it("comments and an escaped action key are read as the engines read them: those items are fingerprinted, and reject refuses their near-duplicates (black-box audit: written without dedup)", async () => {
+    const index = name("reject");
+    const action = (id: string) => JSON.stringify({ index: { _index: index, _id: id } });
+    const source = JSON.stringify({ message: NEWS_EN });
+    const first = await rawBulk(h.url, "/_bulk?refresh=true", `${action("c1")}\n${source}\n`);
+    expect(first.body.items[0]!.index).toMatchObject({ status: 201, neardup: { status: "original" } });
+    const bodies = [
+      `${action("c2")} // a shipper's note\n${source}\n`,
+      `/* before */ ${action("c3")}\n${source}\n`,
+      `${action("c4")}\n{"message": ${JSON.stringify(NEWS_EN)} /* inside */}\n`,
+      `{"\\u0069ndex":{"_index":"${index}","_id":"c5"}}\n${source}\n`,
+    ];
+    for (const body of bodies) {
+      const res = await rawBulk(h.url, "/_bulk?refresh=true", body);
+      expect(res.status).toBe(200);
+      const item = Object.values(res.body.items[0]!)[0]!;
+      expect(item).toMatchObject({ status: 409, neardup: { status: "duplicate", duplicate_of: "c1" } });
+      expect(await h.engine.get(index, item._id as string)).toBeUndefined();
+    }
   });
 
   it("the index in the path, and pipeline, routing and require_alias are forwarded", async () => {

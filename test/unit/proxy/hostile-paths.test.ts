@@ -57,8 +57,7 @@ describe("the _bulk proxy and hostile request lines", () => {
   it.each([
     ["POST /%E0%A4%A/_bulk HTTP/1.1", "index name"],
     ["PUT /logs-%ZZ/_bulk HTTP/1.1", "index name"],
-    ["GET // HTTP/1.1", "path"],
-    ["GET //[::1/_search HTTP/1.1", "path"],
+    ["GET /_search#frag HTTP/1.1", "path"],
   ])("%s answers 400 naming the %s, and the proxy keeps serving", async (line, what) => {
     const r = await raw(proxy.url, line);
     expect(r.status).toBe(400);
@@ -104,7 +103,11 @@ describe("the proxy's pass-through and an absolute-form request line", () => {
     try {
       expect(await get("http://elsewhere.example:9200/_cluster/health?pretty")).toBe("HTTP/1.1 200");
       expect(await get("/_cat/../_cat/indices")).toBe("HTTP/1.1 200");
-      expect(seen).toEqual(["/_cluster/health?pretty", "/_cat/../_cat/indices"]); // an origin-form target goes as sent
+      // A path starting with // names no host: it goes as sent, for the engine's own answer (it was a 400 here, and
+      // `//_bulk`, which the engines serve as a _bulk, went through undeduplicated).
+      expect(await get("//")).toBe("HTTP/1.1 200");
+      expect(await get("//[::1/_search")).toBe("HTTP/1.1 200");
+      expect(seen).toEqual(["/_cluster/health?pretty", "/_cat/../_cat/indices", "//", "//[::1/_search"]); // an origin-form target goes as sent
     } finally {
       await proxy.close();
       await new Promise((r) => engine.close(r));
