@@ -199,6 +199,10 @@ export class BulkHandler {
     // Documents whose fingerprinted write got a retryable error (its original's write failed, a handover):
     // the later items touching them get that error too, so an `update` never lands on a write not acknowledged.
     const held = new Map<string, Failure>();
+    // The engine makes the indices a request writes to before it runs any item: a delete before the first write to
+    // a new index answers `not_found`, not `index_not_found_exception`. Segments run one after another, so the
+    // services' indices are made ready first (black-box audit: a 404 error, and `errors: true`, the engine never gave).
+    const early = segments.length > 1 ? await this.prepare(segments.flatMap((segment) => segment.dedup), query) : undefined;
     for (const whole of segments) {
       if (down) {
         this.fail([...whole.pass, ...whole.dedup], results, down);
@@ -207,7 +211,7 @@ export class BulkHandler {
       const segment = held.size === 0 ? whole : this.holdBack(whole, held, results);
       // A pass write to an index that does not exist yet creates it, with its shards still starting under the
       // first lookup of a dedup service that finds it there: that lookup failed. The services' indices first.
-      const prepared = segment.pass.length > 0 ? await this.prepare(segment.dedup, query) : undefined;
+      const prepared = early ?? (segment.pass.length > 0 ? await this.prepare(segment.dedup, query) : undefined);
       const outcomes = await Promise.all([
         this.runPass(segment.pass, request.pathIndex, queryString, headers, results),
         this.runDedup(segment.dedup, request.pathIndex, query, headers, results, prepared),

@@ -58,6 +58,19 @@ interface HttpLayerError {
   expose?: boolean;
   /** Where in the body the problem is (a lossy number's path). */
   field?: string;
+  /** The body as read (body-parser's parse failures). */
+  body?: unknown;
+}
+
+/** Whether a body the JSON parser refused in strict mode is JSON all the same: a scalar, which strict mode refuses. */
+function isScalarJson(body: unknown): boolean {
+  if (typeof body !== "string") return false;
+  try {
+    const value: unknown = JSON.parse(body);
+    return value === null || typeof value !== "object";
+  } catch {
+    return false;
+  }
 }
 
 /** The error type of a body that is not valid UTF-8 ({@link utf8Only}). */
@@ -85,7 +98,11 @@ export function jsonBody(req: unknown, res: unknown, body: Buffer): void {
 /** Errors body-parser, the router and zlib raise, mapped to our codes; undefined for anything else (a 500). */
 function fromHttpLayer(err: HttpLayerError): NeardupError | HttpError | undefined {
   if (typeof err !== "object" || err === null) return undefined;
-  if (err.type === "entity.parse.failed") return new NeardupError("INVALID_INPUT", `request body is not valid JSON: ${err.message}`, { field: "body" });
+  if (err.type === "entity.parse.failed") {
+    // `null`, `1`, `"x"`: JSON, but no request of the API is one (they were called "not valid JSON").
+    if (isScalarJson(err.body)) return new NeardupError("INVALID_INPUT", `request body must be a JSON object or array, got ${JSON.stringify(JSON.parse(err.body as string))}`, { field: "body" });
+    return new NeardupError("INVALID_INPUT", `request body is not valid JSON: ${err.message}`, { field: "body" });
+  }
   if (err.type === "entity.too.large") return new NeardupError("TOO_LARGE", `request body is larger than the limit of ${err.limit} bytes`, { field: "body" });
   if (err.type === "encoding.unsupported") {
     return new HttpError("UNSUPPORTED_MEDIA_TYPE", `${err.message}: send the body uncompressed, or with Content-Encoding gzip, deflate or br`, { field: "Content-Encoding" });

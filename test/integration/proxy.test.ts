@@ -690,6 +690,18 @@ describe.each(engineTargets())("_bulk proxy on $kind $version ($source)", (targe
     }
   });
 
+  it("a delete before the first write to a new index is the engine's not_found, not an index_not_found error (black-box audit)", async () => {
+    const index = name("mark");
+    const plain = `${prefix}-plain-${created.length}`;
+    created.push(plain);
+    const body = (into: string) => lines({ delete: { _index: into, _id: "X" } }, { index: { _index: into, _id: "Y" } }, { message: NEWS_EN });
+    const viaProxy = await rawBulk(h.url, "/_bulk", body(index));
+    const direct = await rawBulk(target.url, "/_bulk", body(plain));
+    const shape = (r: typeof viaProxy) => [r.body.errors, ...r.body.items.map((i) => { const v = Object.values(i)[0]!; return [v.status, v.result, (v.error as { type?: string } | undefined)?.type]; })];
+    expect(shape(viaProxy)).toEqual(shape(direct));
+    expect(viaProxy.body.items[1]!.index).toMatchObject({ neardup: { status: "original" } });
+  });
+
   it("the index in the path, and pipeline, routing and require_alias are forwarded", async () => {
     const index = name("mark");
     const res = await rawBulk(h.url, `/${index}/_bulk?routing=r1&refresh=wait_for`, lines({ index: { _id: "a" } }, { message: NEWS_EN }));

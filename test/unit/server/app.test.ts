@@ -49,6 +49,12 @@ describe("error answers", () => {
     expect(res.body.error.field).toBe("body");
     expect(res.body.error.message).toMatch(/^request body is not valid JSON/);
   });
+  it.each(["null", "1", '"x"', "true"])("a body of JSON that is no object or array (%s) is a 400 saying so, not 'not valid JSON'", async (body) => {
+    const res = await request(setup().app).post("/v1/anything").set("Content-Type", "application/json").send(body);
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ code: "INVALID_INPUT", field: "body" });
+    expect(res.body.error.message).toBe(`request body must be a JSON object or array, got ${body}`);
+  });
   it("an oversized body is a 413 naming the limit", async () => {
     const res = await request(setup().app).post("/v1/anything").set("Content-Type", "application/json").send(JSON.stringify({ text: "x".repeat(5000) }));
     expect(res.status).toBe(413);
