@@ -167,7 +167,7 @@ export class BulkHandler {
 
   async handle(request: BulkRequest): Promise<BulkAnswer> {
     const parsed = await parseBulkInSlices(request.body, request.pathIndex);
-    if (!parsed.ok) return { kind: "raw", reason: parsed.reason };
+    if (!parsed.ok) return parsed.refuse ? { kind: "json", status: 400, body: engineErrorBody(400, "x_content_parse_exception", `neardup: ${parsed.reason}`) } : { kind: "raw", reason: parsed.reason };
     // The engines refuse the whole request, writing nothing, for an action parameter they do not know: so must we.
     const unknown = parsed.items.find((item) => Object.keys(item.meta).some((key) => !ACTION_PARAMETERS.has(key)));
     if (unknown) return { kind: "raw", reason: `an action names a parameter the engines do not know (${Object.keys(unknown.meta).join(", ")})` };

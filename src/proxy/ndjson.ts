@@ -28,7 +28,8 @@ export interface BulkItem {
   sourceLine: string | undefined;
 }
 
-export type ParsedBulk = { ok: true; items: BulkItem[] } | { ok: false; reason: string };
+/** `refuse`: the proxy answers the request itself (400), for a body the engines read differently from one another. */
+export type ParsedBulk = { ok: true; items: BulkItem[] } | { ok: false; reason: string; refuse?: boolean };
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -46,6 +47,28 @@ const ACTIONS: ReadonlySet<string> = new Set(["index", "create", "update", "dele
  */
 function withoutBom(line: string): string {
   return line.charCodeAt(0) === 0xfeff ? line.slice(1) : line;
+}
+
+/** The line's first object (when it starts with one that parses) and the text after it. */
+function afterFirstObject(text: string): { object: string; rest: string } | undefined {
+  if (!/^\s*\{/.test(text)) return undefined;
+  const { rest } = readObject(text, 0);
+  const object = text.slice(0, text.length - rest.length);
+  try {
+    JSON.parse(object);
+  } catch {
+    return undefined;
+  }
+  return { object, rest };
+}
+
+function isJsonValue(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Lines {@link parseBulkInSlices} parses between two turns of the event loop (about 15 ms of work). */
@@ -77,12 +100,20 @@ function* parseSteps(body: string, pathIndex: string | undefined): Generator<voi
     // Comments are read as the engines read them (their JSON parser allows them): as white space. The line goes
     // on without them, so what the proxy writes or forwards is what it read.
     actionLine = withoutComments(actionLine);
-    const text = withoutBom(actionLine);
+    let text = withoutBom(actionLine);
     let action: unknown;
     try {
       action = JSON.parse(text);
     } catch {
-      return { ok: false, reason: `line ${at} is not a JSON action` };
+      // Text after the action's object: both engines ignore a JSON value there (`{"index":{}} {"a":1}`), so the
+      // line is its object. Anything else there OpenSearch ignores and Elasticsearch refuses, whole request: the
+      // proxy refuses it (forwarded, OpenSearch wrote its documents without dedup).
+      const after = afterFirstObject(text);
+      if (after === undefined) return { ok: false, reason: `line ${at} is not a JSON action` };
+      if (!isJsonValue(after.rest)) return { ok: false, refuse: true, reason: `line ${at} has text after its action object: ${JSON.stringify(after.rest.trim().slice(0, 40))}` };
+      text = after.object;
+      actionLine = actionLine.charCodeAt(0) === 0xfeff ? `\ufeff${text}` : text;
+      action = JSON.parse(text);
     }
     if (!isObject(action)) return { ok: false, reason: `line ${at} is not an action object` };
     // The engines read the first key as the action and ignore any after it; so does the proxy.

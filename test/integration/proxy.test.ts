@@ -702,6 +702,19 @@ describe.each(engineTargets())("_bulk proxy on $kind $version ($source)", (targe
     expect(viaProxy.body.items[1]!.index).toMatchObject({ neardup: { status: "original" } });
   });
 
+  it("text after an action line's object: a JSON value there is ignored, as both engines ignore it; anything else is a whole-request 400 and nothing is written (OpenSearch wrote it without dedup)", async () => {
+    const index = name("reject");
+    const action = (id: string) => JSON.stringify({ index: { _index: index, _id: id } });
+    const source = JSON.stringify({ message: RECIPE_EN });
+    await rawBulk(h.url, "/_bulk?refresh=true", `${action("t1")}\n${source}\n`);
+    const value = await rawBulk(h.url, "/_bulk?refresh=true", `${action("t2")} {"note":1}\n${source}\n`);
+    expect(value.body.items[0]!.index).toMatchObject({ status: 409, neardup: { status: "duplicate", duplicate_of: "t1" } });
+    const junk = await rawBulk(h.url, "/_bulk?refresh=true", `${action("t3")} xyz\n${source}\n`);
+    expect(junk.status).toBe(400);
+    expect(junk.body.error!.type).toBe("x_content_parse_exception");
+    for (const id of ["t2", "t3"]) expect(await h.engine.get(index, id)).toBeUndefined();
+  });
+
   it("the index in the path, and pipeline, routing and require_alias are forwarded", async () => {
     const index = name("mark");
     const res = await rawBulk(h.url, `/${index}/_bulk?routing=r1&refresh=wait_for`, lines({ index: { _id: "a" } }, { message: NEWS_EN }));
