@@ -30,7 +30,7 @@ import { describeEngineError } from "../engine/errors.js";
 import type { IndexResult } from "../service/dedup-service.js";
 import { isStorableTime, readSourceTime, type DocInput } from "../service/input.js";
 import type { Policy } from "../service/options.js";
-import { invalidIndexItem, neardupErrorItem, noopItem, rejectedItem, unavailableItem, verdictOf, writtenItem, type Failure, type ItemBody } from "./items.js";
+import { neardupErrorItem, noopItem, rejectedItem, unavailableItem, verdictOf, writtenItem, type Failure, type ItemBody } from "./items.js";
 import { metaText, parseBulkInSlices, textSource, lineToWrite, type BulkItem } from "./ndjson.js";
 import { forwardChunk, isRetry, parseChunkRequest, retryFailure, type ChunkAnswer, type ChunkRequest, type ProxyDoc } from "./peer.js";
 import { MissingIndex, type IndexDedup, type ServicePool } from "./pool.js";
@@ -402,11 +402,9 @@ export class BulkHandler {
           // Not there and not to be created: the engine answers these items itself (index_not_found).
           if (err instanceof MissingIndex) return this.runPass(group, pathIndex, query, headers, results);
           if (hasErrorCode(err, "ENGINE_UNAVAILABLE")) return { written: 0, failures: [{ failure: { kind: "unavailable", status: 503, reason: err.message }, items: group }] };
-          if (hasErrorCode(err, "INVALID_CONFIG") && err.field === "index") {
-            // The client's index name, not this sidecar's setup: a per-item 400, as the engine answers one.
-            for (const d of group) results[d.at] = { [answerOp(d.item)]: invalidIndexItem(index, idOf(d.item), err.message) };
-            return { written: 0, failures: [] };
-          }
+          // The client's index name, not this sidecar's setup: no engine writes to it, so its items go to the engine
+          // for its own per-item 400 (an answer made here differed from it: no `_id: null`, no `index_uuid`).
+          if (hasErrorCode(err, "INVALID_CONFIG") && err.field === "index") return this.runPass(group, pathIndex, query, headers, results);
           // neardup cannot deduplicate this index (refresh disabled, a data stream it may not create, a field
           // limit its fields pass...): the engine stores these items, so they are written as sent and say why.
           const reason = `not fingerprinted, written as sent: neardup cannot deduplicate index [${index}]: ${isNeardupError(err) ? err.message : String(err)}`;

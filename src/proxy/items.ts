@@ -43,11 +43,6 @@ export function unavailableItem(index: string, id: string | undefined, status: n
   return errorItem(index, id, status, status === 429 ? "es_rejected_execution_exception" : "unavailable_shards_exception", reason);
 }
 
-/** An item whose index name the engine would refuse (neardup could not prepare it): the engine's own per-item 400. */
-export function invalidIndexItem(index: string, id: string | undefined, reason: string): ItemBody {
-  return errorItem(index, id, 400, "invalid_index_name_exception", `Invalid index name [${index}]: ${reason}`);
-}
-
 /**
  * Why a batch of items got no per-item answers from the engine: it was down
  * or overloaded (`unavailable`: 503, or 429 when it, or a writer handover,
