@@ -32,7 +32,7 @@ export const SETTINGS = {
   },
   NEARDUP_TEXT_FIELD: { default: "text", schema: z.string().min(1).refine((f) => !f.startsWith("neardup"), "must not be under neardup.*"), doc: "Source field holding the document text." },
   NEARDUP_POLICY: { default: "mark", schema: z.enum(["mark", "skip", "reject"]), doc: "What indexing does with a near-duplicate when the request names no policy: mark, skip or reject." },
-  NEARDUP_WINDOW_HOURS: { default: "48", schema: z.coerce.number().positive(), doc: "The dedup window: documents older than this (by their time) are not compared." },
+  NEARDUP_WINDOW_HOURS: { default: "48", schema: z.coerce.number().positive(), doc: "The dedup window: documents further apart than this (by their times, either way) are not compared." },
   NEARDUP_RECENT_WINDOW_MS: { default: "30000", schema: z.coerce.number().int().positive(), doc: "How long a written document stays in the in-memory recent-writes window after the engine is known to show it (a refresh that started after the acknowledgement has ended); must exceed the refresh interval (checked at start)." },
   NEARDUP_RECENT_WINDOW_BYTES: {
     default: "268435456",

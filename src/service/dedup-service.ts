@@ -470,10 +470,11 @@ export class DedupService {
     lengths?: readonly LengthRange[],
   ): Candidate[] {
     const since = time - this.options.windowMs;
+    const until = time + this.options.windowMs;
     return this.recent
       .lookup(lookupProbe(analysis, radius, alone, lengths), startedAt, notAfter)
       .map((e) => e.candidate)
-      .filter((c) => !isSelf(c, self, ownDuplicates) && c.time >= since);
+      .filter((c) => !isSelf(c, self, ownDuplicates) && c.time >= since && c.time <= until);
   }
 
   /**

@@ -244,11 +244,13 @@ function groupLookups(lookups: Lookup[], plans: readonly (KeyPlan | undefined)[]
 function groupQuery(lookups: Lookup[], plans: readonly (KeyPlan | undefined)[], members: number[], windowMs: number, page: number, docValuesOnly: boolean): Record<string, unknown> {
   const union = new Map<string, Set<string>>();
   let since = Infinity;
+  let until = -Infinity;
   const bins = new Map<number, { keys: Set<string>; pairs: string[][]; lengths: LengthRange[] | undefined; simhashes: Fingerprint[] }>();
   const twoSegments: Fingerprint[] = [];
   for (const i of members) {
     const l = lookups[i]!;
     since = Math.min(since, l.time - windowMs);
+    until = Math.max(until, l.time + windowMs);
     const plan = plans[i];
     const binKey = lengthBin(l);
     let bin = bins.get(binKey);
@@ -269,7 +271,7 @@ function groupQuery(lookups: Lookup[], plans: readonly (KeyPlan | undefined)[], 
   }
   const terms = Object.fromEntries([...union].map(([field, values]) => [field, [...values]]));
   const keys: KeyGroup[] = [...bins.values()].map((b) => ({ keys: [...b.keys], pairs: b.pairs, lengths: b.lengths && mergeLengthRanges(b.lengths), simhashes: b.simhashes }));
-  return groupSearchBody(terms, keys, members.map((i) => schemeOf(lookups[i]!.analysis)), since, page, twoSegments, docValuesOnly);
+  return groupSearchBody(terms, keys, members.map((i) => schemeOf(lookups[i]!.analysis)), since, page, twoSegments, docValuesOnly, until);
 }
 
 /** Whether a lookup alone reads its hits oldest first and stops at its first duplicate: a write's, with the verdict rules at hand. */
@@ -286,6 +288,7 @@ function queryInput(source: CandidateSource, l: Lookup, plan: KeyPlan | undefine
     pairedLsh: plan?.paired,
     scheme: schemeOf(l.analysis),
     since: l.time - source.windowMs,
+    until: l.time + source.windowMs,
     excludeId: l.excludeId,
     size: oldestFirst ? Math.min(OLDEST_FIRST_PAGE, source.maxCandidates) : source.maxCandidates,
     docValuesOnly,
@@ -304,7 +307,8 @@ function queryInput(source: CandidateSource, l: Lookup, plan: KeyPlan | undefine
 function acceptor(l: Lookup, windowMs: number, alone: ReadonlySet<string> | undefined): (c: Candidate) => boolean {
   const probe = lookupProbe(l.analysis, l.radius, alone, l.lengths);
   const since = l.time - windowMs;
-  return (c) => c.id !== l.excludeId && c.time >= since && reaches(probe, c);
+  const until = l.time + windowMs;
+  return (c) => c.id !== l.excludeId && c.time >= since && c.time <= until && reaches(probe, c);
 }
 
 /**

@@ -9,7 +9,7 @@
  *   (`neardup.lsh_scheme`; lsh1 and lsh2 of one banding have the same band
  *   keys, so each matches the other; documents from before contract v3 carry
  *   none and count as `lsh1-16x3`), or two of its paired (common) keys, and
- * - is in the dedup window (`neardup.timestamp` >= since) and is not the
+ * - is in the dedup window (since <= `neardup.timestamp` <= until) and is not the
  *   document itself.
  *
  * A single lookup is scored and sorted so that it can be paged completely
@@ -45,6 +45,8 @@ export interface CandidateQueryInput {
   scheme: Scheme;
   /** Only documents with `neardup.timestamp` >= this (epoch ms). */
   since: number;
+  /** And <= this (epoch ms; the window holds both ways). Default: no bound. */
+  until?: number | undefined;
   /** Id to leave out (the document itself, on re-submission). */
   excludeId?: string | undefined;
   /** Hits per page. */
@@ -163,8 +165,8 @@ export function lengthOrSegmentFilter(lengths: readonly LengthRange[], simhashes
   return { bool: { should, minimum_should_match: 1 } };
 }
 
-function windowFilter(since: number): Record<string, unknown> {
-  return { range: { "neardup.timestamp": { gte: since, format: "epoch_millis" } } };
+function windowFilter(since: number, until = Infinity): Record<string, unknown> {
+  return { range: { "neardup.timestamp": { gte: since, ...(Number.isFinite(until) ? { lte: until } : {}), format: "epoch_millis" } } };
 }
 
 function versionFilter(versions: readonly string[]): Record<string, unknown> {
@@ -195,7 +197,7 @@ export function candidateQuery(input: CandidateQueryInput): Record<string, unkno
   const bool: Record<string, unknown> = {
     should,
     minimum_should_match: 1,
-    filter: [versionFilter([input.scheme.version]), windowFilter(input.since)],
+    filter: [versionFilter([input.scheme.version]), windowFilter(input.since, input.until)],
   };
   if (input.excludeId !== undefined) bool.must_not = [{ ids: { values: [input.excludeId] } }];
   const body: Record<string, unknown> = {
@@ -286,6 +288,7 @@ export function groupSearchBody(
   size: number,
   twoSegments: readonly Fingerprint[] = [],
   docValuesOnly = false,
+  until = Infinity,
 ): Record<string, unknown> {
   const should: Record<string, unknown>[] = Object.entries(terms)
     .filter(([, values]) => values.length > 0)
@@ -308,7 +311,7 @@ export function groupSearchBody(
     _source: false,
     ...(docValuesOnly ? { stored_fields: "_none_" } : {}),
     docvalue_fields: fieldsOf(docValuesOnly),
-    query: { bool: { filter: [{ bool: { should, minimum_should_match: 1 } }, versionFilter(versions), windowFilter(since)] } },
+    query: { bool: { filter: [{ bool: { should, minimum_should_match: 1 } }, versionFilter(versions), windowFilter(since, until)] } },
   };
 }
 

@@ -115,3 +115,25 @@ describe("writeWaves", () => {
     );
   });
 });
+
+describe("the dedup window", () => {
+  it("holds both ways: a document is compared with documents within the window before and after its time, whichever arrives first", async () => {
+    const fp = await createFingerprinter();
+    const hour = 3_600_000;
+    const [older, newer] = variants(LONG_ZH, 2);
+    const run = async (first: { text: string; time: number }, second: { text: string; time: number }) => {
+      const service = new DedupService(new MemoryEngine(), fp, resolveDedupOptions({ index: "window" }));
+      await service.ensureIndex();
+      const [a] = await service.index([parseDocInput({ id: "first", ...first })], "mark");
+      const [b] = await service.index([parseDocInput({ id: "second", ...second })], "mark");
+      const check = await service.check(second.text, { id: "second", time: second.time });
+      return [answer(a), answer(b), check.status];
+    };
+    const now = Date.now();
+    // 100 hours apart: neither order makes them duplicates (the newer one first made the older its duplicate).
+    expect(await run({ text: older!, time: now - 100 * hour }, { text: newer!, time: now })).toEqual(["first original null", "second original null", "original"]);
+    expect(await run({ text: newer!, time: now }, { text: older!, time: now - 100 * hour })).toEqual(["first original null", "second original null", "original"]);
+    // 10 hours apart, either order: the second is the first's duplicate.
+    expect(await run({ text: newer!, time: now }, { text: older!, time: now - 10 * hour })).toEqual(["first original null", "second duplicate first", "duplicate"]);
+  });
+});
