@@ -541,7 +541,7 @@ export class DedupService {
     const lookup: Lookup = { analysis, time, excludeId: options.id, radius, lengths: this.lengthsOf(analysis), decideOnly: true };
     const [fromEngine] = await this.readCandidates([lookup]);
     const { matches, candidates } = await this.matchesFor(lookup, fromEngine!, startedAt, new Slicer());
-    const chosen = chooseOriginal(matches);
+    const chosen = await this.withStoredRoot(chooseOriginal(matches), matches);
     this.metrics?.checks.inc({ operation: "check" });
     if (chosen) this.metrics?.duplicates.inc({ policy: "check" });
     end?.();
@@ -710,6 +710,7 @@ export class DedupService {
       ({ matches, pending, standing } = await this.matchesFor(lookup, whole!, startedAt, slicer));
       chosen = chooseOriginal(matches);
     }
+    chosen = await this.withStoredRoot(chosen, matches);
     const decision: Decision = chosen
       ? { status: "duplicate", duplicateOf: chosen.originalId, distance: chosen.match.verdict.distance, similarity: round(chosen.match.similarity), reason: chosen.match.verdict.rule ?? undefined }
       : { status: "original" };
@@ -852,6 +853,24 @@ export class DedupService {
     }
   }
 
+  /**
+   * The chosen original, unless it is a root reached through a duplicate's `duplicate_of` that no longer
+   * exists (deleted, by hand or with its index): then the duplicate matched is the original named, so that no
+   * `duplicate_of` names a document that is gone (second black-box audit: a near-duplicate of a deleted
+   * original's duplicate was marked a duplicate of the deleted one, and `reject` refused it for it). A root
+   * among the matches, or in the recent-writes window, exists; any other is looked up (one search, rare: the
+   * root is most often a match itself).
+   */
+  private async withStoredRoot<T extends { match: Match; originalId: string }>(chosen: T | undefined, matches: readonly Match[]): Promise<T | undefined> {
+    if (!chosen || chosen.originalId === chosen.match.candidate.id) return chosen;
+    const root = chosen.originalId;
+    if (matches.some((m) => m.candidate.id === root) || this.recent.get(root) !== undefined) return chosen;
+    const found = await this.engine.search({ index: this.candidateSource().index, ignoreUnavailable: true, body: { size: 0, track_total_hits: true, terminate_after: 1, query: { ids: { values: [root] } } } });
+    const total = found.hits.total;
+    const stored = (typeof total === "number" ? total : (total?.value ?? 1)) > 0;
+    return stored ? chosen : { ...chosen, originalId: chosen.match.candidate.id };
+  }
+
   /** Near-duplicates of a text or of a stored document, ranked, each with why. */
   async search(query: { text?: string | undefined; id?: string | undefined; radius?: number | undefined; minSimilarity?: number | undefined; limit: number }): Promise<{ matches: MatchReport[]; candidates: number; radius: number }> {
     const end = this.metrics?.checkDuration.startTimer({ operation: "search" });
@@ -916,8 +935,10 @@ export class DedupService {
       if (!seen.has(e.candidate.id)) found.push({ id: e.candidate.id, time: e.candidate.time, distance: e.match?.distance ?? null, similarity: e.match?.similarity ?? null });
     }
     found.sort(byTimeThenId);
+    // The original itself, unless it is gone (deleted while its duplicates stay): it was listed as a member.
+    const originalStored = original === id || this.recent.get(original) !== undefined || (await getDocument(this.engine, this.options.index, original)) !== undefined;
     const members = [
-      { id: original, status: "original", distance: null, similarity: null },
+      ...(originalStored ? [{ id: original, status: "original", distance: null, similarity: null }] : []),
       ...found.slice(0, limit).map(({ id: member, distance, similarity }) => ({ id: member, status: "duplicate", distance, similarity })),
     ];
     return { original, members };

@@ -137,3 +137,34 @@ describe("the dedup window", () => {
     expect(await run({ text: newer!, time: now }, { text: older!, time: now - 10 * hour })).toEqual(["first original null", "second duplicate first", "duplicate"]);
   });
 });
+
+describe("a deleted original", () => {
+  it("is never named: a near-duplicate of its surviving duplicate is that duplicate's, in a write and a check, and its cluster leaves it out", async () => {
+    const fp = await createFingerprinter();
+    const engine = new MemoryEngine();
+    const first = new DedupService(engine, fp, resolveDedupOptions({ index: "gone" }));
+    await first.ensureIndex();
+    const [textA, textB, textC] = variants(LONG_ZH, 3);
+    await first.index([parseDocInput({ id: "A", text: textA!, time: 1000 }), parseDocInput({ id: "B", text: textB!, time: 2000 })], "mark");
+    expect(await engine.get("gone", "B")).toMatchObject({ neardup: { duplicate_of: "A" } });
+    await engine.refresh("gone");
+    // A deleted in the engine (by hand, or with its index); a sidecar that never wrote A (its window is empty).
+    engine.indices.get("gone")!.docs.delete("A");
+    engine.indices.get("gone")!.searchable.delete("A");
+    const later = new DedupService(engine, fp, resolveDedupOptions({ index: "gone" }));
+    await later.ensureIndex();
+    const check = await later.check(textC!, { time: 3000 });
+    expect(check).toMatchObject({ status: "duplicate", duplicate_of: "B" });
+    expect((await later.index([parseDocInput({ id: "C", text: textC!, time: 3000 })], "mark")).map(answer)).toEqual(["C duplicate B"]);
+    expect((await later.cluster("B")).members.map((m) => m.id)).not.toContain("A");
+    // Stored, the root is still named, by a sidecar that did not write it.
+    const kept = new MemoryEngine();
+    const writer = new DedupService(kept, fp, resolveDedupOptions({ index: "kept" }));
+    await writer.ensureIndex();
+    await writer.index([parseDocInput({ id: "A", text: textA!, time: 1000 }), parseDocInput({ id: "B", text: textB!, time: 2000 })], "mark");
+    await kept.refresh("kept");
+    const reader = new DedupService(kept, fp, resolveDedupOptions({ index: "kept" }));
+    await reader.ensureIndex();
+    expect((await reader.check(textC!, { time: 3000 })).duplicate_of).toBe("A");
+  });
+});
