@@ -814,8 +814,10 @@ export class DedupService {
   }
 
   /**
-   * One `_bulk` for these documents, after the writes of the same ids already in flight (`before`: for the ids
-   * it names, the write that was in flight when they were marked, instead of the one in flight now).
+   * One `_bulk` for these documents, after the writes of the same ids already in flight. A later wave's
+   * (`before` given, `holdInFlight`): after the write of each id that was in flight when it was marked, and
+   * the mark stays its in-flight entry until released, so an id written in two of a chunk's later waves
+   * counts as in flight between them too.
    */
   private async bulkWrite(batch: Decided[], field: (d: Decided) => string, before?: ReadonlyMap<string, Promise<unknown> | undefined>): Promise<void> {
     if (batch.length === 0) return;
@@ -828,7 +830,7 @@ export class DedupService {
       () => undefined,
       () => undefined,
     );
-    for (const d of batch) this.inflight.set(d.item.doc.id, settled);
+    if (!before) for (const d of batch) this.inflight.set(d.item.doc.id, settled);
     try {
       const bulk = await run.catch((err: unknown) => {
         // Engine failures arrive as NeardupErrors (the adapters' guard); anything else is a fault here, which a retry
