@@ -65,6 +65,7 @@ describe.each(engineTargets())("candidate retrieval on $kind $version ($source)"
         (s) =>
           s.id !== l.excludeId &&
           s.time >= l.time - windowMs &&
+          s.time <= l.time + windowMs && // the window holds both ways
           ((hamming(s.fp, l.analysis.simhash) <= l.radius && (segmentsNeeded(l.radius, l.analysis.lsh) === 1 || sharedSegments(s.fp, l.analysis.simhash) >= 2)) ||
             s.lsh.some((k) => l.analysis.lsh.includes(k))),
       )
