@@ -89,9 +89,7 @@ export interface Decided {
   /** Its recent-writes entry, when it is written. */
   entry?: RecentEntry;
   source?: Record<string, unknown>;
-  /** The pending write of its original, when that original is still in flight. */
-  dependsOn?: Promise<boolean>;
-  /** That original's window entry (with `dependsOn`). */
+  /** The window entry of its original, when that original's write is still in flight: it waits for `original.stored`. */
   original?: RecentEntry;
 }
 
@@ -192,8 +190,8 @@ export function writeWaves(decided: readonly Decided[]): Decided[][] {
   for (const d of decided) {
     const id = d.item.doc.id;
     let wave = 0;
-    if (d.dependsOn) {
-      const original = d.original && waveOfEntry.get(d.original);
+    if (d.original) {
+      const original = waveOfEntry.get(d.original);
       wave = original === undefined ? 1 : original + 1;
     } else if (!d.entry) continue; // nothing to write, nothing to wait for
     if (d.entry) wave = Math.max(wave, lastOfId.get(id) ?? 0);
@@ -733,7 +731,6 @@ export class DedupService {
     if (chosen) {
       const original = pending.get(chosen.originalId) ?? (standing.has(chosen.originalId) ? undefined : this.recent.get(chosen.originalId));
       if (original && original.visibleAt === undefined) {
-        out.dependsOn = original.stored;
         out.original = original;
         after = original;
       }
@@ -769,7 +766,7 @@ export class DedupService {
     try {
       await firstWave;
       for (const wave of later) {
-        const ok = await Promise.all(wave.map((d) => d.dependsOn ?? true));
+        const ok = await Promise.all(wave.map((d) => d.original?.stored ?? true));
         const written: Decided[] = [];
         wave.forEach((d, i) => {
           if (ok[i]) {

@@ -87,11 +87,8 @@ describe("writeWaves", () => {
       const earlier = decided.filter((d) => d.entry);
       const d = { item: { doc: { id: spec.id } }, result: {} } as unknown as Decided;
       if (spec.written) d.entry = { id: spec.id } as never;
-      if (spec.outside) d.dependsOn = Promise.resolve(true);
-      else if (spec.original !== undefined && earlier.length > 0) {
-        d.dependsOn = Promise.resolve(true);
-        d.original = earlier[spec.original % earlier.length]!.entry;
-      }
+      if (spec.outside) d.original = { id: "elsewhere", stored: Promise.resolve(true) } as never;
+      else if (spec.original !== undefined && earlier.length > 0) d.original = earlier[spec.original % earlier.length]!.entry;
       decided.push(d);
     }
     return decided;
@@ -103,11 +100,13 @@ describe("writeWaves", () => {
         const waves = writeWaves(decided);
         const waveOf = new Map<Decided, number>();
         waves.forEach((w, i) => w.forEach((d) => waveOf.set(d, i)));
-        for (const d of decided) expect(waveOf.has(d)).toBe(Boolean(d.entry || d.dependsOn));
-        expect(waves[0]!.every((d) => !d.dependsOn)).toBe(true);
+        for (const d of decided) expect(waveOf.has(d)).toBe(Boolean(d.entry || d.original));
+        expect(waves[0]!.every((d) => !d.original)).toBe(true);
         for (const [k, d] of decided.entries()) {
           if (!waveOf.has(d)) continue;
-          if (d.original) expect(waveOf.get(d)!).toBeGreaterThan(waveOf.get(decided.find((o) => o.entry === d.original)!)!);
+          const original = d.original && decided.find((o) => o.entry === d.original);
+          if (original) expect(waveOf.get(d)!).toBeGreaterThan(waveOf.get(original)!);
+          else if (d.original) expect(waveOf.get(d)!).toBeGreaterThanOrEqual(1);
           if (d.entry) for (const e of decided.slice(0, k)) if (e.entry && e.item.doc.id === d.item.doc.id) expect(waveOf.get(d)!).toBeGreaterThanOrEqual(waveOf.get(e)!);
         }
         for (const w of waves) expect(w).toEqual(decided.filter((d) => w.includes(d)));
