@@ -28,7 +28,7 @@ import componentTemplate from "../../mappings/component-template.neardup.json" w
 import { keptVerdict, type Candidate } from "./candidate.js";
 import { documentSource, storedSketch, getDocument, writeDocuments, type Decision } from "./documents.js";
 import { candidateLengths, type LengthRange } from "../core/length-bounds.js";
-import { fetchCandidates, readNormalizedTexts, DocValueReads, KeyStatistics, lookupProbe, type Lookup, type LookupResult } from "./candidates/index.js";
+import { fetchCandidates, readNormalizedTexts, DocValueReads, KeyStatistics, lookupProbe, windowAround, type Lookup, type LookupResult } from "./candidates/index.js";
 import { parseTime, readSourceTime, type DocInput } from "./input.js";
 import type { DedupMetrics } from "./metrics.js";
 import type { DedupOptions, Policy } from "./options.js";
@@ -467,8 +467,7 @@ export class DedupService {
     notAfter = Infinity,
     lengths?: readonly LengthRange[],
   ): Candidate[] {
-    const since = time - this.options.windowMs;
-    const until = time + this.options.windowMs;
+    const { since, until } = windowAround(time, this.options.windowMs);
     return this.recent
       .lookup(lookupProbe(analysis, radius, alone, lengths), startedAt, notAfter)
       .map((e) => e.candidate)

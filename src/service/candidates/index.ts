@@ -30,13 +30,13 @@ import { lookupProbe, reaches } from "./probe.js";
 import { segmentValues, type Fingerprint } from "../../core/fingerprint.js";
 import { neighboursForRadius } from "../../core/neighbours.js";
 import { normalize } from "../../core/normalize.js";
-import { candidateQuery, groupSearchBody, normalizedTextQuery, OLDEST_FIRST_SORT, segmentsNeeded, segmentTerms, sortPosition, tieQuery, type CandidateQueryInput, type KeyGroup, type Scheme } from "./query.js";
+import { candidateQuery, groupSearchBody, normalizedTextQuery, OLDEST_FIRST_SORT, segmentsNeeded, segmentTerms, sortPosition, tieQuery, windowAround, type CandidateQueryInput, type KeyGroup, type Scheme } from "./query.js";
 import { mergeLengthRanges, type LengthRange } from "../../core/length-bounds.js";
 
 export { lookupProbe, probeOf, reaches, sharesKey, type Probe } from "./probe.js";
 export { KeyStatistics, planKeys, type KeyPlan } from "./keys.js";
 export { DocValueReads } from "./reads.js";
-export { candidateQuery, segmentTerms, segmentsNeeded, sharedSegments, CANDIDATE_FIELDS, type Scheme } from "./query.js";
+export { candidateQuery, segmentTerms, segmentsNeeded, sharedSegments, windowAround, CANDIDATE_FIELDS, type Scheme } from "./query.js";
 
 /** One candidate lookup: the text's analysis, its time, the radius, and the id to leave out. */
 export interface Lookup {
@@ -249,8 +249,9 @@ function groupQuery(lookups: Lookup[], plans: readonly (KeyPlan | undefined)[], 
   const twoSegments: Fingerprint[] = [];
   for (const i of members) {
     const l = lookups[i]!;
-    since = Math.min(since, l.time - windowMs);
-    until = Math.max(until, l.time + windowMs);
+    const window = windowAround(l.time, windowMs);
+    since = Math.min(since, window.since);
+    until = Math.max(until, window.until);
     const plan = plans[i];
     const binKey = lengthBin(l);
     let bin = bins.get(binKey);
@@ -287,8 +288,7 @@ function queryInput(source: CandidateSource, l: Lookup, plan: KeyPlan | undefine
     lsh: plan?.alone ?? l.analysis.lsh,
     pairedLsh: plan?.paired,
     scheme: schemeOf(l.analysis),
-    since: l.time - source.windowMs,
-    until: l.time + source.windowMs,
+    ...windowAround(l.time, source.windowMs),
     excludeId: l.excludeId,
     size: oldestFirst ? Math.min(OLDEST_FIRST_PAGE, source.maxCandidates) : source.maxCandidates,
     docValuesOnly,
@@ -306,8 +306,7 @@ function queryInput(source: CandidateSource, l: Lookup, plan: KeyPlan | undefine
  */
 function acceptor(l: Lookup, windowMs: number, alone: ReadonlySet<string> | undefined): (c: Candidate) => boolean {
   const probe = lookupProbe(l.analysis, l.radius, alone, l.lengths);
-  const since = l.time - windowMs;
-  const until = l.time + windowMs;
+  const { since, until } = windowAround(l.time, windowMs);
   return (c) => c.id !== l.excludeId && c.time >= since && c.time <= until && reaches(probe, c);
 }
 

@@ -165,6 +165,11 @@ export function lengthOrSegmentFilter(lengths: readonly LengthRange[], simhashes
   return { bool: { should, minimum_should_match: 1 } };
 }
 
+/** The dedup window of a document at `time`: documents from `since` to `until` (epoch ms), both ways. */
+export function windowAround(time: number, windowMs: number): { since: number; until: number } {
+  return { since: time - windowMs, until: time + windowMs };
+}
+
 function windowFilter(since: number, until = Infinity): Record<string, unknown> {
   return { range: { "neardup.timestamp": { gte: since, ...(Number.isFinite(until) ? { lte: until } : {}), format: "epoch_millis" } } };
 }
