@@ -856,17 +856,19 @@ export class DedupService {
    * exists (deleted, by hand or with its index): then the duplicate matched is the original named, so that no
    * `duplicate_of` names a document that is gone (second black-box audit: a near-duplicate of a deleted
    * original's duplicate was marked a duplicate of the deleted one, and `reject` refused it for it). A root
-   * among the matches, or in the recent-writes window, exists; any other is looked up (one search, rare: the
+   * among the matches, or in the recent-writes window, exists; any other is looked up (`getDocument`, rare: the
    * root is most often a match itself).
    */
   private async withStoredRoot<T extends { match: Match; originalId: string }>(chosen: T | undefined, matches: readonly Match[]): Promise<T | undefined> {
     if (!chosen || chosen.originalId === chosen.match.candidate.id) return chosen;
     const root = chosen.originalId;
-    if (matches.some((m) => m.candidate.id === root) || this.recent.get(root) !== undefined) return chosen;
-    const found = await this.engine.search({ index: this.candidateSource().index, ignoreUnavailable: true, body: { size: 0, track_total_hits: true, terminate_after: 1, query: { ids: { values: [root] } } } });
-    const total = found.hits.total;
-    const stored = (typeof total === "number" ? total : (total?.value ?? 1)) > 0;
-    return stored ? chosen : { ...chosen, originalId: chosen.match.candidate.id };
+    if (matches.some((m) => m.candidate.id === root) || (await this.isStored(root))) return chosen;
+    return { ...chosen, originalId: chosen.match.candidate.id };
+  }
+
+  /** Whether a document of this id is stored: in the recent-writes window, else in the engine (`getDocument`: every index of the window, and a realtime GET for one not searchable yet). */
+  private async isStored(id: string): Promise<boolean> {
+    return this.recent.get(id) !== undefined || (await getDocument(this.engine, this.options.index, id)) !== undefined;
   }
 
   /** Near-duplicates of a text or of a stored document, ranked, each with why. */
@@ -934,7 +936,7 @@ export class DedupService {
     }
     found.sort(byTimeThenId);
     // The original itself, unless it is gone (deleted while its duplicates stay): it was listed as a member.
-    const originalStored = original === id || this.recent.get(original) !== undefined || (await getDocument(this.engine, this.options.index, original)) !== undefined;
+    const originalStored = original === id || (await this.isStored(original));
     const members = [
       ...(originalStored ? [{ id: original, status: "original", distance: null, similarity: null }] : []),
       ...found.slice(0, limit).map(({ id: member, distance, similarity }) => ({ id: member, status: "duplicate", distance, similarity })),
