@@ -30,6 +30,11 @@ function stringEnd(text: string, at: number): number {
   return text.length;
 }
 
+/** A quoted key, decoded (escapes are rare in keys: most are the text between the quotes); throws on a bad escape. */
+function keyOf(quoted: string): string {
+  return quoted.includes("\\") ? (JSON.parse(quoted) as string) : quoted.slice(1, -1);
+}
+
 /** End (exclusive) of the value that starts at `at`. */
 function valueEnd(text: string, at: number): number {
   const c = text.charCodeAt(at);
@@ -64,8 +69,7 @@ export function readObject(text: string, at: number): { members: Member[]; rest:
     i = skipWhite(text, i);
     if (text.charCodeAt(i) !== 0x22) return { members, rest: text.slice(i + 1) }; // "}"
     const keyEnd = stringEnd(text, i);
-    const quoted = text.slice(i, keyEnd);
-    const key = quoted.includes("\\") ? (JSON.parse(quoted) as string) : quoted.slice(1, -1); // escapes are rare in keys
+    const key = keyOf(text.slice(i, keyEnd));
     const start = skipWhite(text, skipWhite(text, keyEnd) + 1); // past ":"
     const end = valueEnd(text, start);
     members.push({ key, raw: text.slice(start, end) });
@@ -142,12 +146,11 @@ export function firstKey(text: string): { key: string; valueAt: number } | undef
   i = skipWhite(text, i + 1);
   if (text.charCodeAt(i) !== 0x22) return undefined;
   const keyEnd = stringEnd(text, i);
-  const quoted = text.slice(i, keyEnd);
   let key: string;
   try {
-    key = quoted.includes("\\") ? (JSON.parse(quoted) as string) : quoted.slice(1, -1);
+    key = keyOf(text.slice(i, keyEnd));
   } catch {
-    return undefined;
+    return undefined; // a bad escape
   }
   const colon = skipWhite(text, keyEnd);
   if (text.charCodeAt(colon) !== 0x3a) return undefined;

@@ -49,17 +49,16 @@ function withoutBom(line: string): string {
   return line.charCodeAt(0) === 0xfeff ? line.slice(1) : line;
 }
 
-/** The line's first object (when it starts with one that parses) and the text after it. */
-function afterFirstObject(text: string): { object: string; rest: string } | undefined {
+/** The line's first object (when it starts with one that parses): its text, its value, and the text after it. */
+function afterFirstObject(text: string): { object: string; value: unknown; rest: string } | undefined {
   if (!/^\s*\{/.test(text)) return undefined;
   const { rest } = readObject(text, 0);
   const object = text.slice(0, text.length - rest.length);
   try {
-    JSON.parse(object);
+    return { object, value: JSON.parse(object) as unknown, rest };
   } catch {
     return undefined;
   }
-  return { object, rest };
 }
 
 function isJsonValue(text: string): boolean {
@@ -113,7 +112,7 @@ function* parseSteps(body: string, pathIndex: string | undefined): Generator<voi
       if (!isJsonValue(after.rest)) return { ok: false, refuse: true, reason: `line ${at} has text after its action object: ${JSON.stringify(after.rest.trim().slice(0, 40))}` };
       text = after.object;
       actionLine = actionLine.charCodeAt(0) === 0xfeff ? `\ufeff${text}` : text;
-      action = JSON.parse(text);
+      action = after.value;
     }
     if (!isObject(action)) return { ok: false, reason: `line ${at} is not an action object` };
     // The engines read the first key as the action and ignore any after it; so does the proxy.

@@ -62,14 +62,14 @@ interface HttpLayerError {
   body?: unknown;
 }
 
-/** Whether a body the JSON parser refused in strict mode is JSON all the same: a scalar, which strict mode refuses. */
-function isScalarJson(body: unknown): boolean {
-  if (typeof body !== "string") return false;
+/** The scalar a body the JSON parser refused in strict mode holds, when it is JSON all the same (strict mode refuses scalars); undefined otherwise. */
+function scalarJson(body: unknown): { value: unknown } | undefined {
+  if (typeof body !== "string") return undefined;
   try {
     const value: unknown = JSON.parse(body);
-    return value === null || typeof value !== "object";
+    return value === null || typeof value !== "object" ? { value } : undefined;
   } catch {
-    return false;
+    return undefined;
   }
 }
 
@@ -100,7 +100,8 @@ function fromHttpLayer(err: HttpLayerError): NeardupError | HttpError | undefine
   if (typeof err !== "object" || err === null) return undefined;
   if (err.type === "entity.parse.failed") {
     // `null`, `1`, `"x"`: JSON, but no request of the API is one (they were called "not valid JSON").
-    if (isScalarJson(err.body)) return new NeardupError("INVALID_INPUT", `request body must be a JSON object or array, got ${JSON.stringify(JSON.parse(err.body as string))}`, { field: "body" });
+    const scalar = scalarJson(err.body);
+    if (scalar) return new NeardupError("INVALID_INPUT", `request body must be a JSON object or array, got ${JSON.stringify(scalar.value)}`, { field: "body" });
     return new NeardupError("INVALID_INPUT", `request body is not valid JSON: ${err.message}`, { field: "body" });
   }
   if (err.type === "entity.too.large") return new NeardupError("TOO_LARGE", `request body is larger than the limit of ${err.limit} bytes`, { field: "body" });
