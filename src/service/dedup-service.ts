@@ -171,6 +171,11 @@ function nextIndexName(alias: string, behind: { index: string }[]): string {
   return `${alias}-${String(n + 1).padStart(6, "0")}`;
 }
 
+/** An engine item status that refuses the document itself: sent again as it is, it would be refused again. */
+function isRefusal(status: number): boolean {
+  return status >= 400 && status < 500 && status !== 408 && status !== 429;
+}
+
 function round(x: number): number {
   return Math.round(x * 1e6) / 1e6;
 }
@@ -656,12 +661,16 @@ export class DedupService {
     } finally {
       ticket.done();
     }
+    let again: Decided[];
     try {
-      await this.write(decided, labels);
+      again = await this.write(decided, labels);
     } finally {
       for (const d of decided) if (d.entry?.visibleAt === undefined && d.entry) this.recent.settle(d.entry, false);
     }
     for (const d of decided) results[d.item.position] = d.error ?? d.result;
+    // Near-duplicates of an original the engine refused for itself: decided again without it, in a turn taken
+    // now (behind requests that arrived meanwhile), as if sent again. Each round needs one more refusal, so it ends.
+    if (again.length > 0) await this.indexChunk(docs, again.map((d) => d.item.position), this.sequencer.take(), policy, labels, results);
   }
 
   /**
@@ -750,15 +759,20 @@ export class DedupService {
    * write (originals, duplicates of stored originals), then, wave by wave,
    * the duplicates whose originals have now been stored. A duplicate whose
    * original failed is neither written nor acknowledged: it gets a retryable
-   * error (sent again, it is decided again).
+   * error (sent again, it is decided again), unless the engine refused the
+   * original for the document itself (`RecentEntry.refused`). That one would be
+   * refused again, and a shipper that sends its whole batch again would get
+   * "send again" for ever; such duplicates are returned, to be decided again
+   * at once without it (`indexChunk`).
    *
    * Writes of one id go out in decision order, so the last version decided is
    * the one stored (`writeWaves`); and the later waves' ids count as in
    * flight from the start, so a later chunk or request writing one of them
    * waits for this write (`bulkWrite`), not only for the first wave's.
    */
-  private async write(decided: Decided[], labels: string[] | undefined): Promise<void> {
+  private async write(decided: Decided[], labels: string[] | undefined): Promise<Decided[]> {
     const field = (d: Decided) => labels?.[d.item.position] ?? "body";
+    const again: Decided[] = [];
     const [first = [], ...later] = writeWaves(decided);
     const firstWave = this.bulkWrite(first, field); // its ids are in flight from here (synchronously)
     const { before, release } = this.holdInFlight(later.flat().filter((d) => d.entry));
@@ -773,6 +787,7 @@ export class DedupService {
             return;
           }
           if (d.entry) this.recent.settle(d.entry, false);
+          if (d.original?.refused) return void again.push(d);
           d.error = new NeardupError("RETRY", `document ${JSON.stringify(d.item.doc.id)} was not stored: its original ${JSON.stringify(d.result.duplicate_of)} could not be written; send it again`, {
             field: field(d),
           });
@@ -782,6 +797,7 @@ export class DedupService {
     } finally {
       release();
     }
+    return again;
   }
 
   /**
@@ -839,6 +855,7 @@ export class DedupService {
       batch.forEach((d, i) => {
         const engineItem = bulk?.items[i];
         if (!engineItem || engineItem.error) {
+          if (engineItem && isRefusal(engineItem.status)) d.entry!.refused = true;
           this.recent.settle(d.entry!, false);
           if (engineItem?.error) d.error = bulkItemError(engineItem, d.item.doc.id, field(d));
           return;

@@ -18,6 +18,11 @@ export interface RecentEntry {
   visibleAt: number | undefined;
   /** When the engine acknowledged the write (undefined while in flight). */
   ackedAt?: number | undefined;
+  /**
+   * Set when the engine refused the write for the document itself (a 4xx other than 429: a mapping conflict,
+   * a `create` of an id that exists): sending it again would be refused again, so what waited for it is decided again.
+   */
+  refused?: boolean;
   /** Rough memory held by the entry, in bytes (for the window's byte budget). */
   readonly bytes: number;
   /** A duplicate's distance and similarity to its original, as the write answered them. */

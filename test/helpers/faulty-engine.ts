@@ -11,6 +11,8 @@ export interface Faults {
   refuse: Set<string>;
   /** Ids whose next bulk item only is refused. */
   refuseNextWrite: Set<string>;
+  /** Ids whose bulk items the engine answers 429 es_rejected_execution_exception (a full write queue), every time. */
+  overload: Set<string>;
   /** Delay before a bulk that contains one of these ids is sent, in ms. */
   slowWrite: Map<string, number>;
   /** Writes of these ids wait until released (see {@link Faults.holdWrite}). */
@@ -21,6 +23,8 @@ export interface Faults {
   slowSearchMs: number;
   /** When set, every search issued meanwhile waits for the promise it returns (given the search's arguments). */
   searchGate: ((...args: unknown[]) => Promise<void>) | undefined;
+  /** Called with the id of each bulk item refused (400), when it is refused. */
+  onRefuse: ((id: string) => void) | undefined;
 }
 
 export function withFaults<E extends Engine>(engine: E): { engine: E; faults: Faults } {
@@ -28,6 +32,7 @@ export function withFaults<E extends Engine>(engine: E): { engine: E; faults: Fa
   const faults: Faults = {
     refuse: new Set(),
     refuseNextWrite: new Set(),
+    overload: new Set(),
     slowWrite: new Map(),
     heldWrites,
     holdWrite(id) {
@@ -38,6 +43,7 @@ export function withFaults<E extends Engine>(engine: E): { engine: E; faults: Fa
     },
     slowSearchMs: 0,
     searchGate: undefined,
+    onRefuse: undefined,
   };
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
   const bulk = async (operations: Record<string, unknown>[], options?: { refresh?: boolean | "wait_for" }): Promise<BulkResult> => {
@@ -53,14 +59,17 @@ export function withFaults<E extends Engine>(engine: E): { engine: E; faults: Fa
       return [h.promise];
     });
     await Promise.all(held);
-    const refused = new Set(pairs.map(idOf).filter((id) => faults.refuse.has(id) || faults.refuseNextWrite.delete(id)));
+    const refused = new Set(pairs.map(idOf).filter((id) => faults.refuse.has(id) || faults.refuseNextWrite.delete(id) || faults.overload.has(id)));
+    for (const id of refused) if (!faults.overload.has(id)) faults.onRefuse?.(id);
     const sent = pairs.filter((p) => !refused.has(idOf(p)));
     const real = sent.length > 0 ? await engine.bulk(sent.flatMap((p) => [p.action, p.source]), options) : { errors: false, items: [] };
     let k = 0;
     const items: BulkItemResult[] = pairs.map((p) =>
-      refused.has(idOf(p))
-        ? { action: "index", id: idOf(p), status: 400, error: { type: "mapper_parsing_exception", reason: "failed to parse field [fields.n] of type [long] (injected by the test)" } }
-        : real.items[k++]!,
+      !refused.has(idOf(p))
+        ? real.items[k++]!
+        : faults.overload.has(idOf(p))
+          ? { action: "index", id: idOf(p), status: 429, error: { type: "es_rejected_execution_exception", reason: "rejected execution of coordinating operation (injected by the test)" } }
+          : { action: "index", id: idOf(p), status: 400, error: { type: "mapper_parsing_exception", reason: "failed to parse field [fields.n] of type [long] (injected by the test)" } },
     );
     return { errors: real.errors || items.some((i) => i.error), items };
   };

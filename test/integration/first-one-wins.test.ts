@@ -92,14 +92,12 @@ describe.each(engineTargets())("first one wins on $kind $version ($source)", (ta
     expect(again.body).toMatchObject({ id: "dr-b", status: "duplicate", duplicate_of: "dr-a" });
   });
 
-  it.each(["skip", "mark", "reject"] as const)("a duplicate whose original the engine refused is not acknowledged (policy %s)", async (policy) => {
+  it.each(["skip", "mark", "reject"] as const)("a near-duplicate of an original the engine could not store for now is not acknowledged (policy %s)", async (policy) => {
     const { service, faults, index } = await faultyService(engine);
-    faults.refuse.add("dep-a");
+    faults.overload.add("dep-a");
     const results = await service.index([doc({ id: "dep-a", text: T, time: 1000 }), doc({ id: "dep-b", text: T1, time: 2000 })], policy);
-    expect(results[0]).toBeInstanceOf(NeardupError);
-    expect(results[1]).toBeInstanceOf(NeardupError);
-    expect((results[1] as NeardupError).code).toBe("RETRY");
-    expect((results[1] as NeardupError).status).toBe(503);
+    expect(results[0]).toMatchObject({ code: "ENGINE_UNAVAILABLE" });
+    expect(results[1]).toMatchObject({ code: "RETRY", status: 503 });
     await engine.refresh(index);
     expect(await engine.get(index, "dep-a")).toBeUndefined();
     expect(await engine.get(index, "dep-b")).toBeUndefined();
@@ -109,9 +107,21 @@ describe.each(engineTargets())("first one wins on $kind $version ($source)", (ta
     await engine.deleteIndex(index);
   });
 
+  it.each(["skip", "mark", "reject"] as const)("a near-duplicate of an original the engine refused for its content is decided again without it, and stored (policy %s)", async (policy) => {
+    const { service, faults, index } = await faultyService(engine);
+    faults.refuse.add("ref-a");
+    const results = await service.index([doc({ id: "ref-a", text: T, time: 1000 }), doc({ id: "ref-b", text: T1, time: 2000 })], policy);
+    expect(results[0]).toMatchObject({ code: "INVALID_INPUT", status: 400 });
+    expect(ok(results[1])).toMatchObject({ id: "ref-b", status: "original", action: "indexed" });
+    await engine.refresh(index);
+    expect(await engine.get(index, "ref-a")).toBeUndefined();
+    expect(await engine.get(index, "ref-b")).toMatchObject({ neardup: { status: "original" } });
+    await engine.deleteIndex(index);
+  });
+
   it("a duplicate in another request waits for its original's write and fails with it", async () => {
     const { service, faults, index } = await faultyService(engine);
-    faults.refuse.add("wait-a");
+    faults.overload.add("wait-a");
     faults.slowWrite.set("wait-a", 700);
     const first = service.index([doc({ id: "wait-a", text: T })], "mark");
     await new Promise((r) => setTimeout(r, 200)); // A is decided, its write is held back

@@ -109,6 +109,55 @@ describe("DedupService on an engine double", () => {
     expect(again[1]).toMatchObject({ id: "d3", status: "original" });
   });
 
+  it.each(["mark", "skip", "reject"] as const)("a near-duplicate of an original the engine refused for its content is decided again, without it, and stored (policy %s)", async (policy) => {
+    // The engine alone would store B; answering it "send again" made shippers that resend a whole batch loop for ever.
+    const { engine, faults } = withFaults(new MemoryEngine());
+    const service = new DedupService(engine, fp, resolveDedupOptions({ index: `refused-${policy}` }));
+    await service.ensureIndex();
+    const [a, b, c] = variants(LONG_ZH, 3);
+    faults.refuse.add("a");
+    const results = await service.index(
+      [parseDocInput({ id: "a", text: a!, time: 1000 }), parseDocInput({ id: "b", text: b!, time: 2000 }), parseDocInput({ id: "c", text: c!, time: 3000 })],
+      policy,
+      ["items[0]", "items[1]", "items[2]"],
+    );
+    expect(results[0]).toMatchObject({ code: "INVALID_INPUT", status: 400, field: "items[0].fields.n" });
+    expect(results[1]).toMatchObject({ id: "b", status: "original", action: "indexed", duplicate_of: null });
+    expect(results[2]).toMatchObject({ id: "c", status: "duplicate", duplicate_of: "b", action: policy === "mark" ? "indexed" : policy === "skip" ? "skipped" : "rejected" });
+    await engine.refresh(`refused-${policy}`);
+    const stored = await engine.search<{ neardup: { status: string } }>({ index: `refused-${policy}`, body: { size: 10, query: { match_all: {} } } });
+    expect(stored.hits.hits.map((h) => `${h._id} ${h._source!.neardup.status}`).sort()).toEqual(policy === "mark" ? ["b original", "c duplicate"] : ["b original"]);
+  });
+
+  it("a near-duplicate in a later request, waiting for an original the engine then refuses, is decided again and stored", async () => {
+    const { engine, faults } = withFaults(new MemoryEngine());
+    const service = new DedupService(engine, fp, resolveDedupOptions({ index: "refused-later" }));
+    await service.ensureIndex();
+    const [a, b] = variants(LONG_ZH, 2);
+    faults.refuse.add("a");
+    const release = faults.holdWrite("a");
+    const first = service.index([parseDocInput({ id: "a", text: a!, time: 1000 })], "mark");
+    await new Promise((r) => setTimeout(r, 100)); // A is decided; its write is held
+    const second = service.index([parseDocInput({ id: "b", text: b!, time: 2000 })], "skip");
+    await new Promise((r) => setTimeout(r, 100));
+    release();
+    expect((await first)[0]).toMatchObject({ code: "INVALID_INPUT" });
+    expect((await second)[0]).toMatchObject({ id: "b", status: "original", action: "indexed" });
+  });
+
+  it("a near-duplicate of an original the engine could not store for now (429) is answered a retryable 503, and not stored", async () => {
+    const { engine, faults } = withFaults(new MemoryEngine());
+    const service = new DedupService(engine, fp, resolveDedupOptions({ index: "overloaded" }));
+    await service.ensureIndex();
+    const [a, b] = variants(LONG_ZH, 2);
+    faults.overload.add("a");
+    const results = await service.index([parseDocInput({ id: "a", text: a!, time: 1000 }), parseDocInput({ id: "b", text: b!, time: 2000 })], "mark");
+    expect(results[0]).toMatchObject({ code: "ENGINE_UNAVAILABLE", status: 503 });
+    expect(results[1]).toMatchObject({ code: "RETRY", status: 503 });
+    await engine.refresh("overloaded");
+    expect(await engine.get("overloaded", "b")).toBeUndefined();
+  });
+
   it("a document whose time cannot be stored gets a 400 naming it, and leaves nothing behind that a later near-duplicate would wait for", async () => {
     const service = new DedupService(new MemoryEngine(), fp, resolveDedupOptions({ index: "bad-time" }));
     await service.ensureIndex();
