@@ -14,13 +14,14 @@
  *    `ln(1 + N) + 1`: in a corpus, an unseen word is the rarest kind.
  */
 import { NeardupError } from "./errors.js";
+import { hasChineseVariant } from "./chinese-variants.js";
 import { normalize } from "./normalize.js";
 
 export interface IdfTable {
   /** IDF of a normalized term; never throws, unknown terms follow the table's rule. */
   idf(term: string): number;
   /**
-   * What the table is, for the fingerprint version (`nd1+idf.<identity>`):
+   * What the table is, for the fingerprint version (`nd2+idf.<identity>`):
    * 8 lowercase hex characters of a hash of its content. Tables without one
    * are named `custom` in the version.
    */
@@ -62,6 +63,8 @@ export function median(values: number[]): number {
  */
 export function parseIdfDictionary(content: string, unknownIdf?: number): DictionaryIdf {
   const table = new Map<string, number>();
+  /** Terms set by a line written in traditional characters: a line of the term as written (simplified) takes over. */
+  const folded = new Set<string>();
   const values: number[] = [];
   const lines = content.split(/\r?\n/);
   for (let i = 0; i < lines.length; i++) {
@@ -72,8 +75,14 @@ export function parseIdfDictionary(content: string, unknownIdf?: number): Dictio
     if (!Number.isFinite(value) || value < 0) {
       throw new NeardupError("CORRUPT_FILE", `IDF dictionary line ${i + 1} must be "term idf", got ${JSON.stringify(line.slice(0, 80))}`);
     }
-    const term = normalize(line.slice(0, sp));
-    if (!table.has(term)) table.set(term, value);
+    const written = line.slice(0, sp);
+    const term = normalize(written);
+    const variant = hasChineseVariant(written);
+    if (!table.has(term) || (folded.has(term) && !variant)) {
+      table.set(term, value);
+      if (variant) folded.add(term);
+      else folded.delete(term);
+    }
     values.push(value);
   }
   if (table.size === 0) throw new NeardupError("CORRUPT_FILE", "IDF dictionary has no entries");

@@ -2,23 +2,34 @@
  * Text normalization, step 1 of the fingerprint algorithm (spec: docs/fingerprint-spec.md §2).
  *
  * The steps, in order:
- *  1. Unicode NFKC: compatibility forms fold to their plain form, which covers
+ *  1. HTML markup: comments, `<script>`/`<style>` elements and tags become a
+ *     space, then character references are decoded (markup.ts).
+ *  2. The query string and fragment of every `http(s)://` URL are dropped (markup.ts).
+ *  3. Unicode NFKC: compatibility forms fold to their plain form, which covers
  *     full-width to half-width (`ＡＢＣ１２３` -> `ABC123`, `，` -> `,`) and the
  *     ideographic space U+3000 -> U+0020.
- *  2. Lower case with the locale-independent Unicode default mapping
+ *  4. Lower case with the locale-independent Unicode default mapping
  *     (`String.prototype.toLowerCase`), the practical case fold.
- *  3. Whitespace controls (TAB, LF, VT, FF, CR, NEL) become a space; every other
+ *  5. Traditional and regional variant Chinese characters fold to simplified
+ *     ones, character by character (chinese-variants.ts).
+ *  6. Whitespace controls (TAB, LF, VT, FF, CR, NEL) become a space; every other
  *     control (`\p{Cc}`) and format character (`\p{Cf}`: zero-width space, BOM,
  *     soft hyphen, bidi marks, ZWJ) is removed.
- *  4. Every run of white space (`\s`) becomes one U+0020; leading and trailing
+ *  7. Every run of white space (`\s`) becomes one U+0020; leading and trailing
  *     white space is removed.
+ *
+ * Steps 1, 2 and 5 came with fingerprint version `nd2`; a text they leave
+ * unchanged normalizes as in `nd1`.
  */
+import { foldChineseVariants } from "./chinese-variants.js";
+import { stripMarkup, stripUrlQueries } from "./markup.js";
+
 const WHITESPACE_CONTROLS = /[\t\n\v\f\r\u0085]/g;
 const INVISIBLE = /[\p{Cc}\p{Cf}]/gu;
 const WHITESPACE_RUN = /\s+/g;
 
 export function normalize(text: string): string {
-  const folded = text.normalize("NFKC").toLowerCase();
+  const folded = foldChineseVariants(stripUrlQueries(stripMarkup(text)).normalize("NFKC").toLowerCase());
   return collapseWhitespace(folded) ?? folded.replace(WHITESPACE_CONTROLS, " ").replace(INVISIBLE, "").replace(WHITESPACE_RUN, " ").trim();
 }
 

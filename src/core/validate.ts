@@ -43,6 +43,8 @@ export function validateText(text: unknown, maxLength = DEFAULT_MAX_TEXT_LENGTH,
 
 /** Printable ASCII and the CJK ideographs: normalization keeps them, so a text holding one is not blank after it. */
 const SURELY_VISIBLE = /[\x21-\x7e\u4e00-\u9fff]/;
+/** What normalization may drop whole (markup.ts). */
+const MARKUP = /[<&]/;
 
 /** The refusal of a text with nothing left after normalization (the same message wherever it is found). */
 export function nothingVisible(field: string): NeardupError {
@@ -60,5 +62,6 @@ export function textRefusal(text: string, maxLength = DEFAULT_MAX_TEXT_LENGTH, f
   } catch (err) {
     return err as NeardupError;
   }
-  return SURELY_VISIBLE.test(text) || normalize(text) !== "" ? undefined : nothingVisible(field);
+  // Markup and character references may be all there is (`<p></p>&nbsp;`): such a text takes the whole normalization.
+  return (!MARKUP.test(text) && SURELY_VISIBLE.test(text)) || normalize(text) !== "" ? undefined : nothingVisible(field);
 }

@@ -30,16 +30,20 @@ export function editOnlyPairs(fp: Fingerprinter, count: number): { a: string; b:
  * but far from duplicates: `b` is the first half of `a` and then other
  * poems. Their text filters rule both text rules out.
  */
-export function farPairs(fp: Fingerprinter, count: number): { a: string; b: string }[] {
+export function farPairs(fp: Fingerprinter, count: number, avoid: readonly string[] = []): { a: string; b: string }[] {
   const poems = loadPoems(1);
   const out: { a: string; b: string }[] = [];
+  // Never a near-duplicate of a text the caller stores beside them (the corpus holds editions of one poem).
+  const avoided = avoid.map((t) => fp.analyze(t));
+  const clear = (x: ReturnType<Fingerprinter["analyze"]>) => avoided.every((y) => !fp.compare(x, y).duplicate);
   for (let i = 0; out.length < count && i < 40; i++) {
     const a = poems.slice(i * 12, i * 12 + 12).join("").slice(0, 400);
     const A = fp.analyze(a);
+    if (!clear(A)) continue;
     for (let k = 500; k < poems.length - 12; k++) {
       const b = a.slice(0, 200) + poems.slice(k, k + 12).join("").slice(0, 200);
       const B = fp.analyze(b);
-      if (fp.compare(B, A).duplicate || hamming(A.simhash, B.simhash) <= 3 || !B.lsh.some((key) => A.lsh.includes(key))) continue;
+      if (fp.compare(B, A).duplicate || hamming(A.simhash, B.simhash) <= 3 || !B.lsh.some((key) => A.lsh.includes(key)) || !clear(B)) continue;
       out.push({ a, b });
       break;
     }

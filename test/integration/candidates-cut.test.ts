@@ -67,7 +67,7 @@ describe.each(engineTargets())("candidate lookups over many shared keys on $kind
     expect(warnings.some((w) => w.message.includes("candidate lookup cut"))).toBe(true);
   }, 120_000);
 
-  it("never takes a document of another fingerprint or LSH scheme as a candidate", async () => {
+  it("never takes a document of another fingerprint or LSH scheme as a candidate (nd1 counts as nd2's)", async () => {
     const fingerprinter = await sharedFingerprinter();
     const probe = "A text about the scheme check, written once in one scheme and once in another, long enough to have keys.";
     const a = fingerprinter.analyze(probe);
@@ -96,11 +96,19 @@ describe.each(engineTargets())("candidate lookups over many shared keys on $kind
       // Far simhash, same keys, same schemes: a candidate through the keys (the control).
       { index: { _index: index, _id: "same-scheme" } },
       { text: probe, neardup: neardup(a.version, a.lshScheme!, far, farSegs) },
+      // nd1, which nd2 reads (comparableVersions): a candidate; nd1 of another IDF table: never.
+      { index: { _index: index, _id: "nd1" } },
+      { text: probe, neardup: neardup("nd1", a.lshScheme!, a.hex, a.segments) },
+      { index: { _index: index, _id: "nd1-other-idf" } },
+      { text: probe, neardup: neardup("nd1+idf.0badc0de", a.lshScheme!, a.hex, a.segments) },
     ];
     expect((await engine.bulk(ops, { refresh: true })).errors).toBe(false);
     const result = await fullService.search({ text: probe, limit: 10, minSimilarity: 0 });
     const ids = result.matches.map((m) => m.id);
+    expect(a.version).toBe("nd2");
     expect(ids).toContain("same-scheme");
+    expect(ids).toContain("nd1");
+    expect(ids).not.toContain("nd1-other-idf");
     expect(ids).not.toContain("other-version");
     expect(ids).not.toContain("other-lsh");
   }, 120_000);

@@ -22,6 +22,7 @@
  * page that holds a duplicate (candidates/index.ts).
  */
 import { hex4, segmentValues, type Fingerprint } from "../../core/fingerprint.js";
+import { comparableVersions } from "../../core/fingerprinter.js";
 import type { LengthRange } from "../../core/length-bounds.js";
 import { comparableLshSchemes, LEGACY_LSH_SCHEME } from "../../core/lsh.js";
 import { neighboursForRadius } from "../../core/neighbours.js";
@@ -174,8 +175,10 @@ function windowFilter(since: number, until = Infinity): Record<string, unknown> 
   return { range: { "neardup.timestamp": { gte: since, ...(Number.isFinite(until) ? { lte: until } : {}), format: "epoch_millis" } } };
 }
 
+/** Documents of a version comparable with one of `versions` (core `comparableVersions`). */
 function versionFilter(versions: readonly string[]): Record<string, unknown> {
-  return versions.length === 1 ? { term: { "neardup.version": versions[0] } } : { terms: { "neardup.version": [...versions] } };
+  const all = [...new Set(versions.flatMap(comparableVersions))];
+  return all.length === 1 ? { term: { "neardup.version": all[0] } } : { terms: { "neardup.version": all } };
 }
 
 function termClause(field: string, values: readonly string[]): Record<string, unknown> {

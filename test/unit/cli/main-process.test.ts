@@ -68,7 +68,7 @@ describe("neardup idf fit, then dedup --idf (issue 14)", () => {
     const fit = await cli(["idf", "fit", "test/fixtures/cli/news.jsonl", "--out", table]);
     expect(fit.code).toBe(0);
     expect(fit.stderr).toMatch(/documents: 11, terms: \d+ kept of \d+, bad lines: 2/);
-    expect(fit.stderr).toMatch(/fingerprint version nd1\+idf\.[0-9a-f]{8}/);
+    expect(fit.stderr).toMatch(/fingerprint version nd2\+idf\.[0-9a-f]{8}/);
     expect(JSON.parse(readFileSync(table, "utf8"))).toMatchObject({ format: "neardup-idf", version: 1, n: 11 });
     const dedup = await cli(["dedup", "test/fixtures/cli/news.jsonl", "--idf", table]);
     expect(dedup.code).toBe(0);

@@ -1,4 +1,4 @@
-// Pins fingerprint version nd1: a change here changes every stored fingerprint.
+// Pins fingerprint version nd2: a change here changes every stored fingerprint.
 import { readFileSync } from "node:fs";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createFeatureHasher, FINGERPRINT_VERSION, simhash128, simhash64, toHex, toHex128 } from "../../../src/core/index.js";
@@ -14,7 +14,7 @@ interface Golden {
 
 const golden = JSON.parse(readFileSync(new URL("../../fixtures/golden-simhash.json", import.meta.url), "utf8")) as Golden;
 
-describe("golden simhash vectors (nd1)", () => {
+describe("golden simhash vectors (nd2)", () => {
   let hasher: FeatureHasher;
   let fp: Fingerprinter;
   beforeAll(async () => {

@@ -55,15 +55,15 @@ describe("corpus IDF identity and the fingerprint version (issue 14)", () => {
     expect(pruned.documentFrequency("c")).toBe(2);
   });
 
-  it("analysis version: nd1 with the bundled table, nd1+idf.<identity> with a corpus table", async () => {
+  it("analysis version: nd2 with the bundled table, nd2+idf.<identity> with a corpus table", async () => {
     expect(analysisVersion()).toBe(FINGERPRINT_VERSION);
     const table = CorpusIdf.fit([["the", "cat"], ["the", "dog"], ["a", "bird"]]);
-    expect(analysisVersion(table)).toBe(`nd1+idf.${table.identity}`);
-    expect(analysisVersion({ idf: () => 1 })).toBe("nd1+idf.custom");
+    expect(analysisVersion(table)).toBe(`nd2+idf.${table.identity}`);
+    expect(analysisVersion({ idf: () => 1 })).toBe("nd2+idf.custom");
     const fp = await createFingerprinter({ idf: table });
-    expect(fp.version).toBe(`nd1+idf.${table.identity}`);
+    expect(fp.version).toBe(`nd2+idf.${table.identity}`);
     expect(fp.analyze("the cat sat").version).toBe(fp.version);
-    expect((await defaultFingerprinter()).analyze("the cat sat").version).toBe("nd1");
+    expect((await defaultFingerprinter()).analyze("the cat sat").version).toBe("nd2");
   });
 
   it("English gets real weights from a corpus: a common word weighs less than a rare one (the bundled table gives both 11.95)", async () => {
@@ -75,5 +75,13 @@ describe("corpus IDF identity and the fingerprint version (issue 14)", () => {
     const withTable = await createFingerprinter({ idf: table });
     const v = withTable.analyze("council aurora").vector;
     expect(v.get("council")!).toBeLessThan(v.get("aurora")!);
+  });
+});
+
+describe("IDF lines in traditional characters (nd2 folds them)", () => {
+  it("weigh the simplified word they fold to when the table has no line for it, and give way to one that it has", () => {
+    const table = parseIdfDictionary("後來 9.5\n后来 2.5\n經濟 8\n其他 1\n");
+    expect(table.idf("后来")).toBe(2.5); // the line as written wins over the folded one before it
+    expect(table.idf("经济")).toBe(8); // only the traditional line: it weighs the folded word
   });
 });

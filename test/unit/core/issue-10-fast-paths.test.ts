@@ -5,6 +5,8 @@
 // WebAssembly SIMD. Outputs must be identical; golden-corpus.test.ts checks
 // whole analyses on real text.
 import fc from "fast-check";
+import { foldChineseVariants } from "../../../src/core/chinese-variants.js";
+import { stripMarkup, stripUrlQueries } from "../../../src/core/markup.js";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createMixedTokenizer, normalize } from "../../../src/core/index.js";
 import type { HanSegmenter } from "../../../src/core/index.js";
@@ -14,10 +16,9 @@ import { loadJiebaResources } from "../../../src/resources/jieba.js";
 import * as jieba from "nodejs-jieba";
 
 // ---- The reference: src/core/normalize.ts and src/core/tokenize.ts before issue 10's changes.
+/** The spec's steps one by one (§2); markup, URL queries and the Chinese fold are their own modules' (tested apart). */
 function referenceNormalize(text: string): string {
-  return text
-    .normalize("NFKC")
-    .toLowerCase()
+  return foldChineseVariants(stripUrlQueries(stripMarkup(text)).normalize("NFKC").toLowerCase())
     .replace(/[\t\n\v\f\r\u0085]/g, " ")
     .replace(/[\p{Cc}\p{Cf}]/gu, "")
     .replace(/\s+/g, " ")

@@ -1,0 +1,97 @@
+/**
+ * Traditional Chinese folded to simplified, character by character (spec
+ * §2, step 3 of normalization, version `nd2`).
+ *
+ * The same text written in traditional characters (Taiwan, Hong Kong) and in
+ * simplified ones shares almost no words: 25-35% of its characters differ, so
+ * its simhash is as far as an unrelated text's and jieba (a simplified
+ * dictionary) segments it differently. Folding every character to one form
+ * makes the two the same text.
+ *
+ * The tables are OpenCC's (`opencc-js`): the Taiwan and Hong Kong variant
+ * tables (`TWVariantsRev`, `HKVariantsRev`: a regional variant to OpenCC's
+ * standard traditional form), then `TSCharacters` (traditional to
+ * simplified, its first candidate). Only single characters are folded, never
+ * phrases: a fold must be a function of each character alone, so that any
+ * two texts fold alike wherever they differ. Characters of simplified text
+ * are not in `TSCharacters` as keys, except a few that are both (乾 -> 干):
+ * both sides of any comparison fold alike, so that costs nothing but a word.
+ */
+import { from, to } from "opencc-js/preset/t2cn";
+import type { DictGroup, DictLike } from "opencc-js/core";
+
+/** The single-character entries of some OpenCC dictionaries: key -> first candidate, both one code point; the first table wins. */
+function characterPairs(groups: readonly DictGroup[]): Map<string, string> {
+  const out = new Map<string, string>();
+  const add = (key: string, value: string) => {
+    const first = value.split(" ")[0]!;
+    if ([...key].length === 1 && [...first].length === 1 && !out.has(key)) out.set(key, first);
+  };
+  for (const group of groups) {
+    for (const dict of group as readonly DictLike[]) {
+      if (typeof dict === "string") {
+        for (const entry of dict.split("|")) {
+          const sp = entry.indexOf(" ");
+          if (sp > 0) add(entry.slice(0, sp), entry.slice(sp + 1));
+        }
+      } else {
+        for (const [key, value] of dict) add(key, value);
+      }
+    }
+  }
+  return out;
+}
+
+/** Code point -> its simplified form, for every character that has one. */
+function foldTable(): Map<number, number> {
+  const variants = characterPairs([...(from.tw ?? []), ...(from.hk ?? [])]);
+  const simplified = characterPairs(to.cn ?? []);
+  const table = new Map<number, number>();
+  for (const key of new Set([...variants.keys(), ...simplified.keys()])) {
+    const standard = variants.get(key) ?? key;
+    const folded = simplified.get(standard) ?? simplified.get(key) ?? standard;
+    if (folded !== key) table.set(key.codePointAt(0)!, folded.codePointAt(0)!);
+  }
+  return table;
+}
+
+const TABLE = foldTable();
+/** The same for the Basic Multilingual Plane, as a flat array (0: unchanged), for the per-character loop. */
+const BMP = new Uint32Array(0x10000);
+for (const [key, value] of TABLE) if (key < 0x10000) BMP[key] = value;
+
+/** Number of characters folded (for tests and the spec). */
+export const FOLDED_CHARACTERS = TABLE.size;
+
+/** `text` with every traditional or regional variant character replaced by its simplified form. */
+export function foldChineseVariants(text: string): string {
+  const n = text.length;
+  let out: string[] | undefined;
+  let from_ = 0;
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i);
+    let to: number | undefined;
+    let width = 1;
+    if (c < 0x2e80) continue; // below the CJK radicals: nothing to fold
+    if ((c & 0xfc00) === 0xd800 && i + 1 < n) {
+      const cp = text.codePointAt(i)!;
+      width = 2;
+      to = TABLE.get(cp);
+    } else {
+      to = BMP[c] || undefined;
+    }
+    if (to !== undefined) {
+      (out ??= []).push(text.slice(from_, i), String.fromCodePoint(to));
+      from_ = i + width;
+    }
+    if (width === 2) i++;
+  }
+  if (!out) return text;
+  out.push(text.slice(from_));
+  return out.join("");
+}
+
+/** Whether `text` holds a character that {@link foldChineseVariants} changes. */
+export function hasChineseVariant(text: string): boolean {
+  return foldChineseVariants(text) !== text;
+}
