@@ -45,6 +45,8 @@ export interface BackfillOptions {
   maxCandidates?: number | undefined;
   /** Point-in-time keep-alive between pages. Default `5m`. */
   keepAlive?: string;
+  /** Most documents of one time held until that time is read whole (then taken in id order). Default 50,000. */
+  maxHeld?: number;
 }
 
 export interface BackfillIO {
@@ -105,6 +107,30 @@ function timeOf(hit: SearchHit<unknown>, fallback: number): number {
   const value = hit.sort?.[0];
   const ms = typeof value === "string" ? readSourceTime(value) : value; // a keyword time field sorts by its text
   return typeof ms === "number" && ms !== MAX_TIME_MS && isStorableTime(ms) ? ms : fallback;
+}
+
+/** Most documents held back while their time may go on in the next page; a time shared by more is taken in pieces. */
+const MAX_HELD = 50_000;
+
+/** What the engine sorted a hit by (its time, or its text for a keyword time field). */
+function sortKey(hit: SearchHit<unknown>): string {
+  return JSON.stringify(hit.sort?.[0] ?? null);
+}
+
+/** Where the run of hits sharing the last hit's time starts (hits are in time order). */
+function openTimeStart(hits: readonly SearchHit<unknown>[]): number {
+  const last = sortKey(hits[hits.length - 1]!);
+  let k = hits.length;
+  while (k > 0 && sortKey(hits[k - 1]!) === last) k--;
+  return k;
+}
+
+/** Hits in time order with each time's hits in id order (code unit order): an order the engine's own does not change. */
+function inIdOrderPerTime<T>(hits: SearchHit<T>[]): SearchHit<T>[] {
+  const keys = new Map<SearchHit<T>, number>();
+  let run = 0;
+  hits.forEach((h, i) => keys.set(h, i > 0 && sortKey(hits[i - 1]!) === sortKey(h) ? run : (run = i)));
+  return hits.sort((a, b) => keys.get(a)! - keys.get(b)! || (a._id < b._id ? -1 : a._id > b._id ? 1 : 0));
 }
 
 function decisionOf(r: DedupRecord): Decision {
@@ -182,18 +208,51 @@ export async function runBackfill(engine: Engine, fingerprinter: Fingerprinter, 
       timeSort = TEXT_TIME_SORT;
       return fetchPage(undefined, true);
     });
+    // Documents of one time are taken in id order, once that time has been read whole: the engine's order
+    // among them is its own (Elasticsearch's follows where a document sits, which the run's own updates move),
+    // so a resumed run would replay other documents than those done (CLI audit: 5,000 left unmarked).
+    const held: SearchHit<Record<string, unknown>>[] = [];
+    /** Documents done in times read whole: what a checkpoint may count (a resumed run replays exactly those). */
+    let whole = 0;
+    let checkpointed = skipWrites;
+    /** The id of the last document counted in `seen`, and of the last one in `whole`. */
+    let lastSeenId: string | null = null;
+    let wholeId: string | null = null;
+    /** The time being taken in pieces (more documents share it than `maxHeld`), if any. */
+    let inPieces: string | undefined;
     for (let page = 0; ; page++) {
       const response = await next;
       pitId = response.pitId;
       if (page === 0) total = totalHits(response);
-      const hits = response.hits.hits;
-      if (hits.length === 0) break;
-      next = fetchPage(hits[hits.length - 1]!.sort, false);
-      next.catch(() => undefined); // awaited on the next turn; a failure then stops the run
+      const read = response.hits.hits;
+      const end = read.length === 0;
+      if (!end) {
+        next = fetchPage(read[read.length - 1]!.sort, false);
+        next.catch(() => undefined); // awaited on the next turn; a failure then stops the run
+      }
+      if (end && held.length === 0) break;
+      held.push(...read);
+      // A time taken in pieces is whole once another time follows it.
+      if (inPieces !== undefined && (end || sortKey(held[0]!) !== inPieces)) {
+        whole = seen;
+        wholeId = lastSeenId;
+        inPieces = undefined;
+      }
+      // The last time read may go on in the next page: it waits, unless more documents than `maxHeld` share it.
+      let open = end ? held.length : openTimeStart(held);
+      if (open === 0) {
+        if (held.length < (options.maxHeld ?? MAX_HELD)) continue;
+        open = held.length;
+        inPieces = sortKey(held[0]!);
+      }
+      const hits = inIdOrderPerTime(held.splice(0, open));
       const operations: Record<string, unknown>[] = [];
-      let lastId: string | null = null;
       for (const hit of hits) {
         seen++;
+        lastSeenId = hit._id;
+        if (seen === skipWrites && resumeFrom?.lastId && resumeFrom.lastId !== hit._id) {
+          io.report(`warning: the index changed since the checkpoint (expected ${resumeFrom.lastId} at ${seen}, found ${hit._id}); verdicts may differ from a single run`);
+        }
         const text = hit._source?.[options.textField];
         if (typeof text !== "string" || text.trim() === "") {
           result.skipped++;
@@ -216,13 +275,9 @@ export async function runBackfill(engine: Engine, fingerprinter: Fingerprinter, 
         }
         if (seen <= skipWrites) {
           result.replayed++;
-          if (seen === skipWrites && resumeFrom?.lastId !== undefined && resumeFrom.lastId !== hit._id) {
-            io.report(`warning: the index changed since the checkpoint (expected ${resumeFrom.lastId} at ${seen}, found ${hit._id}); verdicts may differ from a single run`);
-          }
           continue;
         }
         result.written++;
-        lastId = hit._id;
         if (options.dryRun) {
           if (record.status === "duplicate" && result.sample.length < 10) result.sample.push(record);
           continue;
@@ -231,21 +286,33 @@ export async function runBackfill(engine: Engine, fingerprinter: Fingerprinter, 
       }
       await writing;
       const done = seen;
+      // A time more than `maxHeld` documents share is taken in pieces, and checkpointed only once read whole.
+      if (inPieces === undefined) {
+        whole = seen;
+        wholeId = lastSeenId;
+      }
       const checkpoint: Checkpoint | undefined =
-        options.checkpoint && !options.dryRun && done > skipWrites
-          ? { version: 1, index: options.index, settings, done, lastId: lastId ?? hits[hits.length - 1]!._id, complete: false }
+        options.checkpoint && !options.dryRun && whole > checkpointed
+          ? { version: 1, index: options.index, settings, done: whole, lastId: wholeId, complete: false }
           : undefined;
+      if (checkpoint) checkpointed = whole;
       writing = writePage(engine, operations).then(() => {
         if (checkpoint) writeCheckpoint(options.checkpoint!, checkpoint);
         io.progress?.(done, total);
         io.afterPage?.(done);
       });
       writing.catch(() => undefined); // awaited before the next write and at the end
+      if (end) break;
     }
     await writing;
   } finally {
     await writing.catch(() => undefined);
     await engine.closePointInTime(pitId).catch(() => undefined);
+  }
+  // Documents read, and not one with a text: the text field is most likely not the one named (CLI audit: the run
+  // said "updated 0 documents" and marked itself complete, and then refused the right command for other options).
+  if (seen > 0 && result.skipped === seen) {
+    throw new NeardupError("INVALID_INPUT", `none of the ${seen} documents of ${options.index} has a text in ${JSON.stringify(options.textField)}: give --text-field the field that holds the text`, { field: "text-field" });
   }
   if (options.checkpoint && !options.dryRun) writeCheckpoint(options.checkpoint, { version: 1, index: options.index, settings, done: seen, lastId: null, complete: true });
   result.summary = deduper.summary();

@@ -5,7 +5,9 @@ import { createProgram } from "./program.js";
 process.stdout.on("error", (err: NodeJS.ErrnoException) => {
   // Output piped into `head` and closed early: stop quietly.
   if (err.code === "EPIPE") process.exit(process.exitCode ?? 0);
-  throw err;
+  // Anything else (a full disk behind a redirect): one line, not a stack.
+  process.stderr.write(`neardup: cannot write the output: ${err.message}\n`);
+  process.exit(1);
 });
 
 createProgram({ stdin: process.stdin, stdout: process.stdout, stderr: process.stderr })

@@ -1,5 +1,6 @@
 /** The commander program: flags, help text, and the wiring of `dedup` to files, stdin/stdout and the progress bar. */
-import { createWriteStream } from "node:fs";
+import { createWriteStream, statSync } from "node:fs";
+import { once } from "node:events";
 import type { Readable, Writable } from "node:stream";
 import { finished } from "node:stream/promises";
 import { Command, Option } from "commander";
@@ -107,6 +108,32 @@ export function createProgram(env: CliEnv): Command {
   return program;
 }
 
+/**
+ * The `--out` file, open, or an error naming it: never the input file (opening it for writing empties it
+ * before a line is read), and a path that cannot be written is one line, not a stack. A write error later
+ * (a full disk) ends the run when the file is closed, with the same kind of message.
+ */
+async function openOutput(path: string, input: string | undefined): Promise<Writable> {
+  const same = (a: string, b: string) => {
+    try {
+      const [x, y] = [statSync(a), statSync(b)];
+      return x.dev === y.dev && x.ino === y.ino;
+    } catch {
+      return false;
+    }
+  };
+  if (input !== undefined && same(input, path)) throw new Error(`--out ${path} is the input file: writing it would empty it before it is read; write the verdicts elsewhere`);
+  const stream = createWriteStream(path);
+  try {
+    await once(stream, "open");
+  } catch (err) {
+    throw new Error(`cannot write --out ${path}: ${(err as Error).message}`);
+  }
+  const failed: Error[] = [];
+  stream.on("error", (err) => failed.push(err));
+  return stream;
+}
+
 async function dedupCommand(file: string, flags: DedupFlags, env: CliEnv): Promise<number> {
   const started = performance.now();
   const tty = flags.progress && env.stderr.isTTY === true;
@@ -124,7 +151,7 @@ async function dedupCommand(file: string, flags: DedupFlags, env: CliEnv): Promi
   const opened = file === "-" ? undefined : openInput(file);
   const input = opened?.input ?? env.stdin;
   const totalBytes = opened?.size;
-  const output = flags.out === undefined ? env.stdout : createWriteStream(flags.out);
+  const output = flags.out === undefined ? env.stdout : await openOutput(flags.out, file === "-" ? undefined : file);
   const progress = tty ? createProgress(env.stderr, totalBytes) : undefined;
   const options: RunDedupOptions = {
     fields: { textField: flags.textField, idField: flags.idField, timeField: flags.timeField, timeUnit: flags.timeUnit },
@@ -147,7 +174,9 @@ async function dedupCommand(file: string, flags: DedupFlags, env: CliEnv): Promi
   progress?.stop();
   if (output !== env.stdout) {
     output.end();
-    await finished(output);
+    await finished(output).catch((err: Error) => {
+      throw new Error(`cannot write --out ${flags.out!}: ${err.message}`);
+    });
   }
   env.stderr.write(`${formatSummary(result, (performance.now() - started) / 1000)}\n`);
   return result.stoppedAtLine === undefined ? 0 : 1;

@@ -836,6 +836,10 @@ export class DedupService {
     const earlier = [...new Set(batch.flatMap((d) => (before?.has(d.item.doc.id) ? before.get(d.item.doc.id) : this.inflight.get(d.item.doc.id)) ?? []))];
     const run = (async () => {
       await Promise.all(earlier.map((p) => p.catch(() => undefined)));
+      // Decisions are this writer's only while it holds the lease: a holder paused between deciding and
+      // writing (GC, a stopped process) may have lost it meanwhile, and its successor decided the same
+      // texts. Then nothing is written and the documents answer RETRY (multi-sidecar audit: two originals).
+      this.router?.assertDeciding();
       return writeDocuments(this.engine, this.options, batch.map((d) => ({ id: d.item.doc.id, source: d.source! })), () => this.ensureIndex());
     })();
     const settled = run.then(

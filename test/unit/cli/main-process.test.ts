@@ -1,6 +1,6 @@
 // The real process: exit codes and help text (`npx tsx src/cli/main.ts`).
 import { execFile } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -59,6 +59,22 @@ describe("neardup process", () => {
     const batch = await cli(["backfill", "some-index", "--batch-size", "0"]);
     expect(batch.code).toBe(1);
     expect(batch.stderr).toContain("--batch-size must be an integer in 1..10000"); // 0 did nothing and marked the run complete
+  }, 120_000);
+
+  it("--out: never the input file (it was emptied before being read), and a path it cannot write is one line, not a stack (CLI audit)", async () => {
+    const input = join(dir, "same.jsonl");
+    copyFileSync("test/fixtures/cli/news.jsonl", input);
+    const before = readFileSync(input, "utf8");
+    const same = await cli(["dedup", input, "--out", input]);
+    expect(same.code).toBe(1);
+    expect(same.stderr).toContain("is the input file");
+    expect(readFileSync(input, "utf8")).toBe(before);
+    for (const out of [join(dir, "no", "such", "dir.jsonl"), dir]) {
+      const bad = await cli(["dedup", input, "--out", out]);
+      expect(bad.code).toBe(1);
+      expect(bad.stderr).toContain(`cannot write --out ${out}`);
+      expect(bad.stderr).not.toMatch(/Unhandled|node:events|\n\s+at /);
+    }
   }, 120_000);
 });
 

@@ -158,6 +158,32 @@ describe("DedupService on an engine double", () => {
     expect(await engine.get("overloaded", "b")).toBeUndefined();
   });
 
+  it("a writer that lost its lease between deciding and writing writes nothing: its documents answer RETRY (multi-sidecar audit: a holder paused there wrote stale decisions, two originals)", async () => {
+    const engine = new MemoryEngine();
+    const service = new DedupService(engine, fp, resolveDedupOptions({ index: "lease-lost" }));
+    await service.ensureIndex();
+    let checks = 0;
+    // The lease holds when the chunk decides (the first check) and is gone when its write would go out.
+    service.router = {
+      forward: () => undefined,
+      assertDeciding: () => {
+        if (++checks > 1) throw new NeardupError("RETRY", "this sidecar lost the writer lease before writing");
+      },
+    };
+    const [a, b] = variants(LONG_ZH, 2);
+    const results = await service.index([parseDocInput({ id: "a", text: a!, time: 1000 }), parseDocInput({ id: "b", text: b!, time: 2000 })], "mark");
+    expect(checks).toBeGreaterThan(1);
+    expect(results[0]).toMatchObject({ code: "RETRY", status: 503 });
+    expect(results[1]).toMatchObject({ code: "RETRY", status: 503 });
+    await engine.refresh("lease-lost");
+    expect(await engine.get("lease-lost", "a")).toBeUndefined();
+    expect(await engine.get("lease-lost", "b")).toBeUndefined();
+    // Nothing stays in flight: with the lease back, the same documents are decided again and stored.
+    service.router = undefined;
+    const again = await service.index([parseDocInput({ id: "a", text: a!, time: 1000 }), parseDocInput({ id: "b", text: b!, time: 2000 })], "mark");
+    expect(again).toEqual([expect.objectContaining({ id: "a", status: "original" }), expect.objectContaining({ id: "b", status: "duplicate", duplicate_of: "a" })]);
+  });
+
   it("a document whose time cannot be stored gets a 400 naming it, and leaves nothing behind that a later near-duplicate would wait for", async () => {
     const service = new DedupService(new MemoryEngine(), fp, resolveDedupOptions({ index: "bad-time" }));
     await service.ensureIndex();
