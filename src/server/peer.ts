@@ -57,7 +57,17 @@ function fromPeerAnswer(a: PeerAnswer): IndexResult | NeardupError {
  * on), the documents go with this sidecar's analyses of their texts, which the holder then does not redo; a
  * text that fails here, or a full pool, goes without one.
  */
-export function httpForwarder(options: { timeoutMs: number; apiKey?: string | undefined; analyze?: ((texts: { text: string }[]) => Promise<(Analysis | NeardupError)[]>) | undefined }): Forwarder {
+export function httpForwarder(options: {
+  timeoutMs: number;
+  apiKey?: string | undefined;
+  analyze?: ((texts: { text: string }[]) => Promise<(Analysis | NeardupError)[]>) | undefined;
+  /**
+   * The holder's body limit (`NEARDUP_BODY_LIMIT`): a request that would pass it with its analyses goes
+   * without them (they can triple a body of medium texts: a bulk under the limit got a 413 through a follower
+   * and a 200 from the holder, multi-sidecar audit).
+   */
+  maxBodyBytes?: number | undefined;
+}): Forwarder {
   /** Holders that refused `analysis` as an unknown field (a version before it, in a rolling upgrade). */
   const withoutAnalyses = new Set<string>();
   const send = async (url: string, docs: DocInput[], policy: Policy, labels: string[] | undefined): Promise<(IndexResult | NeardupError)[]> => {
@@ -67,12 +77,17 @@ export function httpForwarder(options: { timeoutMs: number; apiKey?: string | un
       if (!(a instanceof NeardupError)) items[k]!.analysis = toWire(a);
     });
     const body: PeerRequest = { policy, items, labels };
+    let json = JSON.stringify(body);
+    if (analyses.length > 0 && options.maxBodyBytes !== undefined && Buffer.byteLength(json) > options.maxBodyBytes) {
+      for (const item of items) delete item.analysis;
+      json = JSON.stringify(body);
+    }
     let response: Response;
     try {
       response = await fetch(new URL(PEER_ROUTE, url), {
         method: "POST",
         headers: { "content-type": "application/json", ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}) },
-        body: JSON.stringify(body),
+        body: json,
         signal: AbortSignal.timeout(options.timeoutMs),
       });
     } catch (err) {

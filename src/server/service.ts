@@ -1,7 +1,7 @@
 import { createServer as createHttpsServer } from "node:https";
 import { createServer as createHttpServer, type Server } from "node:http";
 import type { Logger } from "pino";
-import type { Config } from "../config/config.js";
+import { parseSize, type Config } from "../config/config.js";
 import { hasErrorCode, isNeardupError } from "../core/errors.js";
 import { createFingerprinter, type Fingerprinter } from "../core/fingerprinter.js";
 import { loadIdfFile } from "../resources/idf-file.js";
@@ -164,6 +164,7 @@ export async function startService(config: Config, deps: ServiceDeps): Promise<R
               timeoutMs: config.engine?.requestTimeoutMs ?? 30_000,
               apiKey: config.lease.peerApiKey,
               analyze: config.lease.peerAnalyses ? (texts) => svc.analyzeForWrite(texts) : undefined,
+              maxBodyBytes: parseSize(config.bodyLimit),
             }),
             logLeaseEvents(logger, { index: config.dedup.index }, leaseEventCounter(metrics, "api")),
           );

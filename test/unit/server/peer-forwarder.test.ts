@@ -45,4 +45,34 @@ describe("httpForwarder with analyses", () => {
     expect(await forward(url, docs, "mark", undefined)).toMatchObject([{ id: "a", status: "original" }]);
     expect(seen.map((r) => "analysis" in r.items[0]!)).toEqual([true, false, false]);
   });
+
+  it("sends the documents alone when their analyses would take the body past the holder's limit, and with them when not (multi-sidecar audit: a 413 through a follower only)", async () => {
+    const fp = await sharedFingerprinter();
+    const bodies: number[] = [];
+    const holder = http.createServer((req, res) => {
+      let body = "";
+      req.on("data", (c: Buffer) => (body += c.toString()));
+      req.on("end", () => {
+        bodies.push(Buffer.byteLength(body));
+        const request = JSON.parse(body) as PeerRequest;
+        res.setHeader("content-type", "application/json");
+        res.end(JSON.stringify({ items: request.items.map((i) => ({ result: { id: i.id, status: "original", action: "indexed", duplicate_of: null, distance: null, similarity: null, reason: null }, analysed: "analysis" in i })) }));
+      });
+    });
+    await new Promise<void>((r) => holder.listen(0, "127.0.0.1", r));
+    try {
+      const at = `http://127.0.0.1:${(holder.address() as AddressInfo).port}`;
+      const docs = Array.from({ length: 20 }, (_, k) => parseDocInput({ id: `d${k}`, text: `第${k}篇：自然语言处理是计算机科学领域与人工智能领域中的一个重要方向，研究人与计算机之间用自然语言进行有效通信的理论和方法。`.repeat(8) }));
+      const plain = Buffer.byteLength(JSON.stringify({ policy: "mark", items: docs.map((d) => ({ id: d.id, id_given: true, text: d.text, time: d.time })) }));
+      const limit = plain * 1.2;
+      const forward = httpForwarder({ timeoutMs: 5000, maxBodyBytes: limit, analyze: (texts) => Promise.resolve(texts.map(({ text }) => fp.analyze(text))) });
+      expect(await forward(at, docs, "mark", undefined)).toHaveLength(20);
+      expect(bodies[0]).toBeLessThanOrEqual(limit); // the analyses would have passed it: sent without them
+      const roomy = httpForwarder({ timeoutMs: 5000, maxBodyBytes: plain * 100, analyze: (texts) => Promise.resolve(texts.map(({ text }) => fp.analyze(text))) });
+      expect(await roomy(at, docs, "mark", undefined)).toHaveLength(20);
+      expect(bodies[1]).toBeGreaterThan(limit); // with them
+    } finally {
+      await new Promise((r) => holder.close(r));
+    }
+  });
 });
