@@ -27,6 +27,7 @@ import componentTemplate from "../../mappings/component-template.neardup.json" w
 import { BatchDeduper, type DedupRecord, type DedupSummary } from "./dedup.js";
 import { parseDuration, parseFraction, parseNonNegativeInt, verdictWith } from "./options.js";
 import { createProgress } from "./progress.js";
+import { loadIdfFile } from "../resources/idf-file.js";
 
 export interface BackfillOptions {
   index: string;
@@ -150,7 +151,8 @@ const TEXT_TIME_SORT: Record<string, unknown> = { order: "asc", unmapped_type: "
 
 export async function runBackfill(engine: Engine, fingerprinter: Fingerprinter, options: BackfillOptions, thresholds: Record<string, unknown>, io: BackfillIO): Promise<BackfillResult> {
   const keepAlive = options.keepAlive ?? "5m";
-  const settings = settingsOf(options, thresholds);
+  // The fingerprint version too: a resume with another IDF table (or after an upgrade to another version) would mix them.
+  const settings = { ...settingsOf(options, thresholds), version: fingerprinter.version };
   let resumeFrom: Checkpoint | undefined;
   if (options.checkpoint && !options.dryRun) {
     const found = readCheckpoint(options.checkpoint);
@@ -351,6 +353,7 @@ interface BackfillFlags {
   window?: number;
   maxCandidates: number;
   progress: boolean;
+  idf?: string;
 }
 
 /** Adds `backfill` to the program. */
@@ -374,6 +377,7 @@ export function addBackfillCommand(program: Command, env: { stdout: Writable; st
     .option("--min-edit-similarity <x>", "duplicate when edit similarity >= this", parseFraction("--min-edit-similarity"))
     .option("--window <duration>", "compare only with documents this much older, e.g. 2d", parseDuration)
     .option("--max-candidates <n>", "most candidates verified per document", parseNonNegativeInt("--max-candidates"), 100)
+    .addOption(new Option("--idf <file>", "IDF table from `neardup idf fit`: the one the service uses (its NEARDUP_IDF_FILE), or the service will not compare what this writes").env("NEARDUP_IDF_FILE"))
     .option("--no-progress", "no progress bar")
     .addHelpText("after", "\nExamples:\n  $ neardup backfill logs-2026.12 --text-field message --dry-run\n  $ NEARDUP_ENGINE_URL=http://localhost:9200 neardup backfill articles --text-field body --time-field published\n")
     .action(async (index: string, flags: BackfillFlags) => {
@@ -385,7 +389,9 @@ async function backfillCommand(index: string, flags: BackfillFlags, env: { stdou
   const checkpoint = flags.dryRun ? undefined : (flags.checkpoint ?? `.neardup/backfill-${index}.json`);
   if (checkpoint && !flags.resume && existsSync(checkpoint)) renameSync(checkpoint, `${checkpoint}.old`);
   const thresholds = { maxDistance: flags.maxDistance, minCosine: flags.minCosine, minEditSimilarity: flags.minEditSimilarity };
-  const fingerprinter = await createFingerprinter({ verdict: verdictWith(thresholds) });
+  // The fingerprint version names the IDF table (nd2+idf.<identity>): the service compares only its own table's.
+  const idf = flags.idf ? await loadIdfFile(flags.idf) : undefined;
+  const fingerprinter = await createFingerprinter({ verdict: verdictWith(thresholds), ...(idf ? { idf } : {}) });
   const engine = await connectEngine({ url: flags.engineUrl, username: flags.engineUsername, password: flags.enginePassword });
   const tty = flags.progress && env.stderr.isTTY === true;
   let progress: ReturnType<typeof createProgress> | undefined;

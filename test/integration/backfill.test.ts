@@ -5,12 +5,13 @@
  * process, SIGKILL) resumes from its checkpoint and ends with the same result.
  */
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough, Readable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runBackfill } from "../../src/cli/backfill.js";
+import { CorpusIdfBuilder } from "../../src/core/index.js";
 import type { DedupRecord } from "../../src/cli/dedup.js";
 import { runDedup } from "../../src/cli/run-dedup.js";
 import type { Engine } from "../../src/engine/index.js";
@@ -160,6 +161,28 @@ describe.each(engineTargets())("backfill on $kind $version ($source)", (target) 
       await engine.deleteIndex(`${base}-b`);
     }
   });
+
+  it("--idf (or NEARDUP_IDF_FILE) writes the fingerprint version of that table, the one a service with it compares (CLI audit: always the bundled table's)", async () => {
+    const other = uniqueIndex("neardup-backfill-idf");
+    try {
+      await engine.createIndex(other, { mappings: { properties: { "@timestamp": { type: "date" }, message: { type: "text" } } }, settings: { number_of_shards: 1, number_of_replicas: 0 } });
+      expect((await engine.bulk(docs.slice(0, 20).flatMap((d) => [{ index: { _index: other, _id: d.id } }, { message: d.message, "@timestamp": new Date(d.time).toISOString() }]), { refresh: true })).errors).toBe(false);
+      const builder = new CorpusIdfBuilder();
+      for (const d of docs.slice(0, 200)) builder.add(d.message.split(" "));
+      const table = builder.build();
+      const file = join(dir, "idf.json");
+      writeFileSync(file, JSON.stringify(table.toJSON()));
+      const child = spawn("npx", ["tsx", "src/cli/main.ts", "backfill", other, "--text-field", "message", "--no-progress", "--checkpoint", join(dir, "idf-ck.json")], { env: { ...process.env, NEARDUP_ENGINE_URL: target.url, NEARDUP_IDF_FILE: file }, stdio: ["ignore", "ignore", "pipe"] });
+      let stderr = "";
+      child.stderr.on("data", (c: Buffer) => (stderr += String(c)));
+      const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
+      expect(code, stderr).toBe(0);
+      await engine.refresh(other);
+      expect(await engine.get(other, docs[0]!.id)).toMatchObject({ neardup: { version: `nd2+idf.${table.identity}` } });
+    } finally {
+      await engine.deleteIndex(other);
+    }
+  }, 120_000);
 
   it("runs on a keyword time field, in its text order, each document at its own time (the date sort is refused there)", async () => {
     const other = uniqueIndex("neardup-backfill-kw");
