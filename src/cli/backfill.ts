@@ -426,7 +426,10 @@ async function backfillCommand(index: string, flags: BackfillFlags, env: { stdou
     return 0;
   } catch (err) {
     progress?.stop();
-    env.stderr.write(`neardup: backfill stopped: ${isNeardupError(err) ? err.message : String(err)}${checkpoint ? ` (resume with the same command; checkpoint ${checkpoint})` : ""}\n`);
+    // "Resume" only where a resume can help: not for a refusal of the command itself (a missing index, a
+    // checkpoint made with other options, a field it does not map), which the same command meets again.
+    const resumable = checkpoint !== undefined && !(isNeardupError(err) && ["INVALID_INPUT", "NOT_FOUND", "CORRUPT_FILE"].includes(err.code));
+    env.stderr.write(`neardup: backfill stopped: ${isNeardupError(err) ? err.message : String(err)}${resumable ? ` (resume with the same command; checkpoint ${checkpoint})` : ""}\n`);
     return 1;
   } finally {
     await engine.close();

@@ -122,6 +122,8 @@ export class BatchDeduper {
     nearest.sort((x, y) => byTimeThenId({ id: x.id, time: x.docTime }, { id: y.id, time: y.docTime }) || x.ordinal - y.ordinal);
     let chosen: { prev: Seen; distance: number; similarity: number; rule: string } | undefined;
     for (const prev of nearest) {
+      // A repeated id is the same document again (as the service takes it: an update), never its own duplicate.
+      if (prev.id === doc.id || this.rootId(prev) === doc.id) continue;
       const v = decide(comparable, prev.comparable, fp.verdictOptions);
       if (!v.duplicate) continue;
       chosen = { prev, distance: v.distance, similarity: reportedSimilarity(v), rule: v.rule! };

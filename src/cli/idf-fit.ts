@@ -11,7 +11,7 @@ import type { CorpusIdf } from "../core/idf.js";
 import { isNeardupError } from "../core/errors.js";
 import type { Fingerprinter } from "../core/fingerprinter.js";
 import { detectFormat, parseLine } from "./input.js";
-import { readLines, tooLong } from "./lines.js";
+import { readLines, skippedBecause } from "./lines.js";
 import type { FieldOptions, InputFormat } from "./input.js";
 
 export interface IdfFitOptions {
@@ -45,7 +45,7 @@ export async function runIdfFit(fingerprinter: Fingerprinter, options: IdfFitOpt
     bytes += read.bytes;
     if (read.text === undefined) {
       badLines++;
-      io.report(`line ${lineNumber}: ${tooLong(read.bytes)}`);
+      io.report(`line ${lineNumber}: ${skippedBecause(read)}`);
       continue;
     }
     const line = read.text;

@@ -6,6 +6,7 @@
  * line longer than the limit is skipped, not held: readline gathered a 630 MB
  * line in one string and the run died with `RangeError: Invalid string length`.
  */
+import { isUtf8 } from "node:buffer";
 import { NeardupError } from "../core/errors.js";
 
 /** Longest line read (64 MiB): a 1M-character text, JSON-escaped at 6 bytes a character, fits several times over. */
@@ -16,18 +17,27 @@ export function tooLong(bytes: number): string {
   return `longer than ${MAX_LINE_BYTES} bytes (${bytes}); skipped`;
 }
 
-/** A line (`text`), or one past the limit (`text: undefined`); `bytes` it took in the input, its newline included. */
+/** A line (`text`), or one past the limit or not UTF-8 (`text: undefined`); `bytes` it took in the input, its newline included. */
 export interface InputLine {
   text: string | undefined;
   bytes: number;
+  /** Set when the line is not valid UTF-8: decoded, its bad bytes would all read as U+FFFD, and two different texts as one (CLI audit). */
+  notUtf8?: true;
+}
+
+/** Why a line without `text` is skipped, as the commands report it. */
+export function skippedBecause(read: InputLine): string {
+  return read.notUtf8 ? "not valid UTF-8 (convert the input, e.g. iconv -f latin1 -t UTF-8); skipped" : tooLong(read.bytes);
 }
 
 const NEWLINE = 0x0a;
 
-function decode(parts: Buffer[], size: number): string {
+/** The line's text, or undefined when its bytes are not UTF-8. */
+function decode(parts: Buffer[], size: number): string | undefined {
   const line = parts.length === 1 ? parts[0]! : Buffer.concat(parts, size);
   const end = line.length > 0 && line[line.length - 1] === 0x0d ? line.length - 1 : line.length;
-  return line.toString("utf8", 0, end);
+  const bytes = line.subarray(0, end);
+  return isUtf8(bytes) ? bytes.toString("utf8") : undefined;
 }
 
 /**
@@ -40,10 +50,11 @@ export async function* readLines(input: AsyncIterable<Buffer | string>, maxLineB
   let first = true;
   /** The line of the bytes gathered so far (`bytes`: with its newline); the first line loses a byte order mark. */
   const line = (bytes: number): InputLine => {
-    let text = size <= maxLineBytes ? decode(parts, size) : undefined;
+    const fits = size <= maxLineBytes;
+    let text = fits ? decode(parts, size) : undefined;
     if (first && text?.charCodeAt(0) === 0xfeff) text = text.slice(1);
     first = false;
-    return { text, bytes };
+    return fits && text === undefined ? { text, bytes, notUtf8: true } : { text, bytes };
   };
   /** The complete lines of `data`; the rest is kept for the next chunk. */
   function* split(data: Buffer): Generator<InputLine> {

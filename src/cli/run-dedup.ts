@@ -10,7 +10,7 @@ import type { Fingerprinter } from "../core/fingerprinter.js";
 import { BatchDeduper } from "./dedup.js";
 import type { DedupOptions, DedupSummary } from "./dedup.js";
 import { detectFormat, parseLine } from "./input.js";
-import { readLines, tooLong } from "./lines.js";
+import { readLines, skippedBecause } from "./lines.js";
 import type { FieldOptions, InputDoc, InputFormat } from "./input.js";
 import { createInThreadAnalyzer } from "../workers/analyzer.js";
 import type { AnalyzeOutcome, Analyzer } from "../workers/analyzer.js";
@@ -119,7 +119,7 @@ export async function runDedup(fingerprinter: Fingerprinter, options: RunDedupOp
     bytes += read.bytes;
     if (read.text === undefined) {
       // A bad line, reported in its turn (and where --strict stops).
-      batch.push({ lineNumber, bytes, message: tooLong(read.bytes) });
+      batch.push({ lineNumber, bytes, message: skippedBecause(read) });
     } else {
       const line = read.text;
       if (line.trim() === "") {

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { readLines } from "../../../src/cli/lines.js";
+import { readLines, skippedBecause } from "../../../src/cli/lines.js";
 
 async function collect(chunks: (Buffer | string)[], max?: number) {
   const out = [];
@@ -26,6 +26,12 @@ describe("readLines", () => {
     ]);
     expect((await collect(["x".repeat(11)], 10))[0]).toEqual({ text: undefined, bytes: 11 });
     expect((await collect(["x".repeat(10), "\n"], 10))[0]).toEqual({ text: "x".repeat(10), bytes: 11 });
+  });
+
+  it("gives no text for a line that is not UTF-8, and says so (decoded, its bad bytes all read as U+FFFD)", async () => {
+    const lines = await collect([Buffer.from("ok\n"), Buffer.from([0x6e, 0x69, 0xf1, 0x6f, 0x0a]), Buffer.from("é\n")]);
+    expect(lines).toEqual([{ text: "ok", bytes: 3 }, { text: undefined, bytes: 5, notUtf8: true }, { text: "é", bytes: 3 }]);
+    expect(skippedBecause(lines[1]!)).toContain("not valid UTF-8");
   });
 
   it("gives the lines split('\\n') gives, whatever the chunks and however a character's bytes are cut", async () => {

@@ -238,3 +238,25 @@ describe("runDedup's lines", () => {
     expect(strict.records.map((r) => r.id)).toEqual(["a"]);
   });
 });
+
+describe("runDedup on bytes that are not UTF-8 (CLI audit)", () => {
+  it("skips such a line and says why, where decoding made two different Latin-1 lines one text and a duplicate", async () => {
+    const input = Readable.from([Buffer.concat([Buffer.from("El ni\xf1o comi\xf3 pan\n", "latin1"), Buffer.from("El ni\xe7o comi\xe9 pan\n", "latin1"), Buffer.from("El niño comió pan\n", "utf8")])]);
+    const { records, reports } = await run(input, { format: "text" });
+    expect(reports.filter((m) => m.includes("not valid UTF-8"))).toHaveLength(2);
+    expect(records.map((r) => r.status)).toEqual(["original"]);
+  });
+});
+
+describe("runDedup with an id given twice (CLI audit)", () => {
+  it("never calls a document a duplicate of its own id", async () => {
+    const text = "The quarterly report was sent to the board on Monday, with the revised budget attached.";
+    const lines = [{ id: "a", text }, { id: "a", text }, { id: "b", text }].map((d) => JSON.stringify(d)).join("\n") + "\n";
+    const { records } = await run(Readable.from([lines]));
+    expect(records.map((r) => [r.id, r.status, r.duplicate_of])).toEqual([
+      ["a", "original", null],
+      ["a", "original", null],
+      ["b", "duplicate", "a"],
+    ]);
+  });
+});
