@@ -63,32 +63,44 @@ for (const [key, value] of TABLE) if (key < 0x10000) BMP[key] = value;
 /** Number of characters folded (for tests and the spec). */
 export const FOLDED_CHARACTERS = TABLE.size;
 
+const UTF16 = new TextDecoder("utf-16le");
+let scratch = new Uint16Array(1024);
+
 /** `text` with every traditional or regional variant character replaced by its simplified form. */
 export function foldChineseVariants(text: string): string {
   const n = text.length;
-  let out: string[] | undefined;
-  let from_ = 0;
-  for (let i = 0; i < n; i++) {
+  let i = 0;
+  // Most text has nothing to fold: find the first character that folds, or return the text itself.
+  for (; i < n; i++) {
     const c = text.charCodeAt(i);
-    let to: number | undefined;
-    let width = 1;
     if (c < 0x2e80) continue; // below the CJK radicals: nothing to fold
-    if ((c & 0xfc00) === 0xd800 && i + 1 < n) {
-      const cp = text.codePointAt(i)!;
-      width = 2;
-      to = TABLE.get(cp);
-    } else {
-      to = BMP[c] || undefined;
-    }
-    if (to !== undefined) {
-      (out ??= []).push(text.slice(from_, i), String.fromCodePoint(to));
-      from_ = i + width;
-    }
-    if (width === 2) i++;
+    if (BMP[c] !== 0 || ((c & 0xfc00) === 0xd800 && TABLE.has(text.codePointAt(i)!))) break;
   }
-  if (!out) return text;
-  out.push(text.slice(from_));
-  return out.join("");
+  if (i === n) return text;
+  // Code units out, two per unit at most (a character of the BMP may fold to one beyond it).
+  if (scratch.length < 2 * n) scratch = new Uint16Array(2 * n);
+  const out = scratch;
+  for (let k = 0; k < i; k++) out[k] = text.charCodeAt(k);
+  let o = i;
+  for (; i < n; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x2e80) {
+      out[o++] = c;
+      continue;
+    }
+    let cp = c;
+    if ((c & 0xfc00) === 0xd800 && i + 1 < n && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      cp = text.codePointAt(i)!;
+      i++;
+    }
+    const to = cp < 0x10000 ? BMP[cp] || cp : (TABLE.get(cp) ?? cp);
+    if (to < 0x10000) out[o++] = to;
+    else {
+      out[o++] = 0xd800 + ((to - 0x10000) >> 10);
+      out[o++] = 0xdc00 + ((to - 0x10000) & 0x3ff);
+    }
+  }
+  return UTF16.decode(out.subarray(0, o));
 }
 
 /** Whether `text` holds a character that {@link foldChineseVariants} changes. */

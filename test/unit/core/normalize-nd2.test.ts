@@ -46,12 +46,13 @@ describe("traditional Chinese", () => {
     expect(foldChineseVariants("政治經濟學是經濟學的基礎學科")).toBe("政治经济学是经济学的基础学科");
     expect(foldChineseVariants("驅動盤不能在XP系統中使用，比較麻煩")).toBe("驱动盘不能在XP系统中使用，比较麻烦");
     expect(foldChineseVariants("爲了")).toBe("为了"); // a Taiwan variant, then simplified
+    expect(foldChineseVariants("a䡵b㜢")).toBe("a𫟦b𡞱"); // characters of the BMP whose simplified form lies beyond it
     // Simplified text, Latin, and astral characters without a fold are unchanged.
     for (const text of ["政治经济学是经济学的基础学科", "plain ascii", "𠀀𪚥 emoji 😀"]) expect(foldChineseVariants(text)).toBe(text);
   });
 
   it("is a function of each character alone: folding a concatenation is concatenating the folds, and folding twice is folding once", () => {
-    const chars = fc.constantFrom(..."經濟學政治经济学系統乾隆後來裡面髮abc 😀𠀀，。");
+    const chars = fc.constantFrom(..."經濟學政治经济学系統乾隆後來裡面髮䡵㜢abc 😀𠀀，。");
     const text = fc.array(chars, { maxLength: 30 }).map((a) => a.join(""));
     fc.assert(
       fc.property(text, text, (a, b) => {

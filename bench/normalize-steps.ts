@@ -1,0 +1,58 @@
+/**
+ * What fingerprint version nd2's normalization steps (markup, URL queries, the
+ * traditional-to-simplified fold: docs/fingerprint-spec.md §2) cost against a
+ * whole analysis, measured in the same run on the same texts:
+ *
+ *   npx tsx bench/normalize-steps.ts
+ *
+ * Texts: 20,000 windows of 200 characters of the poems (traditional
+ * characters: the fold changes most of them), the same folded first (simplified
+ * text: the fold changes nothing), and the poems wrapped in HTML with a link.
+ * Each figure is the median of 7 passes.
+ */
+import { performance } from "node:perf_hooks";
+import { foldChineseVariants } from "../src/core/chinese-variants.js";
+import { createFingerprinter } from "../src/core/index.js";
+import { stripMarkup, stripUrlQueries } from "../src/core/markup.js";
+import { loadPoems } from "./poems.js";
+
+const poems = [...loadPoems(2).join("")]; // code points: a window never cuts a surrogate pair
+const at = (i: number) => (i * 97) % (poems.length - 200);
+const traditional = Array.from({ length: 20_000 }, (_, i) => poems.slice(at(i), at(i) + 200).join(""));
+const simplified = traditional.map(foldChineseVariants);
+const html = traditional.map((t, i) => `<div class="post"><p>${t}</p><p>&nbsp;<a href="https://example.org/p/${i}?utm_source=feed&amp;id=${i}">link</a></p></div>`);
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+function time(run: () => void): number {
+  const runs: number[] = [];
+  for (let k = 0; k < 7; k++) {
+    const t0 = performance.now();
+    run();
+    runs.push(performance.now() - t0);
+  }
+  return median(runs);
+}
+
+const fp = await createFingerprinter();
+for (const t of traditional.slice(0, 2000)) fp.analyze(t); // warm-up: dictionaries, caches, JIT
+const rows: string[] = [];
+for (const [name, texts] of [["traditional", traditional], ["simplified", simplified], ["HTML with a link", html]] as const) {
+  let sink = 0;
+  const before = time(() => {
+    for (const t of texts) sink += t.normalize("NFKC").toLowerCase().length;
+  });
+  const steps = time(() => {
+    for (const t of texts) sink += foldChineseVariants(stripUrlQueries(stripMarkup(t)).normalize("NFKC").toLowerCase()).length;
+  });
+  const analyses = time(() => {
+    for (const t of texts) sink += fp.analyze(t).length;
+  });
+  if (sink < 0) console.log(sink);
+  const us = (ms: number) => ((ms * 1000) / texts.length).toFixed(2);
+  rows.push(`| ${name} | ${us(before)} µs | ${us(steps)} µs | ${us(analyses)} µs | ${((100 * (steps - before)) / analyses).toFixed(1)}% |`);
+}
+console.log("## nd2 normalization steps against a whole analysis (bench/normalize-steps.ts)\n");
+console.log(`node ${process.version}; 20,000 texts of about 200 characters; median of 7 passes\n`);
+console.log("| texts | nd1's NFKC + lower case, a text | nd2's markup + URL + NFKC + lower case + fold | whole nd2 analysis | what nd2 added, share of the analysis |");
+console.log("|---|---:|---:|---:|---:|");
+for (const r of rows) console.log(r);
