@@ -2,6 +2,7 @@
 // Chinese to simplified (spec §2). An outside quality audit found these copies missed: the same text
 // with its markup left in (recall 0.43), a link with tracking parameters (0.46), the same text in
 // traditional characters (0.14).
+import { spawnSync } from "node:child_process";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { FOLDED_CHARACTERS, foldChineseVariants } from "../../../src/core/chinese-variants.js";
@@ -37,6 +38,26 @@ describe("URL queries", () => {
     expect(stripUrlQueries("see https://t.co/Ab3xYz9Q?utm_source=twitter&utm_medium=social#top now")).toBe("see https://t.co/Ab3xYz9Q now");
     expect(stripUrlQueries("HTTP://x.org/a/b?c=1, and (http://y.org/?q).")).toBe("HTTP://x.org/a/b, and (http://y.org/).");
     for (const text of ["what? why#", "ftp://x.org/a?b", "no url here"]) expect(stripUrlQueries(text)).toBe(text);
+  });
+});
+
+describe("hostile input", () => {
+  it("normalizes a megabyte of open script elements, overlapping URLs, open tags, comments or references (regexes over these were quadratic: minutes a text)", () => {
+    // In its own process: a quadratic regex would block this one, and vitest's timeout with it.
+    const run = spawnSync(process.execPath, ["--import", "tsx", "test/fixtures/normalize-hostile.ts"], { encoding: "utf8", timeout: 60_000, killSignal: "SIGKILL" });
+    expect(run.stdout.trim(), run.stderr).toBe("ok");
+  }, 90_000);
+
+  it("drops URL queries as a regex over one URL at a time would (an oracle, on random text of URL pieces)", () => {
+    const oracle = (t: string) => t.replace(/(\bhttps?:\/\/[^\s?#<>"'`]*)([?#][^\s<>"'`]*)/gi, (_, url: string, tail: string) => url + /[.,;:!?)\]}]*$/.exec(tail)![0]);
+    const piece = fc.constantFrom("http://", "HTTPS://", "x.org", "/p", "?", "#", "a=1", "&", ".", ",", ")", " ", "\n", "<", '"', "'", "`", "中", "b");
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 25 }), (parts) => {
+        const t = parts.join("");
+        expect(stripUrlQueries(t)).toBe(oracle(t));
+      }),
+      { numRuns: 3000 },
+    );
   });
 });
 
