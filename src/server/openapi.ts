@@ -84,7 +84,11 @@ const schemas = {
       edit_similarity: { type: "number", description: "1 - distance / longer length; over the edit budget, the linear q-gram upper bound (see edit_measure)." },
       edit_measure: { enum: ["levenshtein", "qgram_bound"] },
       jaccard_bigrams: num,
-      verdict: { type: "object", required: ["duplicate", "rule", "bucket"], properties: { duplicate: { type: "boolean" }, rule: nullable("string"), bucket: str } },
+      verdict: {
+        type: "object",
+        required: ["duplicate", "rule", "bucket", "vetoed"],
+        properties: { duplicate: { type: "boolean" }, rule: nullable("string"), bucket: str, vetoed: { ...nullable("string"), description: "The veto that overruled a duplicate rule (e.g. `long.middle`: the texts share an opening and differ in the middle); null when none did." } },
+      },
     },
     additionalProperties: false,
   },

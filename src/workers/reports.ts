@@ -70,7 +70,8 @@ export function compareReport(fp: Fingerprinter, job: CompareJob) {
     edit_similarity: round(distance === undefined ? editSimilarityUpperBound(a.normalized, b.normalized) : longer === 0 ? 1 : 1 - distance / longer),
     edit_measure: distance === undefined ? "qgram_bound" : "levenshtein",
     jaccard_bigrams: round(shingleJaccard(a.normalized, b.normalized, 2)),
-    verdict: { duplicate: verdict.duplicate, rule: verdict.rule, bucket: verdict.bucket },
+    // `vetoed`: the veto that overruled a duplicate rule (the pair then is not one), so a caller can see why.
+    verdict: { duplicate: verdict.duplicate, rule: verdict.rule, bucket: verdict.bucket, vetoed: verdict.vetoed ?? null },
   };
 }
 

@@ -36,7 +36,15 @@ describe("engine-free endpoints", () => {
     expect(res.body.edit_distance).toBe(2);
     expect(res.body.edit_similarity).toBeCloseTo(15 / 17, 5);
     expect(res.body.verdict.duplicate).toBe(true);
+    expect(res.body.verdict.vetoed).toBeNull();
     expect(res.body.hamming).toBeGreaterThanOrEqual(0);
+  });
+
+  it("compare names the veto that overruled a duplicate rule (quality audit: a pair was refused and nothing said why)", async () => {
+    const res = await request(app).post("/v1/compare").send({ a: "dear fma , want i've", b: "dear fma , want *nod* i" });
+    expect(res.status).toBe(200);
+    expectSchema(res.body, "Compare");
+    expect(res.body.verdict).toMatchObject({ duplicate: false, rule: null, vetoed: "tiny.ending" });
   });
 
   it("the engine endpoints answer 503 with Retry-After until the engine is ready", async () => {
