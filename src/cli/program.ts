@@ -129,8 +129,9 @@ async function openOutput(path: string, input: string | undefined): Promise<Writ
   } catch (err) {
     throw new Error(`cannot write --out ${path}: ${(err as Error).message}`);
   }
-  const failed: Error[] = [];
-  stream.on("error", (err) => failed.push(err));
+  // A later write error is reported by `finished` when the file is closed (dedupCommand); this listener only
+  // keeps it from being an unhandled 'error' event that ends the process with a stack.
+  stream.on("error", () => undefined);
   return stream;
 }
 

@@ -1,6 +1,6 @@
 /**
  * Traditional Chinese folded to simplified, character by character (spec
- * §2, step 3 of normalization, version `nd2`).
+ * §2, step 5 of normalization, version `nd2`).
  *
  * The same text written in traditional characters (Taiwan, Hong Kong) and in
  * simplified ones shares almost no words: 25-35% of its characters differ, so
@@ -66,17 +66,22 @@ export const FOLDED_CHARACTERS = TABLE.size;
 const UTF16 = new TextDecoder("utf-16le");
 let scratch = new Uint16Array(1024);
 
+/** Where the first character of `text` that folds is, or -1 when none does. */
+function firstToFold(text: string): number {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x2e80) continue; // below the CJK radicals: nothing to fold
+    if (BMP[c] !== 0 || ((c & 0xfc00) === 0xd800 && TABLE.has(text.codePointAt(i)!))) return i;
+  }
+  return -1;
+}
+
 /** `text` with every traditional or regional variant character replaced by its simplified form. */
 export function foldChineseVariants(text: string): string {
   const n = text.length;
-  let i = 0;
-  // Most text has nothing to fold: find the first character that folds, or return the text itself.
-  for (; i < n; i++) {
-    const c = text.charCodeAt(i);
-    if (c < 0x2e80) continue; // below the CJK radicals: nothing to fold
-    if (BMP[c] !== 0 || ((c & 0xfc00) === 0xd800 && TABLE.has(text.codePointAt(i)!))) break;
-  }
-  if (i === n) return text;
+  // Most text has nothing to fold: it is returned itself.
+  let i = firstToFold(text);
+  if (i < 0) return text;
   // Code units out, two per unit at most (a character of the BMP may fold to one beyond it).
   if (scratch.length < 2 * n) scratch = new Uint16Array(2 * n);
   const out = scratch;
@@ -105,5 +110,5 @@ export function foldChineseVariants(text: string): string {
 
 /** Whether `text` holds a character that {@link foldChineseVariants} changes. */
 export function hasChineseVariant(text: string): boolean {
-  return foldChineseVariants(text) !== text;
+  return firstToFold(text) >= 0;
 }

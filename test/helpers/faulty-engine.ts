@@ -1,4 +1,7 @@
+import type { Fingerprinter } from "../../src/core/fingerprinter.js";
 import type { BulkItemResult, BulkResult, Engine } from "../../src/engine/types.js";
+import { DedupService } from "../../src/service/dedup-service.js";
+import { resolveDedupOptions, type DedupOptions } from "../../src/service/options.js";
 
 /**
  * An engine (real, or the in-memory double) with faults injected where a test
@@ -91,4 +94,12 @@ export function withFaults<E extends Engine>(engine: E): { engine: E; faults: Fa
     },
   });
   return { engine: wrapped, faults };
+}
+
+/** A DedupService over `engine` with faults injected ({@link withFaults}), its index made. */
+export async function faultyDedupService<E extends Engine>(engine: E, fingerprinter: Fingerprinter, options: Partial<DedupOptions>): Promise<{ engine: E; faults: Faults; service: DedupService }> {
+  const faulty = withFaults(engine);
+  const service = new DedupService(faulty.engine, fingerprinter, resolveDedupOptions(options));
+  await service.ensureIndex();
+  return { ...faulty, service };
 }

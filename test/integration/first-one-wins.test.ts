@@ -7,7 +7,7 @@ import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectTarget, engineTargets, uniqueIndex } from "../helpers/engines.js";
 import { sharedFingerprinter, startApi, type ApiHarness } from "../helpers/api.js";
-import { withFaults } from "../helpers/faulty-engine.js";
+import { faultyDedupService } from "../helpers/faulty-engine.js";
 import { LONG_ZH, NEWS_EN, RECIPE_EN, englishVariants, variants } from "../fixtures/texts/near-duplicates.js";
 import { DedupService, type IndexResult } from "../../src/service/dedup-service.js";
 import { resolveDedupOptions } from "../../src/service/options.js";
@@ -19,11 +19,8 @@ const json = "application/json";
 const [T, T1, T2] = variants(LONG_ZH, 3) as [string, string, string];
 
 async function faultyService(engine: Engine, recentWindowMs = 30_000) {
-  const faulty = withFaults(engine);
   const index = uniqueIndex("neardup-fow");
-  const service = new DedupService(faulty.engine, await sharedFingerprinter(), resolveDedupOptions({ index, recentWindowMs }));
-  await service.ensureIndex();
-  return { service, faults: faulty.faults, index };
+  return { ...(await faultyDedupService(engine, await sharedFingerprinter(), { index, recentWindowMs })), index };
 }
 
 const doc = (raw: Record<string, unknown>) => parseDocInput(raw);

@@ -9,7 +9,7 @@ import { resolveDedupOptions } from "../../../src/service/options.js";
 import { MemoryEngine } from "../../helpers/memory-engine.js";
 import { englishVariants, LONG_ZH, MOM_A, MOM_B, NEWS_EN, RECIPE_EN, variants } from "../../fixtures/texts/near-duplicates.js";
 import { createAnalyzer, type Analyzer } from "../../../src/workers/index.js";
-import { withFaults } from "../../helpers/faulty-engine.js";
+import { faultyDedupService } from "../../helpers/faulty-engine.js";
 
 describe("DedupService on an engine double", () => {
   let fp: Fingerprinter;
@@ -43,9 +43,7 @@ describe("DedupService on an engine double", () => {
   });
 
   it("a request whose lookup fails early does not let a later near-duplicate decide before an earlier request still looking up", async () => {
-    const { engine, faults } = withFaults(new MemoryEngine());
-    const service = new DedupService(engine, fp, resolveDedupOptions({ index: "order", lshKeyBudget: 0 }));
-    await service.ensureIndex();
+    const { faults, service } = await faultyDedupService(new MemoryEngine(), fp, { index: "order", lshKeyBudget: 0 });
     const [textA, textC] = variants(LONG_ZH, 2);
     // A's searches are held back; B's fail at once; C's go through.
     let releaseA!: () => void;
@@ -86,10 +84,8 @@ describe("DedupService on an engine double", () => {
   });
 
   it("a chunk whose lookup fails answers its documents with the error; the other chunks are decided and written", async () => {
-    const { engine, faults } = withFaults(new MemoryEngine());
     const windowMs = resolveDedupOptions({}).windowMs;
-    const service = new DedupService(engine, fp, resolveDedupOptions({ index: "chunk-fail", pipelineChunk: 2, lshKeyBudget: 0 }));
-    await service.ensureIndex();
+    const { engine, faults, service } = await faultyDedupService(new MemoryEngine(), fp, { index: "chunk-fail", pipelineChunk: 2, lshKeyBudget: 0 });
     const [a, b] = variants(LONG_ZH, 2);
     // Times 1000, 1000, 5000, 5000: the second chunk's lookups are the only ones whose window starts at 5000.
     const docs = [a!, RECIPE_EN, b!, NEWS_EN].map((text, i) => parseDocInput({ id: `d${i}`, text, time: i < 2 ? 1000 : 5000 }));
@@ -111,9 +107,7 @@ describe("DedupService on an engine double", () => {
 
   it.each(["mark", "skip", "reject"] as const)("a near-duplicate of an original the engine refused for its content is decided again, without it, and stored (policy %s)", async (policy) => {
     // The engine alone would store B; answering it "send again" made shippers that resend a whole batch loop for ever.
-    const { engine, faults } = withFaults(new MemoryEngine());
-    const service = new DedupService(engine, fp, resolveDedupOptions({ index: `refused-${policy}` }));
-    await service.ensureIndex();
+    const { engine, faults, service } = await faultyDedupService(new MemoryEngine(), fp, { index: `refused-${policy}` });
     const [a, b, c] = variants(LONG_ZH, 3);
     faults.refuse.add("a");
     const results = await service.index(
@@ -130,9 +124,7 @@ describe("DedupService on an engine double", () => {
   });
 
   it("a near-duplicate in a later request, waiting for an original the engine then refuses, is decided again and stored", async () => {
-    const { engine, faults } = withFaults(new MemoryEngine());
-    const service = new DedupService(engine, fp, resolveDedupOptions({ index: "refused-later" }));
-    await service.ensureIndex();
+    const { faults, service } = await faultyDedupService(new MemoryEngine(), fp, { index: "refused-later" });
     const [a, b] = variants(LONG_ZH, 2);
     faults.refuse.add("a");
     const release = faults.holdWrite("a");
@@ -146,9 +138,7 @@ describe("DedupService on an engine double", () => {
   });
 
   it("a near-duplicate of an original the engine could not store for now (429) is answered a retryable 503, and not stored", async () => {
-    const { engine, faults } = withFaults(new MemoryEngine());
-    const service = new DedupService(engine, fp, resolveDedupOptions({ index: "overloaded" }));
-    await service.ensureIndex();
+    const { engine, faults, service } = await faultyDedupService(new MemoryEngine(), fp, { index: "overloaded" });
     const [a, b] = variants(LONG_ZH, 2);
     faults.overload.add("a");
     const results = await service.index([parseDocInput({ id: "a", text: a!, time: 1000 }), parseDocInput({ id: "b", text: b!, time: 2000 })], "mark");

@@ -12,7 +12,7 @@ import fc from "fast-check";
 import { parseDocInput } from "../../../src/service/input.js";
 import { resolveDedupOptions } from "../../../src/service/options.js";
 import { MemoryEngine } from "../../helpers/memory-engine.js";
-import { withFaults } from "../../helpers/faulty-engine.js";
+import { faultyDedupService } from "../../helpers/faulty-engine.js";
 import { englishVariants, LONG_ZH, NEWS_EN, RECIPE_EN, variants } from "../../fixtures/texts/near-duplicates.js";
 
 const answer = (r: unknown) => (r instanceof NeardupError ? `${r.code}` : `${(r as { id: string }).id} ${(r as { status: string }).status} ${(r as { duplicate_of: string | null }).duplicate_of}`);
@@ -43,9 +43,7 @@ describe("write order of one id", () => {
   });
 
   it("a later request's version of an id is stored after an earlier request's version still waiting for its original", async () => {
-    const { engine, faults } = withFaults(new MemoryEngine());
-    const service = new DedupService(engine, fp, resolveDedupOptions({ index: "later" }));
-    await service.ensureIndex();
+    const { engine, faults, service } = await faultyDedupService(new MemoryEngine(), fp, { index: "later" });
     const [textA, textB1] = variants(LONG_ZH, 2);
     const releaseA = faults.holdWrite("a");
     const first = service.index([parseDocInput({ id: "a", text: textA!, time: 1000 }), parseDocInput({ id: "b", text: textB1!, time: 2000 })], "mark");
