@@ -29,6 +29,16 @@ describe("engine-free endpoints", () => {
     expect(res.body.simhash).toBe(fp.analyze("美国“51区”雇员称内部有9架飞碟，曾看见灰色外星人").hex);
   });
 
+  it("a text that is only markup (nothing left once nd2 drops it) is a 400 naming the field, on fingerprint and compare", async () => {
+    const fingerprint = await request(app).post("/v1/fingerprint").send({ text: "<p></p>&nbsp;<br/>" });
+    expect(fingerprint.status).toBe(400);
+    expectSchema(fingerprint.body, "Error");
+    expect(fingerprint.body.error).toMatchObject({ code: "INVALID_INPUT", field: "text" });
+    const compare = await request(app).post("/v1/compare").send({ a: MOM_A, b: "<div><!-- x --></div>" });
+    expect(compare.status).toBe(400);
+    expect(compare.body.error).toMatchObject({ code: "INVALID_INPUT", field: "b" });
+  });
+
   it("compare returns every pairwise measure and the verdict", async () => {
     const res = await request(app).post("/v1/compare").send({ a: MOM_A, b: MOM_B });
     expect(res.status).toBe(200);
