@@ -667,7 +667,14 @@ export class DedupService {
     } finally {
       for (const d of decided) if (d.entry?.visibleAt === undefined && d.entry) this.recent.settle(d.entry, false);
     }
-    for (const d of decided) results[d.item.position] = d.error ?? d.result;
+    const redecided = new Set(again);
+    for (const d of decided) {
+      results[d.item.position] = d.error ?? d.result;
+      // Counted when final: a document decided again is counted by its second decision only.
+      if (redecided.has(d)) continue;
+      this.metrics?.checks.inc({ operation: "index" });
+      if (d.result.status === "duplicate") this.metrics?.duplicates.inc({ policy });
+    }
     // Near-duplicates of an original the engine refused for itself: decided again without it, in a turn taken
     // now (behind requests that arrived meanwhile), as if sent again. Each round needs one more refusal, so it ends.
     if (again.length > 0) await this.indexChunk(docs, again.map((d) => d.item.position), this.sequencer.take(), policy, labels, results);
@@ -721,8 +728,6 @@ export class DedupService {
       ? { status: "duplicate", duplicateOf: chosen.originalId, distance: chosen.match.verdict.distance, similarity: round(chosen.match.similarity), reason: chosen.match.verdict.rule ?? undefined }
       : { status: "original" };
     const write = !chosen || policy === "mark";
-    this.metrics?.checks.inc({ operation: "index" });
-    if (chosen) this.metrics?.duplicates.inc({ policy });
     const out: Decided = {
       item,
       result: {

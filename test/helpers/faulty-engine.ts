@@ -1,6 +1,7 @@
 import type { Fingerprinter } from "../../src/core/fingerprinter.js";
 import type { BulkItemResult, BulkResult, Engine } from "../../src/engine/types.js";
 import { DedupService } from "../../src/service/dedup-service.js";
+import type { DedupMetrics } from "../../src/service/metrics.js";
 import { resolveDedupOptions, type DedupOptions } from "../../src/service/options.js";
 
 /**
@@ -97,9 +98,14 @@ export function withFaults<E extends Engine>(engine: E): { engine: E; faults: Fa
 }
 
 /** A DedupService over `engine` with faults injected ({@link withFaults}), its index made. */
-export async function faultyDedupService<E extends Engine>(engine: E, fingerprinter: Fingerprinter, options: Partial<DedupOptions>): Promise<{ engine: E; faults: Faults; service: DedupService }> {
+export async function faultyDedupService<E extends Engine>(
+  engine: E,
+  fingerprinter: Fingerprinter,
+  options: Partial<DedupOptions>,
+  metrics?: DedupMetrics,
+): Promise<{ engine: E; faults: Faults; service: DedupService }> {
   const faulty = withFaults(engine);
-  const service = new DedupService(faulty.engine, fingerprinter, resolveDedupOptions(options));
+  const service = new DedupService(faulty.engine, fingerprinter, resolveDedupOptions(options), metrics);
   await service.ensureIndex();
   return { ...faulty, service };
 }

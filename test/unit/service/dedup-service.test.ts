@@ -123,6 +123,18 @@ describe("DedupService on an engine double", () => {
     expect(stored.hits.hits.map((h) => `${h._id} ${h._source!.neardup.status}`).sort()).toEqual(policy === "mark" ? ["b original", "c duplicate"] : ["b original"]);
   });
 
+  it("a document decided again after its original's refusal is counted once in the checks and duplicates metrics", async () => {
+    const registry = new Registry();
+    const { faults, service } = await faultyDedupService(new MemoryEngine(), fp, { index: "refused-metrics" }, createDedupMetrics(registry));
+    const [a, b, c] = variants(LONG_ZH, 3);
+    faults.refuse.add("a");
+    await service.index([parseDocInput({ id: "a", text: a!, time: 1000 }), parseDocInput({ id: "b", text: b!, time: 2000 }), parseDocInput({ id: "c", text: c!, time: 3000 })], "mark");
+    const values = async (name: string) => (await registry.getSingleMetric(name)!.get()).values.map((v) => `${JSON.stringify(v.labels)} ${v.value}`);
+    // Three documents checked once each (a refused, b then an original, c its duplicate): one duplicate.
+    expect(await values("neardup_checks_total")).toEqual(['{"operation":"index"} 3']);
+    expect(await values("neardup_duplicates_found_total")).toEqual(['{"policy":"mark"} 1']);
+  });
+
   it("a near-duplicate in a later request, waiting for an original the engine then refuses, is decided again and stored", async () => {
     const { faults, service } = await faultyDedupService(new MemoryEngine(), fp, { index: "refused-later" });
     const [a, b] = variants(LONG_ZH, 2);
