@@ -33,7 +33,7 @@ export interface BackfillOptions {
   index: string;
   /** Source field with the text. Default `text`. */
   textField: string;
-  /** Date field giving the time order (documents without it come last, at the run's start time). Default `@timestamp`. */
+  /** Date field giving the time order (documents without it come last, at the run's start time; those before 1970 first, at 1970-01-01). Default `@timestamp`. */
   timeField: string;
   /** Documents per page read and per bulk update. Default 1,000. */
   batchSize: number;
@@ -102,11 +102,14 @@ function writeCheckpoint(path: string, c: Checkpoint): void {
 /**
  * A hit's time: the value the engine sorted it by (its time field in epoch ms, as the engine read it), so
  * the decisions follow the order the documents are read in; `fallback` (the run's start) for a document
- * without a time, which {@link TIME_SORT} puts last.
+ * without a time, which {@link TIME_SORT} puts last. A time before 1970, which the service does not store
+ * (OpenSearch reads a negative epoch number as a year), counts as 1970-01-01: those documents are read
+ * first, and a later time than theirs must stay later, or the window would hold every time after them.
  */
 function timeOf(hit: SearchHit<unknown>, fallback: number): number {
   const value = hit.sort?.[0];
-  const ms = typeof value === "string" ? readSourceTime(value) : value; // a keyword time field sorts by its text
+  const read = typeof value === "string" ? readSourceTime(value) : value; // a keyword time field sorts by its text
+  const ms = typeof read === "number" && Number.isInteger(read) && read < 0 ? 0 : read;
   return typeof ms === "number" && ms !== MAX_TIME_MS && isStorableTime(ms) ? ms : fallback;
 }
 

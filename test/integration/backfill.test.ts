@@ -267,4 +267,29 @@ describe.each(engineTargets())("backfill on $kind $version ($source)", (target) 
       await engine.deleteIndex(other);
     }
   });
+
+  it("a document dated before 1970 is decided at 1970-01-01, read first, and leaves the window of the later ones alone (CLI audit: it was decided at the run's start, which held every later time at that start, so the window never let go)", async () => {
+    const other = uniqueIndex("neardup-backfill-pre1970");
+    try {
+      await engine.createIndex(other, { mappings: { properties: { "@timestamp": { type: "date" }, message: { type: "text" } } }, settings: { number_of_shards: 1, number_of_replicas: 0 } });
+      const [a, b] = [docs[0]!.message, `${docs[0]!.message} ok`];
+      const stored = [
+        { id: "old", message: docs[1]!.message, "@timestamp": "1969-07-20T20:17:00Z" },
+        { id: "first", message: a, "@timestamp": "2020-01-01T00:00:00Z" },
+        { id: "later", message: b, "@timestamp": "2020-01-11T00:00:00Z" }, // ten days later: outside a 2-day window
+      ];
+      expect((await engine.bulk(stored.flatMap(({ id, ...source }) => [{ index: { _index: other, _id: id } }, source]))).errors).toBe(false);
+      await engine.refresh(other);
+      const fp = await sharedFingerprinter();
+      expect(fp.compare(a, b).duplicate).toBe(true);
+      const result = await runBackfill(engine, fp, { index: other, textField: "message", timeField: "@timestamp", batchSize: 2, checkpoint: undefined, dryRun: false, windowMs: 2 * 86_400_000 }, {}, { report: () => undefined });
+      expect(result.written).toBe(3);
+      await engine.refresh(other);
+      const neardup = async (id: string) => (await engine.get<{ neardup: { status: string; timestamp: unknown } }>(other, id))!.neardup;
+      expect(await neardup("later")).toMatchObject({ status: "original" });
+      expect(new Date((await neardup("old")).timestamp as string | number).getTime()).toBe(0);
+    } finally {
+      await engine.deleteIndex(other);
+    }
+  });
 });
