@@ -4,7 +4,7 @@ import { once } from "node:events";
 import type { Readable, Writable } from "node:stream";
 import { finished } from "node:stream/promises";
 import { Command, Option } from "commander";
-import { createFingerprinter } from "../core/fingerprinter.js";
+import { createFingerprinter, FINGERPRINT_VERSION } from "../core/fingerprinter.js";
 import type { Fingerprinter } from "../core/fingerprinter.js";
 import { addDashboardsCommand } from "./dashboards.js";
 import { addBackfillCommand } from "./backfill.js";
@@ -16,6 +16,7 @@ import { formatSummary } from "./summary.js";
 import { loadIdfFile } from "../resources/idf-file.js";
 import { addIdfCommand } from "./idf-command.js";
 import { createAnalyzer, defaultWorkers } from "../workers/index.js";
+import { PACKAGE_VERSION } from "../version.js";
 
 /** What the program touches outside itself; tests pass their own. */
 export interface CliEnv {
@@ -67,6 +68,7 @@ Exit status: 0 done, 1 stopped by --strict or an error.`;
 export function createProgram(env: CliEnv): Command {
   const program = new Command("neardup")
     .description("Near-duplicate text detection: simhash segments, TF-IDF cosine and edit distance.")
+    .version(`${PACKAGE_VERSION} (fingerprint ${FINGERPRINT_VERSION})`, "-V, --version", "print the version of neardup and of its fingerprint")
     .configureOutput({
       writeOut: (s) => env.stdout.write(s),
       writeErr: (s) => env.stderr.write(s),

@@ -2,6 +2,8 @@
  * The OpenAPI 3.1 description of the HTTP API, served at /openapi.json.
  * Tests validate real responses against these schemas (test/helpers/openapi.ts).
  */
+import { PACKAGE_VERSION } from "../version.js";
+
 const num = { type: "number" } as const;
 const int = { type: "integer" } as const;
 const str = { type: "string" } as const;
@@ -242,7 +244,7 @@ export const openApiDocument = {
   openapi: "3.1.0",
   info: {
     title: "neardup",
-    version: "0.1.0",
+    version: PACKAGE_VERSION,
     description:
       "Near-duplicate text detection for Elasticsearch and OpenSearch. /v1 needs an API key (`Authorization: ApiKey <key>` or `Bearer <key>`) when keys are configured; /livez, /readyz, /metrics and /openapi.json are always open. Writes must be application/json (bulk: also application/x-ndjson).",
   },

@@ -33,6 +33,13 @@ describe("neardup process", () => {
     expect(r.stderr).toMatch(/duplicates:\s+[45] \((36\.4|45\.5)%\)/);
   }, 120_000);
 
+  it("--version prints the package's version and the fingerprint version, exit 0", async () => {
+    const pkg = JSON.parse(readFileSync(join(cwd, "package.json"), "utf8")) as { version: string };
+    const r = await cli(["--version"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(`${pkg.version} (fingerprint nd2)\n`);
+  }, 120_000);
+
   it("--strict: exit 1 at the first bad line", async () => {
     const r = await cli(["dedup", "test/fixtures/cli/news.jsonl", "--strict"]);
     expect(r.code).toBe(1);
