@@ -480,7 +480,7 @@ export class BulkHandler {
     }
     // Analyses made for another holder (a handover meanwhile) fit this one too: the holder checks each.
     if (writer === undefined) return this.decideHere(entry, request);
-    return forwardChunk(writer, request, this.deps.timeoutMs);
+    return forwardChunk(writer, request, this.deps.timeoutMs, entry.lease?.holderEnded(writer));
   }
 
   /** Whether this sidecar sends the index's chunks to another that holds its lease, with its analyses. */

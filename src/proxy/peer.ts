@@ -107,11 +107,13 @@ export function parseChunkRequest(body: unknown, maxDocs = Infinity): ChunkReque
 }
 
 /** Sends a chunk to the writer's proxy at `url`; a writer that does not answer, or answers nonsense, is a retryable failure (nothing was acknowledged). */
-export async function forwardChunk(url: string, request: ChunkRequest, timeoutMs: number): Promise<ChunkAnswer> {
+export async function forwardChunk(url: string, request: ChunkRequest, timeoutMs: number, ended?: AbortSignal): Promise<ChunkAnswer> {
   let response: Response;
   try {
-    response = await fetch(new URL(PEER_PATH, url), { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(request), signal: AbortSignal.timeout(timeoutMs) });
+    const signal = ended ? AbortSignal.any([AbortSignal.timeout(timeoutMs), ended]) : AbortSignal.timeout(timeoutMs);
+    response = await fetch(new URL(PEER_PATH, url), { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(request), signal });
   } catch (err) {
+    if (ended?.aborted) return { failure: retryFailure(ended.reason as NeardupError) };
     return { failure: retryFailure(new NeardupError("RETRY", `the writer sidecar at ${url} did not answer (${(err as Error).name}); send again`, { cause: err })) };
   }
   const payload = (await response.json().catch(() => undefined)) as Partial<{ items: ItemBody[]; failure: Failure }> | undefined;

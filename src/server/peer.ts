@@ -70,7 +70,7 @@ export function httpForwarder(options: {
 }): Forwarder {
   /** Holders that refused `analysis` as an unknown field (a version before it, in a rolling upgrade). */
   const withoutAnalyses = new Set<string>();
-  const send = async (url: string, docs: DocInput[], policy: Policy, labels: string[] | undefined): Promise<(IndexResult | NeardupError)[]> => {
+  const send = async (url: string, docs: DocInput[], policy: Policy, labels: string[] | undefined, ended?: AbortSignal): Promise<(IndexResult | NeardupError)[]> => {
     const items = docs.map(toPeerDoc);
     const analyses = options.analyze && !withoutAnalyses.has(url) ? await options.analyze(docs.map((d) => ({ text: d.text }))).catch(() => []) : [];
     analyses.forEach((a, k) => {
@@ -88,15 +88,16 @@ export function httpForwarder(options: {
         method: "POST",
         headers: { "content-type": "application/json", ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}) },
         body: json,
-        signal: AbortSignal.timeout(options.timeoutMs),
+        signal: ended ? AbortSignal.any([AbortSignal.timeout(options.timeoutMs), ended]) : AbortSignal.timeout(options.timeoutMs),
       });
     } catch (err) {
+      if (ended?.aborted) throw ended.reason as NeardupError;
       throw new NeardupError("RETRY", `the writer sidecar at ${url} did not answer (${(err as Error).name}); send again`, { cause: err });
     }
     const payload = (await response.json().catch(() => undefined)) as { items?: PeerAnswer[]; error?: { code: string; message: string; field?: string } } | undefined;
     if (response.status === 400 && analyses.length > 0 && /^items\[\d+\]\.analysis$/.test(payload?.error?.field ?? "")) {
       withoutAnalyses.add(url); // an older holder: the documents alone, from now on
-      return send(url, docs, policy, labels);
+      return send(url, docs, policy, labels, ended);
     }
     if (!response.ok || !payload?.items) {
       const e = payload?.error;

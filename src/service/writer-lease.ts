@@ -58,8 +58,11 @@ export interface WriterLeaseOptions {
   clock?: () => number;
 }
 
-/** Sends a write request to the lease holder at `url`. */
-export type Forwarder = (url: string, docs: DocInput[], policy: Policy, labels: string[] | undefined) => Promise<(IndexResult | NeardupError)[]>;
+/**
+ * Sends a write request to the lease holder at `url`. `signal` aborts it (with a retryable `NeardupError` as
+ * its reason) once this sidecar sees that holder's lease end ({@link WriterLease.holderEnded}).
+ */
+export type Forwarder = (url: string, docs: DocInput[], policy: Policy, labels: string[] | undefined, signal?: AbortSignal) => Promise<(IndexResult | NeardupError)[]>;
 
 export type LeaseRole = "holder" | "follower" | "unknown";
 
@@ -101,6 +104,8 @@ export class WriterLease implements WriteRouter {
   readonly events = { acquired: 0, lost: 0, renewed: 0, forwarded: 0, late: 0 };
   /** The validity a late renewal was last reported for (one report per late renewal). */
   private lateReported = 0;
+  /** Per holder URL, what aborts the writes forwarded to it once its lease is seen to end. */
+  private readonly forwards = new Map<string, AbortController>();
 
   constructor(
     private readonly engine: Engine,
@@ -212,6 +217,9 @@ export class WriterLease implements WriteRouter {
       this.seenAt = now;
     }
     const expired = found.source.released === true || now - this.seenAt >= this.ttlMs + this.marginMs;
+    // Writes forwarded to an earlier holder get their answer now. Those to a holder whose lease merely expired
+    // wait until the lease has moved (`take`): a holder that wakes first renews it, and answers them itself.
+    if (!expired) this.endForwards(found.source.url);
     if (found.source.holder === this.options.holder || expired) await this.take(found, now);
   }
 
@@ -230,6 +238,7 @@ export class WriterLease implements WriteRouter {
     }
     this.current = doc;
     this.holding = true;
+    this.endForwards();
     this.missingSince = undefined;
     this.validUntil = sentAt + this.ttlMs - this.marginMs;
     if (takeover) this.showPredecessor(doc.term);
@@ -303,7 +312,29 @@ export class WriterLease implements WriteRouter {
     } catch (err) {
       return Promise.reject(err as Error);
     }
-    return url === undefined ? undefined : this.forwarder(url, docs, policy, labels);
+    return url === undefined ? undefined : this.forwarder(url, docs, policy, labels, this.holderEnded(url));
+  }
+
+  /**
+   * Aborts, with a retryable error, once this sidecar sees the lease of the holder at `url` move: taken by
+   * this sidecar or another after that holder stopped renewing it (ttl + margin on this sidecar's clock) or
+   * released it. A write forwarded to a frozen holder then answers `RETRY` within about a ttl, not after the
+   * forward's timeout; and the holder, if it wakes, writes none of it: its lease is gone from the engine, so
+   * it cannot renew, and it checks its lease again before each write.
+   */
+  holderEnded(url: string): AbortSignal {
+    let controller = this.forwards.get(url);
+    if (!controller) this.forwards.set(url, (controller = new AbortController()));
+    return controller.signal;
+  }
+
+  /** Ends the writes forwarded to every holder but `live`. */
+  private endForwards(live?: string): void {
+    for (const [url, controller] of this.forwards) {
+      if (url === live) continue;
+      this.forwards.delete(url);
+      controller.abort(new NeardupError("RETRY", `the writer sidecar at ${url} stopped holding the writer lease while this request waited for its answer (not renewed for ${this.ttlMs + this.marginMs} ms: frozen, cut off or gone, or handed over); send again`));
+    }
   }
 
   msUntilDeciding(): number {

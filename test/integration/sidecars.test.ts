@@ -112,4 +112,43 @@ describe.each(engineTargets())("several sidecars on $kind $version ($source)", (
       await engine.deleteIndex(index);
     }
   }, 300_000);
+
+  it("a write forwarded to a frozen holder is answered RETRY once its lease ends (API 503, proxy per-item 429), not at the forward's timeout; the holder, thawed, writes none of it (multi-sidecar audit: 30 s)", async () => {
+    const index = uniqueIndex("neardup-frozen");
+    const logs = uniqueIndex("neardup-frozen-logs");
+    // A forward's timeout (the engine timeout) far past the lease's end, so only the lease can answer first.
+    const env = { NEARDUP_INDEX: index, NEARDUP_LEASE_TTL_MS: "3000", NEARDUP_WORKERS: "1", NEARDUP_ENGINE_TIMEOUT_MS: "600000", NEARDUP_PROXY_PORT: "0", NEARDUP_PROXY_INDICES: `${logs}:message:mark` };
+    const holder = await startSidecar(target, env);
+    const sidecars = [holder];
+    try {
+      const warm = await fetch(`${holder.proxyUrl}/_bulk`, { method: "POST", headers: { "content-type": "application/x-ndjson" }, body: `{"index":{"_index":"${logs}","_id":"warm"}}\n{"message":"一段与测试无关的文字，用来创建索引并取得写入租约。"}\n` });
+      expect(warm.status).toBe(200);
+      const follower = await startSidecar(target, env);
+      sidecars.push(follower);
+      expect((await engine.getVersioned<LeaseDoc>(LEASE_INDEX, index))?.source.url).toBe(holder.url);
+      expect((await engine.getVersioned<LeaseDoc>(LEASE_INDEX, `proxy:${logs}`))?.source.url).toBe(holder.proxyUrl);
+      holder.process.kill("SIGSTOP");
+      const [api, proxy] = await Promise.all([
+        fetch(`${follower.url}/v1/documents`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ id: "f1", text: "冻结的写入者不会回答这个请求，直到它的租约结束。" }) }),
+        fetch(`${follower.proxyUrl}/_bulk`, { method: "POST", headers: { "content-type": "application/x-ndjson" }, body: `{"index":{"_index":"${logs}","_id":"f2"}}\n{"message":"冻结的写入者不会回答这个请求，直到它的租约结束。"}\n` }),
+      ]);
+      expect(api.status).toBe(503);
+      expect(api.headers.get("retry-after")).not.toBeNull();
+      expect(((await api.json()) as { error: { message: string } }).error.message).toMatch(/stopped holding the writer lease/);
+      // Every item of the bulk failed that way: the engine's whole-request 429 (es_rejected_execution_exception).
+      expect(proxy.status).toBe(429);
+      expect(((await proxy.json()) as { error: { reason: string } }).error.reason).toMatch(/stopped holding the writer lease/);
+      holder.process.kill("SIGCONT");
+      await new Promise((r) => setTimeout(r, 2000));
+      await engine.refresh(index);
+      await engine.refresh(logs);
+      expect(await engine.get(index, "f1")).toBeUndefined();
+      expect(await engine.get(logs, "f2")).toBeUndefined();
+    } finally {
+      holder.process.kill("SIGCONT");
+      await Promise.all(sidecars.map((s) => s.stop()));
+      await engine.deleteIndex(index);
+      await engine.deleteIndex(logs);
+    }
+  }, 300_000);
 });

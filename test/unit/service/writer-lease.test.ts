@@ -100,6 +100,39 @@ describe("WriterLease", () => {
     expect(() => a.assertDeciding()).toThrow();
   });
 
+  it("a write forwarded to a holder that stops renewing (frozen) is answered RETRY once the follower sees its lease end, not after the forward's timeout; forwards to a renewing holder are left alone (multi-sidecar audit: 30 s)", async () => {
+    const engine = new MemoryEngine();
+    let now = 1_000_000;
+    const clock = () => now;
+    // A frozen holder: the request is accepted and never answered; only an abort ends it.
+    const hanging: Forwarder = (_url, _docs, _policy, _labels, signal) =>
+      new Promise((_resolve, reject) => signal?.addEventListener("abort", () => reject(signal.reason as Error)));
+    const make = (name: string) => new WriterLease(engine, { index: "docs", holder: name, url: `http://${name}`, ttlMs: 10_000, marginMs: 1000, refreshMs: 1000, clock }, hanging);
+    const a = make("a");
+    const b = make("b");
+    await a.tick();
+    await b.tick();
+    const early = b.forward([doc], "mark")!;
+    let settled = false;
+    early.then(
+      () => (settled = true),
+      () => (settled = true),
+    );
+    advance3();
+    await a.tick(); // a renews: the forward stays
+    await b.tick();
+    await new Promise((r) => setImmediate(r));
+    expect(settled).toBe(false);
+    // a stops renewing; 11 s unchanged on b's clock: the lease ended, and b takes it.
+    now += 11_000;
+    await b.tick();
+    expect(b.role).toBe("holder");
+    await expect(early).rejects.toMatchObject({ code: "RETRY", message: expect.stringMatching(/http:\/\/a stopped holding the writer lease/) });
+    function advance3() {
+      now += 3000;
+    }
+  });
+
   it("a renewing holder is never taken over, and of two followers racing for an expired lease exactly one wins", async () => {
     const { engine, make, advance } = setup();
     const a = make("a");
