@@ -13,6 +13,7 @@ import { randomUUID } from "node:crypto";
 import type { Fingerprinter } from "../core/fingerprinter.js";
 import type { Engine } from "../engine/types.js";
 import { DedupService } from "../service/dedup-service.js";
+import type { DedupMetrics } from "../service/metrics.js";
 import { resolveDedupOptions, type DedupOptions } from "../service/options.js";
 import { LEASE_INDEX, WriterLease } from "../service/writer-lease.js";
 import type { Analyzer } from "../workers/index.js";
@@ -55,6 +56,12 @@ export interface PoolDeps {
    */
   idleMs?: number | undefined;
   clock?: () => number;
+  /**
+   * Counters and histograms the services' decisions count in (shared with the HTTP API's). The recent-writes
+   * window gauges stay the API service's: the proxy's services do not set what they read.
+   */
+  metrics?: DedupMetrics | undefined;
+  logger?: { warn(details: object, message: string): void; error(details: object, message: string): void } | undefined;
 }
 
 /** How long an index's service may go unasked before it is let go (`PoolDeps.idleMs`). */
@@ -134,7 +141,9 @@ export class ServicePool {
     // window, and a missing index gets the neardup fields and nothing else of the service's own window.
     const options = resolveDedupOptions({ ...dedup, index, textField: rule.textField, policy: rule.policy ?? dedup.policy, recentWindowFitsRefresh: true, clientIndex: true });
     const writer = new WriteThrough(engine, upstream, timeoutMs);
-    const service = new DedupService(writer.engine, fingerprinter, options, undefined, undefined, this.deps.analyzer);
+    // A copy of the shared metrics: each service sets the window gauges' `readWindow` on the object it is given.
+    const metrics = this.deps.metrics && { ...this.deps.metrics };
+    const service = new DedupService(writer.engine, fingerprinter, options, metrics, this.deps.logger, this.deps.analyzer);
     await service.ensureIndex();
     const lease = this.deps.lease ? await this.startLease(index, service, this.deps.lease) : undefined;
     return { service, writer, lease };

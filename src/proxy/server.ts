@@ -27,6 +27,7 @@ import { logLeaseEvents } from "../service/writer-lease.js";
 import { ServicePool } from "./pool.js";
 import type { IndexRule } from "./rules.js";
 import { createUpstream, engineErrorBody, forwardHeaders, pipeThrough, send, type Upstream, type UpstreamDown } from "./upstream.js";
+import type { DedupMetrics } from "../service/metrics.js";
 
 /** Largest `_bulk` body read, decompressed or not: the engines' default `http.max_content_length`. */
 export const MAX_BULK_BYTES = 100 * 1024 * 1024;
@@ -68,6 +69,8 @@ export interface ProxyOptions {
    */
   lease?: { ttlMs: number; advertiseUrl?: string | undefined } | undefined;
   logger?: Logger;
+  /** Dedup metrics the proxy's decisions count in (the sidecar's /metrics). */
+  metrics?: DedupMetrics | undefined;
   /** Told of each event of the proxy's writer leases (a metric). */
   onLeaseEvent?: ((event: string) => void) | undefined;
   /** On close, how long `_bulk` requests in flight may finish before their connections are closed (NEARDUP_SHUTDOWN_TIMEOUT_MS). Default 15 s. */
@@ -216,7 +219,17 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
         ...(logger ? { onEvent: logLeaseEvents(logger, {}, options.onLeaseEvent) } : options.onLeaseEvent ? { onEvent: options.onLeaseEvent } : {}),
       };
       const fingerprinter = await options.fingerprinter();
-      pool = new ServicePool({ engine, fingerprinter, upstream, dedup: options.dedup, timeoutMs: options.connection.requestTimeoutMs ?? 30_000, lease, analyzer: options.analyzer?.() });
+      pool = new ServicePool({
+        engine,
+        fingerprinter,
+        upstream,
+        dedup: options.dedup,
+        timeoutMs: options.connection.requestTimeoutMs ?? 30_000,
+        lease,
+        analyzer: options.analyzer?.(),
+        metrics: options.metrics,
+        logger,
+      });
       return new BulkHandler({
         upstream,
         rules: options.rules,

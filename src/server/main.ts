@@ -44,6 +44,7 @@ async function main(): Promise<void> {
           engine: () => engine,
           fingerprinter: service.fingerprinter,
           analyzer: service.analyzer,
+          metrics: service.dedupMetrics,
           maxInflightBytes: config.limits.maxInflightBodyBytes,
           timeSkewMs: config.limits.timeSkewMs,
           forwardAnalyses: proxyConfig.forwardAnalyses,

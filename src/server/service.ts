@@ -6,7 +6,7 @@ import { hasErrorCode, isNeardupError } from "../core/errors.js";
 import { createFingerprinter, type Fingerprinter } from "../core/fingerprinter.js";
 import { loadIdfFile } from "../resources/idf-file.js";
 import { DedupService } from "../service/dedup-service.js";
-import { createDedupMetrics } from "../service/metrics.js";
+import { createDedupMetrics, type DedupMetrics } from "../service/metrics.js";
 import { connectEngine, installTemplates, redactUrl, type Engine, type EngineConnection } from "../engine/index.js";
 import { randomUUID } from "node:crypto";
 import { LEASE_INDEX as LEASE_INDEX_NAME, WriterLease, logLeaseEvents } from "../service/writer-lease.js";
@@ -48,6 +48,8 @@ export interface RunningService {
   url: string;
   readiness: Readiness;
   metrics: Metrics;
+  /** The dedup metrics (checks, duplicates, candidates...), shared with the `_bulk` proxy's services. */
+  dedupMetrics: DedupMetrics;
   /** Resolves once the engine is connected and templates installed (rejects if the service closes first). */
   engineReady: Promise<Engine>;
   /** The fingerprinter the API's service uses (its options, NEARDUP_IDF_FILE included): the `_bulk` proxy shares it. */
@@ -263,6 +265,7 @@ export async function startService(config: Config, deps: ServiceDeps): Promise<R
     url,
     readiness,
     metrics,
+    dedupMetrics,
     engineReady,
     fingerprinter,
     analyzer: () => analyzer,

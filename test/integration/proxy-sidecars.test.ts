@@ -220,4 +220,21 @@ describe.each(engineTargets())("several sidecars' _bulk proxies on $kind $versio
       await cleanUp(sidecars, index);
     }
   }, 120_000);
+
+  it("the proxy's decisions count on /metrics like the API's (ops audit: neardup_checks_total stayed 0 for proxy streams)", async () => {
+    const index = uniqueIndex("neardup-proxy-metrics");
+    const sidecar = await startSidecar(target, { NEARDUP_INDEX: uniqueIndex("neardup-proxy-api"), NEARDUP_PROXY_PORT: "0", NEARDUP_PROXY_INDICES: `${index}:message:mark`, NEARDUP_WORKERS: "1" });
+    try {
+      const [a, b] = nearDuplicates(91, 2);
+      const lines = [{ index: { _index: index, _id: "a" } }, { message: a }, { index: { _index: index, _id: "b" } }, { message: b }, { index: { _index: index, _id: "c" } }, { message: "另一段完全无关的文字，说的是别的事情。" }];
+      const res = await fetch(`${sidecar.proxyUrl}/_bulk`, { method: "POST", headers: { "content-type": "application/x-ndjson" }, body: lines.map((l) => JSON.stringify(l)).join("\n") + "\n" });
+      expect(((await res.json()) as { items: Item[] }).items.map((it) => it.index!.neardup?.status)).toEqual(["original", "duplicate", "original"]);
+      const scraped = await (await fetch(`${sidecar.url}/metrics`)).text();
+      expect(scraped).toMatch(/^neardup_checks_total\{operation="index"\} 3$/m);
+      expect(scraped).toMatch(/^neardup_duplicates_found_total\{policy="mark"\} 1$/m);
+      expect(scraped).toMatch(/^neardup_engine_hits_per_lookup_count [1-9]\d*$/m);
+    } finally {
+      await cleanUp([sidecar], index);
+    }
+  }, 120_000);
 });
