@@ -28,6 +28,7 @@ import { BatchDeduper, type DedupRecord, type DedupSummary } from "./dedup.js";
 import { parseDuration, parseFraction, parseNonNegativeInt, verdictWith } from "./options.js";
 import { createProgress } from "./progress.js";
 import { loadIdfFile } from "../resources/idf-file.js";
+import { parseSettings } from "../config/settings.js";
 
 export interface BackfillOptions {
   index: string;
@@ -353,7 +354,8 @@ interface BackfillFlags {
   maxDistance?: number;
   minCosine?: number;
   minEditSimilarity?: number;
-  window?: number;
+  /** A duration; `false`: `--no-window`; undefined: the service's (NEARDUP_WINDOW_HOURS). */
+  window?: number | false;
   maxCandidates: number;
   progress: boolean;
   idf?: string;
@@ -378,7 +380,8 @@ export function addBackfillCommand(program: Command, env: { stdout: Writable; st
     .option("--max-distance <bits>", "duplicate when simhash distance <= this", parseNonNegativeInt("--max-distance", 64))
     .option("--min-cosine <x>", "duplicate when TF-IDF cosine >= this", parseFraction("--min-cosine"))
     .option("--min-edit-similarity <x>", "duplicate when edit similarity >= this", parseFraction("--min-edit-similarity"))
-    .option("--window <duration>", "compare only with documents this much older, e.g. 2d", parseDuration)
+    .option("--window <duration>", "compare only with documents this much older, e.g. 2d (default: the service's window, NEARDUP_WINDOW_HOURS, 48h)", parseDuration)
+    .option("--no-window", "compare with every earlier document")
     .option("--max-candidates <n>", "most candidates verified per document", parseNonNegativeInt("--max-candidates"), 100)
     .addOption(new Option("--idf <file>", "IDF table from `neardup idf fit`: the one the service uses (its NEARDUP_IDF_FILE), or the service will not compare what this writes").env("NEARDUP_IDF_FILE"))
     .option("--no-progress", "no progress bar")
@@ -390,6 +393,8 @@ export function addBackfillCommand(program: Command, env: { stdout: Writable; st
 
 async function backfillCommand(index: string, flags: BackfillFlags, env: { stdout: Writable; stderr: Writable & { isTTY?: boolean } }): Promise<number> {
   const checkpoint = flags.dryRun ? undefined : (flags.checkpoint ?? `.neardup/backfill-${index}.json`);
+  // The service's window unless told otherwise: backfilled verdicts then agree with what the API and proxy decide.
+  const windowMs = flags.window === false ? undefined : (flags.window ?? parseSettings({ NEARDUP_WINDOW_HOURS: process.env.NEARDUP_WINDOW_HOURS }).NEARDUP_WINDOW_HOURS * 3_600_000);
   if (checkpoint && !flags.resume && existsSync(checkpoint)) renameSync(checkpoint, `${checkpoint}.old`);
   const thresholds = { maxDistance: flags.maxDistance, minCosine: flags.minCosine, minEditSimilarity: flags.minEditSimilarity };
   // The fingerprint version names the IDF table (nd2+idf.<identity>): the service compares only its own table's.
@@ -403,7 +408,7 @@ async function backfillCommand(index: string, flags: BackfillFlags, env: { stdou
     const result = await runBackfill(
       engine,
       fingerprinter,
-      { index, textField: flags.textField, timeField: flags.timeField, batchSize: flags.batchSize, checkpoint, dryRun: flags.dryRun === true, radius: flags.radius, windowMs: flags.window, maxCandidates: flags.maxCandidates },
+      { index, textField: flags.textField, timeField: flags.timeField, batchSize: flags.batchSize, checkpoint, dryRun: flags.dryRun === true, radius: flags.radius, windowMs, maxCandidates: flags.maxCandidates },
       JSON.parse(JSON.stringify(thresholds)) as Record<string, unknown>,
       {
         report: (m) => {

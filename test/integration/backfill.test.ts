@@ -98,7 +98,7 @@ describe.each(engineTargets())("backfill on $kind $version ($source)", (target) 
 
   it("a run killed halfway resumes from its checkpoint and ends equal to `neardup dedup` in time order", async () => {
     const checkpoint = join(dir, `${target.kind}.json`);
-    const args = ["tsx", "src/cli/main.ts", "backfill", index, "--text-field", "message", "--batch-size", String(BATCH), "--checkpoint", checkpoint, "--no-progress"];
+    const args = ["tsx", "src/cli/main.ts", "backfill", index, "--text-field", "message", "--batch-size", String(BATCH), "--checkpoint", checkpoint, "--no-progress", "--no-window"]; // `neardup dedup` below has no window
     const child = spawn("npx", args, { env: { ...process.env, NEARDUP_ENGINE_URL: target.url }, stdio: ["ignore", "ignore", "pipe"], detached: true });
     let stderr = "";
     child.stderr.on("data", (c: Buffer) => (stderr += String(c)));
@@ -292,4 +292,36 @@ describe.each(engineTargets())("backfill on $kind $version ($source)", (target) 
       await engine.deleteIndex(other);
     }
   });
+
+  it("compares within the service's window by default (NEARDUP_WINDOW_HOURS, 48 h), and with every earlier document under --no-window (ops audit: no window unless --window, where the API and proxy have 48 h)", async () => {
+    const other = uniqueIndex("neardup-backfill-window");
+    const fp = await sharedFingerprinter();
+    const [a, b] = [docs[0]!.message, `${docs[0]!.message} ok`];
+    expect(fp.compare(a, b).duplicate).toBe(true);
+    const run = async (args: string[], env: Record<string, string> = {}): Promise<string> => {
+      await engine.createIndex(other, { mappings: { properties: { "@timestamp": { type: "date" }, message: { type: "text" } } }, settings: { number_of_shards: 1, number_of_replicas: 0 } });
+      const stored = [
+        { id: "first", message: a, "@timestamp": "2020-01-01T00:00:00Z" },
+        { id: "later", message: b, "@timestamp": "2020-01-05T00:00:00Z" }, // four days later
+      ];
+      expect((await engine.bulk(stored.flatMap(({ id, ...source }) => [{ index: { _index: other, _id: id } }, source]), { refresh: true })).errors).toBe(false);
+      const child = spawn("npx", ["tsx", "src/cli/main.ts", "backfill", other, "--text-field", "message", "--no-progress", "--no-resume", "--checkpoint", join(dir, "window-ck.json"), ...args], { env: { ...process.env, NEARDUP_ENGINE_URL: target.url, ...env }, stdio: ["ignore", "ignore", "pipe"] });
+      let stderr = "";
+      child.stderr.on("data", (c: Buffer) => (stderr += String(c)));
+      const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
+      expect(code, stderr).toBe(0);
+      await engine.refresh(other);
+      const status = (await engine.get<{ neardup: { status: string } }>(other, "later"))!.neardup.status;
+      await engine.deleteIndex(other);
+      return status;
+    };
+    try {
+      expect(await run([])).toBe("original");
+      expect(await run(["--no-window"])).toBe("duplicate");
+      expect(await run([], { NEARDUP_WINDOW_HOURS: "120" })).toBe("duplicate");
+      expect(await run(["--window", "2d"], { NEARDUP_WINDOW_HOURS: "120" })).toBe("original");
+    } finally {
+      await engine.deleteIndex(other).catch(() => undefined);
+    }
+  }, 180_000);
 });
