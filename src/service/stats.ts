@@ -52,11 +52,15 @@ export function intervalMs(interval: string, field = "interval"): number {
   return Number(m[1]) * UNIT_MS[m[2] as keyof typeof UNIT_MS];
 }
 
+/** Buckets of `ms` over [from, to], both included, the first starting at `from` (the histogram's offset). */
+export function bucketCount(from: number, to: number, ms: number): number {
+  return Math.floor((to - from) / ms) + 1;
+}
+
 /** The interval for a range: the given one (checked against {@link MAX_BUCKETS}) or the smallest with at most 60 buckets. */
 export function chooseInterval(from: number, to: number, interval: string | undefined): string {
-  const span = to - from;
-  if (interval === undefined) return AUTO_INTERVALS.find((i) => span / intervalMs(i) <= AUTO_BUCKETS) ?? AUTO_INTERVALS.at(-1)!;
-  const buckets = Math.ceil(span / intervalMs(interval)) + 1;
+  if (interval === undefined) return AUTO_INTERVALS.find((i) => bucketCount(from, to, intervalMs(i)) <= AUTO_BUCKETS) ?? AUTO_INTERVALS.at(-1)!;
+  const buckets = bucketCount(from, to, intervalMs(interval));
   if (buckets > MAX_BUCKETS) {
     throw new NeardupError("INVALID_INPUT", `interval ${interval} gives ${buckets} buckets over the range; the most is ${MAX_BUCKETS}: choose a longer interval or a shorter range`, { field: "interval" });
   }
@@ -90,7 +94,8 @@ export async function computeStats(engine: Engine, index: string, query: StatsQu
         query: { range: { [TIME_FIELD]: { gte: query.from, lte: query.to, format: "epoch_millis" } } },
         aggs: {
           duplicates: { filter: { term: { "neardup.status": "duplicate" } } },
-          ...allAggs({ interval: { fixed: interval, min: query.from, max: query.to }, byField, top: query.top }),
+          // Buckets start at `from`, not at the epoch's multiples of the interval (a first bar holding part of one).
+          ...allAggs({ interval: { fixed: interval, min: query.from, max: query.to, offsetMs: query.from % intervalMs(interval) }, byField, top: query.top }),
         },
       },
     });

@@ -72,6 +72,15 @@ describe.each(engineTargets())("dashboards on $kind $version ($source)", (target
     expect(res.body.panels).toEqual(expected);
   });
 
+  it("GET /v1/stats buckets start at `from` (stats audit: the first began up to an interval before it, holding part of it)", async () => {
+    const from = START + 10 * 3_600_000; // 10:00 on the first seeded day
+    const res = await request(h.app).get("/v1/stats").query({ from, to: END, interval: "1d" });
+    expect(res.status).toBe(200);
+    const rows = res.body.panels.rate_over_time as { time: number; total: number }[];
+    expect(rows.map((r) => r.time)).toEqual([0, 1, 2].map((d) => from + d * DAY));
+    expect(rows.reduce((n, r) => n + r.total, 0)).toBe(res.body.total);
+  });
+
   it("GET /v1/stats defaults to the dedup window, which holds none of the seeded days", async () => {
     const res = await request(h.app).get("/v1/stats");
     expect(res.status).toBe(200);

@@ -1,6 +1,6 @@
 /** Interval parsing and choice for /v1/stats (issue 13). */
 import { describe, expect, it } from "vitest";
-import { MAX_BUCKETS, chooseInterval, intervalMs } from "../../../src/service/stats.js";
+import { MAX_BUCKETS, bucketCount, chooseInterval, intervalMs } from "../../../src/service/stats.js";
 
 const H = 3_600_000;
 
@@ -26,5 +26,15 @@ describe("stats intervals", () => {
   it("keeps a given interval unless it makes more than the most buckets", () => {
     expect(chooseInterval(0, 48 * H, "5m")).toBe("5m");
     expect(() => chooseInterval(0, MAX_BUCKETS * 60_000, "1m")).toThrow(expect.objectContaining({ field: "interval", message: expect.stringMatching(/gives 2001 buckets over the range; the most is 2000/) }));
+  });
+
+  it("counts the buckets of a range as the histogram makes them, from `from` on, `to` included (stats audit: 2,000 hourly buckets were called 2,001, and the automatic interval gave 61)", () => {
+    expect(bucketCount(0, 2000 * H - 1, H)).toBe(2000);
+    expect(bucketCount(0, 2000 * H, H)).toBe(2001);
+    expect(bucketCount(15 * H, 35 * H + 30 * 60_000, 10 * H)).toBe(3);
+    expect(chooseInterval(0, 2000 * H - 1, "1h")).toBe("1h");
+    expect(() => chooseInterval(0, 2000 * H, "1h")).toThrow(/gives 2001 buckets/);
+    expect(chooseInterval(0, 60 * H, undefined)).toBe("3h"); // 1h would give 61
+    expect(chooseInterval(0, 60 * H - 1, undefined)).toBe("1h");
   });
 });
