@@ -30,7 +30,7 @@ const DUPLICATE = { term: { "neardup.status": "duplicate" } };
  * `auto` for the products, which fill in one from their time picker
  * (`%autointerval%`) and bound the histogram to it (`%timefilter%`).
  */
-export type IntervalSpec = { fixed: string; min: number; max: number; /** Where buckets start past the epoch's multiples of the interval, in ms (`min`'s remainder: buckets start at `min`). */ offsetMs?: number } | "auto";
+export type IntervalSpec = { fixed: string; min: number; max: number } | "auto";
 
 export interface PanelParams {
   interval: IntervalSpec;
@@ -82,8 +82,7 @@ function dateHistogram(interval: IntervalSpec): Record<string, unknown> {
       extended_bounds: { min: { "%timefilter%": "min" }, max: { "%timefilter%": "max" } },
     };
   }
-  const offset = interval.offsetMs ? { offset: `+${interval.offsetMs}ms` } : {};
-  return { field: TIME_FIELD, fixed_interval: interval.fixed, ...offset, min_doc_count: 0, extended_bounds: { min: interval.min, max: interval.max } };
+  return { field: TIME_FIELD, fixed_interval: interval.fixed, min_doc_count: 0, extended_bounds: { min: interval.min, max: interval.max } };
 }
 
 function buckets(answer: unknown): Bucket[] {

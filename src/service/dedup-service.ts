@@ -106,6 +106,9 @@ export interface WriteRouter {
 /** The longest a decision waits, in its turn, for a lease just taken to let it decide, instead of answering RETRY. */
 const WAIT_TO_DECIDE_MS = 5_000;
 
+/** A stored document's `neardup` status fields. */
+type NeardupStatus = { status?: string; duplicate_of?: string };
+
 function report(m: Match): MatchReport {
   return {
     id: m.candidate.id,
@@ -926,29 +929,67 @@ export class DedupService {
   /**
    * The cluster a document belongs to: its original and every document marked a duplicate of it, oldest
    * first. Members whose writes this sidecar had acknowledged are there at once, before the engine's next
-   * refresh shows them to the search.
+   * refresh shows them to the search. When the original is gone (deleted while its duplicates stay), its
+   * duplicates became the originals of later near-duplicates ({@link withStoredRoot}): those are members
+   * too, so every member asked gives the same cluster.
    */
   async cluster(id: string, limit = 1000): Promise<{ original: string; members: { id: string; status: string; distance: number | null; similarity: number | null }[] }> {
-    const stored = await getDocument<{ neardup?: { status?: string; duplicate_of?: string } }>(this.engine, this.options.index, id);
+    const stored = await getDocument<{ neardup?: NeardupStatus }>(this.engine, this.options.index, id);
     if (!stored) throw new NeardupError("NOT_FOUND", `document ${JSON.stringify(id)} does not exist in ${this.options.index}`, { field: "id" });
-    // This sidecar's acknowledged write of the id is newer than what the search may still show (a re-submission).
+    let original = this.originalOf(id, stored.neardup) ?? id;
+    let originalStored = original === id;
+    if (!originalStored) {
+      // The original named may be a duplicate itself, of a root that is gone: the cluster is that root's.
+      const named = await this.storedStatus(original);
+      const root = named && this.originalOf(original, named.neardup);
+      if (root !== undefined) original = root;
+      originalStored = root === undefined ? named !== undefined : await this.isStored(root);
+    }
+    const found = await this.duplicatesOf([original], limit);
+    if (!originalStored && found.length > 0) {
+      const seen = new Set(found.map((m) => m.id));
+      for (const m of await this.duplicatesOf(found.slice(0, limit).map((m) => m.id), limit)) if (!seen.has(m.id)) found.push(m);
+    }
+    found.sort(byTimeThenId);
+    // The original itself, unless it is gone: it was listed as a member.
+    const members = [
+      ...(originalStored ? [{ id: original, status: "original", distance: null, similarity: null }] : []),
+      ...found.slice(0, limit).map(({ id: member, distance, similarity }) => ({ id: member, status: "duplicate", distance, similarity })),
+    ];
+    return { original, members };
+  }
+
+  /** The original a document's status names, this sidecar's acknowledged write of it first; `undefined` for an original. */
+  private originalOf(id: string, stored: NeardupStatus | undefined): string | undefined {
     const own = this.recent.acknowledged(id)?.candidate;
-    const status = own ? { status: own.status, duplicate_of: own.duplicateOf } : stored.neardup;
-    const original = status?.status === "duplicate" && status.duplicate_of ? status.duplicate_of : id;
+    const status = own ? { status: own.status, duplicate_of: own.duplicateOf } : stored;
+    return status?.status === "duplicate" && status.duplicate_of ? status.duplicate_of : undefined;
+  }
+
+  /** A document's neardup status as stored (the recent-writes window's for one not searchable yet), `undefined` when it is gone. */
+  private async storedStatus(id: string): Promise<{ neardup?: NeardupStatus } | undefined> {
+    const own = this.recent.get(id)?.candidate;
+    if (own) return { neardup: { status: own.status, duplicate_of: own.duplicateOf } };
+    return getDocument<{ neardup?: NeardupStatus }>(this.engine, this.options.index, id);
+  }
+
+  /** The documents marked duplicates of any of `originals`, as the engine and this sidecar's acknowledged writes say. */
+  private async duplicatesOf(originals: string[], limit: number): Promise<{ id: string; time: number; distance: number | null; similarity: number | null }[]> {
+    const targets = new Set(originals);
     const response = await this.engine.search<{ neardup: { distance?: number; similarity?: number; timestamp?: number | string } }>({
       index: this.options.index,
       ignoreUnavailable: true,
       body: {
         size: limit,
         _source: ["neardup.distance", "neardup.similarity", "neardup.timestamp"],
-        query: { term: { "neardup.duplicate_of": original } },
+        query: { terms: { "neardup.duplicate_of": originals } },
         sort: [{ "neardup.timestamp": "asc" }],
       },
     });
     const found = response.hits.hits
       .filter((h) => {
         const newer = this.recent.acknowledged(h._id)?.candidate;
-        return newer === undefined || newer.duplicateOf === original;
+        return newer === undefined || (newer.duplicateOf !== undefined && targets.has(newer.duplicateOf));
       })
       .map((h) => ({
         id: h._id,
@@ -957,16 +998,12 @@ export class DedupService {
         similarity: h._source?.neardup.similarity ?? null,
       }));
     const seen = new Set(found.map((m) => m.id));
-    for (const e of this.recent.storedDuplicatesOf(original)) {
-      if (!seen.has(e.candidate.id)) found.push({ id: e.candidate.id, time: e.candidate.time, distance: e.match?.distance ?? null, similarity: e.match?.similarity ?? null });
+    for (const original of originals) {
+      for (const e of this.recent.storedDuplicatesOf(original)) {
+        if (!seen.has(e.candidate.id)) found.push({ id: e.candidate.id, time: e.candidate.time, distance: e.match?.distance ?? null, similarity: e.match?.similarity ?? null });
+        seen.add(e.candidate.id);
+      }
     }
-    found.sort(byTimeThenId);
-    // The original itself, unless it is gone (deleted while its duplicates stay): it was listed as a member.
-    const originalStored = original === id || (await this.isStored(original));
-    const members = [
-      ...(originalStored ? [{ id: original, status: "original", distance: null, similarity: null }] : []),
-      ...found.slice(0, limit).map(({ id: member, distance, similarity }) => ({ id: member, status: "duplicate", distance, similarity })),
-    ];
-    return { original, members };
+    return found;
   }
 }

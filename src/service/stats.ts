@@ -52,9 +52,13 @@ export function intervalMs(interval: string, field = "interval"): number {
   return Number(m[1]) * UNIT_MS[m[2] as keyof typeof UNIT_MS];
 }
 
-/** Buckets of `ms` over [from, to], both included, the first starting at `from` (the histogram's offset). */
+/**
+ * Buckets of `ms` over [from, to], both included, as the engine's date histogram makes them: on multiples of
+ * the interval since the epoch (as Kibana and OpenSearch Dashboards draw them), so the first and last may
+ * hold part of an interval only.
+ */
 export function bucketCount(from: number, to: number, ms: number): number {
-  return Math.floor((to - from) / ms) + 1;
+  return Math.floor(to / ms) - Math.floor(from / ms) + 1;
 }
 
 /** The interval for a range: the given one (checked against {@link MAX_BUCKETS}) or the smallest with at most 60 buckets. */
@@ -94,8 +98,7 @@ export async function computeStats(engine: Engine, index: string, query: StatsQu
         query: { range: { [TIME_FIELD]: { gte: query.from, lte: query.to, format: "epoch_millis" } } },
         aggs: {
           duplicates: { filter: { term: { "neardup.status": "duplicate" } } },
-          // Buckets start at `from`, not at the epoch's multiples of the interval (a first bar holding part of one).
-          ...allAggs({ interval: { fixed: interval, min: query.from, max: query.to, offsetMs: query.from % intervalMs(interval) }, byField, top: query.top }),
+          ...allAggs({ interval: { fixed: interval, min: query.from, max: query.to }, byField, top: query.top }),
         },
       },
     });

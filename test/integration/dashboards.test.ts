@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PANELS } from "../../src/dashboards/definition.js";
 import { savedObjects } from "../../src/dashboards/saved-objects.js";
 import { productSpec } from "../../src/dashboards/vega.js";
-import { computeStats } from "../../src/service/stats.js";
+import { bucketCount, computeStats } from "../../src/service/stats.js";
 import { startApi, type ApiHarness } from "../helpers/api.js";
 import { expectedRows, seedDocs, writeSeed } from "../helpers/dashboards-seed.js";
 import { engineTargets, uniqueIndex } from "../helpers/engines.js";
@@ -72,13 +72,14 @@ describe.each(engineTargets())("dashboards on $kind $version ($source)", (target
     expect(res.body.panels).toEqual(expected);
   });
 
-  it("GET /v1/stats buckets start at `from` (stats audit: the first began up to an interval before it, holding part of it)", async () => {
+  it("GET /v1/stats buckets fall on the epoch's multiples of the interval, as the products draw them: a range starting mid-interval gets the whole first bucket, and as many buckets as the engine makes (stats audit: the count was one more)", async () => {
     const from = START + 10 * 3_600_000; // 10:00 on the first seeded day
     const res = await request(h.app).get("/v1/stats").query({ from, to: END, interval: "1d" });
     expect(res.status).toBe(200);
     const rows = res.body.panels.rate_over_time as { time: number; total: number }[];
-    expect(rows.map((r) => r.time)).toEqual([0, 1, 2].map((d) => from + d * DAY));
+    expect(rows.map((r) => r.time)).toEqual([0, 1, 2].map((d) => START + d * DAY));
     expect(rows.reduce((n, r) => n + r.total, 0)).toBe(res.body.total);
+    expect(rows).toHaveLength(bucketCount(from, END, DAY));
   });
 
   it("GET /v1/stats defaults to the dedup window, which holds none of the seeded days", async () => {

@@ -28,10 +28,12 @@ describe("stats intervals", () => {
     expect(() => chooseInterval(0, MAX_BUCKETS * 60_000, "1m")).toThrow(expect.objectContaining({ field: "interval", message: expect.stringMatching(/gives 2001 buckets over the range; the most is 2000/) }));
   });
 
-  it("counts the buckets of a range as the histogram makes them, from `from` on, `to` included (stats audit: 2,000 hourly buckets were called 2,001, and the automatic interval gave 61)", () => {
+  it("counts the buckets of a range as the histogram makes them, on the epoch's multiples of the interval, `to` included (stats audit: 2,000 hourly buckets were called 2,001, and the automatic interval gave 61)", () => {
     expect(bucketCount(0, 2000 * H - 1, H)).toBe(2000);
     expect(bucketCount(0, 2000 * H, H)).toBe(2001);
-    expect(bucketCount(15 * H, 35 * H + 30 * 60_000, 10 * H)).toBe(3);
+    expect(bucketCount(15 * H, 35 * H + 30 * 60_000, 10 * H)).toBe(3); // [10h, 20h), [20h, 30h), [30h, 40h)
+    expect(bucketCount(15 * H, 25 * H, 10 * H)).toBe(2); // 10 hours, over two buckets
+    expect(bucketCount(H / 2, 2000 * H - 1, H)).toBe(2000);
     expect(chooseInterval(0, 2000 * H - 1, "1h")).toBe("1h");
     expect(() => chooseInterval(0, 2000 * H, "1h")).toThrow(/gives 2001 buckets/);
     expect(chooseInterval(0, 60 * H, undefined)).toBe("3h"); // 1h would give 61

@@ -154,6 +154,10 @@ describe("a deleted original", () => {
     expect(check).toMatchObject({ status: "duplicate", duplicate_of: "B" });
     expect((await later.index([parseDocInput({ id: "C", text: textC!, time: 3000 })], "mark")).map(answer)).toEqual(["C duplicate B"]);
     expect((await later.cluster("B")).members.map((m) => m.id)).not.toContain("A");
+    // One cluster whichever member is asked (time-based-indices audit: B's listed B alone, C's named B its original).
+    const ofB = await later.cluster("B");
+    expect(ofB).toEqual(await later.cluster("C"));
+    expect(ofB).toMatchObject({ original: "A", members: [{ id: "B", status: "duplicate" }, { id: "C", status: "duplicate" }] });
     // Stored, the root is still named, by a sidecar that did not write it.
     const kept = new MemoryEngine();
     const writer = new DedupService(kept, fp, resolveDedupOptions({ index: "kept" }));
