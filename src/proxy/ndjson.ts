@@ -17,7 +17,7 @@ export interface BulkItem {
   op: BulkOp;
   /** The action's metadata (`_index`, `_id`, `routing`, `pipeline`, ...), parsed: for reading flags, never for writing. */
   meta: Record<string, unknown>;
-  /** The `_id` as the engines read it: a string's value, or a number's text as sent (`9007199254740993`, `1.0`). */
+  /** The `_id` as the engines read it: a string's value, or a number's or boolean's text as sent (`9007199254740993`, `1.0`, `1e400`, `true`). */
   id: string | undefined;
   /** Where the action's metadata object starts in the action line (without its byte order mark): see {@link metaText}. */
   metaAt: number;
@@ -130,11 +130,20 @@ function* parseSteps(body: string, pathIndex: string | undefined): Generator<voi
     const alone = rest.trim() === "}";
     if (!alone) meta = Object.fromEntries(members.map((m) => [m.key, JSON.parse(m.raw) as unknown]));
     if ((alone ? Object.keys(meta).length : new Set(members.map((m) => m.key)).size) !== members.length) return { ok: false, reason: `line ${at} repeats a key of its metadata` };
-    // Values the engines refuse in the action line (the whole request fails there): forwarded, so their own error comes back.
-    if (meta._index !== undefined && meta._index !== null && typeof meta._index !== "string") return { ok: false, reason: `line ${at} has an _index that is not a string` };
-    const id = meta._id;
-    if (id !== undefined && id !== null && typeof id !== "string" && !(typeof id === "number" && Number.isFinite(id))) return { ok: false, reason: `line ${at} has an _id that is not a simple value` };
-    const index = typeof meta._index === "string" ? meta._index : pathIndex;
+    // `_index` and `_id` as the engines read them: a string's value, a number's or a boolean's text as sent
+    // (`1e400`, `1.50`, `true`: the engines store those). An object or an array they refuse, whole request:
+    // forwarded, so their own error comes back. (Forwarding a scalar the same way wrote every other item of
+    // the request without dedup, hostile-input audit.)
+    const scalarText = (key: string): string | null | undefined => {
+      const value = meta[key];
+      if (value === undefined || value === null || typeof value === "string") return value as string | null | undefined;
+      return typeof value === "object" ? null : members.find((m) => m.key === key)!.raw;
+    };
+    const indexText = scalarText("_index");
+    if (indexText === null && meta._index !== null) return { ok: false, reason: `line ${at} has an _index that is not a string` };
+    const itemId = scalarText("_id");
+    if (itemId === null && meta._id !== null) return { ok: false, reason: `line ${at} has an _id that is not a simple value` };
+    const index = typeof indexText === "string" ? indexText : pathIndex;
     if (index === undefined || index === "") return { ok: false, reason: `line ${at} names no index` };
     let sourceLine: string | undefined;
     if (op !== "delete") {
@@ -142,9 +151,7 @@ function* parseSteps(body: string, pathIndex: string | undefined): Generator<voi
       if (sourceLine === undefined) return { ok: false, reason: `line ${at} has no source line` };
       sourceLine = withoutComments(sourceLine);
     }
-    // A number's text as sent: JSON.parse read 9007199254740993 as 9007199254740992.
-    const itemId = typeof id === "number" ? members.find((m) => m.key === "_id")!.raw : (id as string | null | undefined) ?? undefined;
-    items.push({ op: op as BulkOp, meta, id: itemId, metaAt, index, actionLine, sourceLine });
+    items.push({ op: op as BulkOp, meta, id: itemId ?? undefined, metaAt, index, actionLine, sourceLine });
   }
   if (items.length === 0) return { ok: false, reason: "the body has no actions" };
   return { ok: true, items };

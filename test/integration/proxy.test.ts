@@ -166,6 +166,19 @@ describe.each(engineTargets())("_bulk proxy on $kind $version ($source)", (targe
     for (const id of duplicates.keys()) expect(await h.engine.get(index, id)).toBeUndefined();
   });
 
+  it("an _id or _index given as a number or a boolean is read as its text, as the engine does, and the other items of the request are still deduplicated (hostile-input audit: reject let a near-duplicate through)", async () => {
+    const index = name("reject");
+    const [a, b] = englishVariants(RECIPE_EN, 2);
+    expect((await rawBulk(h.url, "/_bulk", lines({ index: { _index: index, _id: "a" } }, { message: a }))).body.items[0]!.index!.status).toBe(201);
+    const res = await rawBulk(h.url, "/_bulk", lines({ index: { _index: index, _id: "b" } }, { message: b }, '{"delete":{"_index":"' + index + '","_id":true}}', '{"index":{"_index":"' + index + '","_id":1e400}}', { message: OTHER_ZH }));
+    expect(res.body.items[0]!.index).toMatchObject({ status: 409, error: { type: "neardup_duplicate_exception" } });
+    expect(res.body.items[1]!.delete).toMatchObject({ _id: "true", status: 404 });
+    expect(res.body.items[2]!.index).toMatchObject({ _id: "1e400", status: 201, neardup: { status: "original" } });
+    await h.engine.refresh(index);
+    expect(await h.engine.get(index, "b")).toBeUndefined();
+    expect(await h.engine.get(index, "1e400")).toMatchObject({ message: OTHER_ZH, neardup: { status: "original" } });
+  });
+
   it("a document deleted through the proxy is no one's original any more: a near-duplicate sent after the delete, in the same bulk or at once, is stored (skip dropped it)", async () => {
     const index = name("skip");
     const [a, b] = englishVariants(RECIPE_EN, 2);
