@@ -7,7 +7,9 @@
  *
  * Order: items run in segments. A segment ends where an item touches a
  * document (index + id) that an item of the other kind in the segment
- * touches, so the writes to one document happen in request order; within a
+ * touches, so the writes to one document happen in request order, and where
+ * a source written as sent follows fingerprinted items of its index, so the
+ * first source to hold a new field maps it, as in the engine; within a
  * segment the two kinds run side by side.
  *
  * Several sidecars: each index's fingerprinted items of a segment go to the
@@ -252,18 +254,22 @@ export class BulkHandler {
   private segments(items: BulkItem[]): Segment[] {
     const segments: Segment[] = [];
     let current: Segment = { dedup: [], pass: [] };
-    let keys = { dedup: new Set<string>(), pass: new Set<string>(), deletesIn: new Set<string>() };
+    let keys = { dedup: new Set<string>(), pass: new Set<string>(), deletesIn: new Set<string>(), dedupIn: new Set<string>() };
     items.forEach((item, at) => {
       const routed = this.asDedup(item, at);
       const dedup = routed && "text" in routed ? routed : undefined;
       const key = docKey(item);
       const other = dedup ? keys.pass : keys.dedup;
       // A delete in a deduplicated index changes every later item's candidates there: they are decided after it.
-      if ((key !== undefined && other.has(key)) || (dedup && keys.deletesIn.has(item.index))) {
+      // A source written as sent after fingerprinted items of its index goes after them too: the first source
+      // with a field maps it (a new index's text field mapped from a number refused every text before it).
+      const mapsAfter = !dedup && item.sourceLine !== undefined && keys.dedupIn.has(item.index);
+      if ((key !== undefined && other.has(key)) || (dedup && keys.deletesIn.has(item.index)) || mapsAfter) {
         segments.push(current);
         current = { dedup: [], pass: [] };
-        keys = { dedup: new Set(), pass: new Set(), deletesIn: new Set() };
+        keys = { dedup: new Set(), pass: new Set(), deletesIn: new Set(), dedupIn: new Set() };
       }
+      if (dedup) keys.dedupIn.add(item.index);
       if (key !== undefined) (dedup ? keys.dedup : keys.pass).add(key);
       if (item.op === "delete" && ruleFor(this.deps.rules, item.index)) keys.deletesIn.add(item.index);
       if (dedup) current.dedup.push(dedup);

@@ -179,6 +179,24 @@ describe.each(engineTargets())("_bulk proxy on $kind $version ($source)", (targe
     expect(await h.engine.get(index, "1e400")).toMatchObject({ message: OTHER_ZH, neardup: { status: "original" } });
   });
 
+  it.each([
+    ["a number", 12345],
+    ["an object", { text: "structured" }],
+  ])("the first bulk into a new index, texts then a text field holding %s, is stored as the engine stores it: the item that passes through goes after the texts before it (hostile-input audit: it went first, mapped the field, and the texts were refused)", async (_kind, odd) => {
+    const index = name("mark");
+    const direct = `${index}-direct`;
+    created.push(direct);
+    const body = (into: string) => lines({ index: { _index: into, _id: "t1" } }, { message: NEWS_EN }, { index: { _index: into, _id: "t2" } }, { message: OTHER_ZH }, { index: { _index: into, _id: "n1" } }, { message: odd });
+    const viaEngine = await rawBulk(target.url, "/_bulk", body(direct));
+    const viaProxy = await rawBulk(h.url, "/_bulk", body(index));
+    const statuses = (r: typeof viaProxy) => r.body.items.map((i) => i.index!.status);
+    expect(statuses(viaProxy)).toEqual(statuses(viaEngine));
+    expect(statuses(viaProxy).slice(0, 2)).toEqual([201, 201]);
+    expect(viaProxy.body.items[0]!.index).toMatchObject({ neardup: { status: "original" } });
+    const mapped = async (i: string) => ((await (await fetch(`${target.url}/${i}/_mapping`)).json()) as Record<string, { mappings: { properties: { message: { type?: string } } } }>)[i]!.mappings.properties.message.type;
+    expect(await mapped(index)).toBe(await mapped(direct));
+  });
+
   it("a document deleted through the proxy is no one's original any more: a near-duplicate sent after the delete, in the same bulk or at once, is stored (skip dropped it)", async () => {
     const index = name("skip");
     const [a, b] = englishVariants(RECIPE_EN, 2);
