@@ -61,6 +61,11 @@ function afterFirstObject(text: string): { object: string; value: unknown; rest:
   }
 }
 
+/** Node 20 has `String.prototype.toWellFormed` (lone surrogates become U+FFFD); the ES2023 lib does not declare it. */
+function toWellFormed(s: string): string {
+  return (s as string & { toWellFormed(): string }).toWellFormed();
+}
+
 function isJsonValue(text: string): boolean {
   try {
     JSON.parse(text);
@@ -151,7 +156,10 @@ function* parseSteps(body: string, pathIndex: string | undefined): Generator<voi
       if (sourceLine === undefined) return { ok: false, reason: `line ${at} has no source line` };
       sourceLine = withoutComments(sourceLine);
     }
-    items.push({ op: op as BulkOp, meta, id: itemId ?? undefined, metaAt, index, actionLine, sourceLine });
+    // A lone surrogate reaches the engine as U+FFFD (UTF-8 has no other form for it): `a\ud800` and `a\ufffd`
+    // are one document there, and so here (hostile-input audit: the second was the first's duplicate, and the
+    // one document stored ended up a duplicate of itself).
+    items.push({ op: op as BulkOp, meta, id: itemId == null ? undefined : toWellFormed(itemId), metaAt, index, actionLine, sourceLine });
   }
   if (items.length === 0) return { ok: false, reason: "the body has no actions" };
   return { ok: true, items };

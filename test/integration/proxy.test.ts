@@ -197,6 +197,17 @@ describe.each(engineTargets())("_bulk proxy on $kind $version ($source)", (targe
     expect(await mapped(index)).toBe(await mapped(direct));
   });
 
+  it("an _id with a lone surrogate is the document the engine stores under U+FFFD: sent again that way it is an update of it, never its own duplicate (hostile-input audit)", async () => {
+    const index = name("mark");
+    const [a, b] = englishVariants(NEWS_EN, 2);
+    const first = await rawBulk(h.url, "/_bulk", `{"index":{"_index":"${index}","_id":"a\\ufffd"}}\n${JSON.stringify({ message: a })}\n`);
+    expect(first.body.items[0]!.index).toMatchObject({ _id: "a\ufffd", status: 201, neardup: { status: "original" } });
+    const again = await rawBulk(h.url, "/_bulk", `{"index":{"_index":"${index}","_id":"a\\ud800"}}\n${JSON.stringify({ message: b })}\n`);
+    expect(again.body.items[0]!.index).toMatchObject({ _id: "a\ufffd", status: 200, result: "updated", neardup: { status: "original" } });
+    await h.engine.refresh(index);
+    expect(await h.engine.get(index, "a\ufffd")).toMatchObject({ message: b, neardup: { status: "original" } });
+  });
+
   it("a document deleted through the proxy is no one's original any more: a near-duplicate sent after the delete, in the same bulk or at once, is stored (skip dropped it)", async () => {
     const index = name("skip");
     const [a, b] = englishVariants(RECIPE_EN, 2);

@@ -99,6 +99,11 @@ describe("parseBulk", () => {
     ]);
   });
 
+  it("reads an _id with a lone surrogate as the engine stores it, with U+FFFD in its place (hostile-input audit: two ids of one document)", () => {
+    const parsed = parseBulk(body('{"index":{"_index":"logs","_id":"a\\ud800"}}', "{}", '{"delete":{"_index":"logs","_id":"\\udc00b"}}', '{"index":{"_index":"logs","_id":"\\ud83d\\ude00"}}', "{}"), undefined);
+    expect(parsed.ok && parsed.items.map((i) => i.id)).toEqual(["a\ufffd", "\ufffdb", "\u{1f600}"]);
+  });
+
   it("leaves an action with a repeated key to the engine, which refuses it", () => {
     for (const line of ['{"index":{"_id":"1","_id":"2"}}', '{"index":{"_id":"1","_id":"2"},"x":1}']) {
       const parsed = parseBulk(body(line, "{}"), "logs");
