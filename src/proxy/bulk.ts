@@ -116,7 +116,10 @@ interface Dedup {
 interface Pass {
   at: number;
   item: BulkItem;
+  /** Why the item, written as sent, was not fingerprinted (its answer's `neardup`). */
   unchecked?: string;
+  /** Say so only when the engine stored it: an item it refuses gets the engine's answer alone. */
+  uncheckedIfStored?: boolean;
 }
 
 interface Segment {
@@ -345,9 +348,10 @@ export class BulkHandler {
       }
       return failed({ kind: "engine", status: response.status, body: parsed ?? response.body.toString("utf8") });
     }
-    pass.forEach(({ at, unchecked }, k) => {
+    pass.forEach(({ at, unchecked, uncheckedIfStored }, k) => {
       const answer = parsed.items![k]!;
-      results[at] = unchecked === undefined ? answer : Object.fromEntries(Object.entries(answer).map(([op, body]) => [op, { ...body, neardup: { status: "unchecked", reason: unchecked } }]));
+      const say = unchecked !== undefined && !(uncheckedIfStored && Object.values(answer)[0]?.error !== undefined);
+      results[at] = !say ? answer : Object.fromEntries(Object.entries(answer).map(([op, body]) => [op, { ...body, neardup: { status: "unchecked", reason: unchecked } }]));
     });
     await this.forgetDeleted(pass.flatMap(({ item }, k) => (item.op === "delete" && parsed.items![k]!.delete?.status === 200 ? [item] : [])));
     return { written: pass.length, failures: [] };
@@ -408,9 +412,19 @@ export class BulkHandler {
           // Not there and not to be created: the engine answers these items itself (index_not_found).
           if (err instanceof MissingIndex) return this.runPass(group, pathIndex, query, headers, results);
           if (hasErrorCode(err, "ENGINE_UNAVAILABLE")) return { written: 0, failures: [{ failure: { kind: "unavailable", status: 503, reason: err.message }, items: group }] };
-          // The client's index name, not this sidecar's setup: no engine writes to it, so its items go to the engine
-          // for its own per-item 400 (an answer made here differed from it: no `_id: null`, no `index_uuid`).
-          if (hasErrorCode(err, "INVALID_CONFIG") && err.field === "index") return this.runPass(group, pathIndex, query, headers, results);
+          // The client's index name, not this sidecar's setup: its items go to the engine, which answers a name it
+          // refuses with its own per-item 400 (an answer made here differed from it: no `_id: null`, no `index_uuid`)
+          // and stores those of a name it takes (date math, `@`, non-ASCII), unchecked: it says so on each.
+          if (hasErrorCode(err, "INVALID_CONFIG") && err.field === "index") {
+            const reason = `not fingerprinted, written as sent: neardup does not deduplicate index [${index}]: it takes an index name of a-z, 0-9, '.', '_' and '-' only, with no date math`;
+            return this.runPass(
+              group.map(({ at, item }) => ({ at, item, unchecked: reason, uncheckedIfStored: true })),
+              pathIndex,
+              query,
+              headers,
+              results,
+            );
+          }
           // neardup cannot deduplicate this index (refresh disabled, a data stream it may not create, a field
           // limit its fields pass...): the engine stores these items, so they are written as sent and say why.
           const reason = `not fingerprinted, written as sent: neardup cannot deduplicate index [${index}]: ${isNeardupError(err) ? err.message : String(err)}`;

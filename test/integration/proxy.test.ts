@@ -208,6 +208,18 @@ describe.each(engineTargets())("_bulk proxy on $kind $version ($source)", (targe
     expect(await h.engine.get(index, "a\ufffd")).toMatchObject({ message: b, neardup: { status: "original" } });
   });
 
+  it("an index name the engine takes and neardup does not (`@`, non-ASCII) is written as sent, each item marked unchecked with why (hostile-input audit: no marker, dedup silently off)", async () => {
+    const base = name("mark");
+    const odd = [`${base}-caf\u00e9`, `${base}@x`];
+    for (const index of odd) {
+      const res = await rawBulk(h.url, "/_bulk", lines({ index: { _index: index, _id: "1" } }, { message: NEWS_EN }));
+      const item = res.body.items[0]!.index!;
+      expect(item.status, index).toBe(201);
+      expect(item.neardup, index).toMatchObject({ status: "unchecked", reason: expect.stringMatching(/not fingerprinted, written as sent: neardup does not deduplicate .* index name/) });
+      created.push(String(item._index));
+    }
+  });
+
   it("a document deleted through the proxy is no one's original any more: a near-duplicate sent after the delete, in the same bulk or at once, is stored (skip dropped it)", async () => {
     const index = name("skip");
     const [a, b] = englishVariants(RECIPE_EN, 2);
