@@ -1,7 +1,8 @@
 import { Client, type ClientOptions } from "@elastic/elasticsearch";
 import { createGuard, createIfAbsent, orUndefinedIfMissing } from "./guard.js";
+import { toSourceSettings } from "./responses.js";
 import { mapsFieldIn, msearchLines, refreshIntervalFrom, searchParams, toAliasedIndices, toBulkResult, toMsearchResults, toRolloverResult, toSourceMap, toResolvedIndices, termStatisticsBody, toDocFrequencies, TERM_STATISTICS_FILTER, toVersioned, toRefreshCounts } from "./responses.js";
-import type { AliasedIndex, BulkResult, Engine, EngineConnection, EngineInfo, PointInTimePage, PutOptions, RolloverResult, SearchRequest, SearchResponse, Versioned } from "./types.js";
+import type { AliasedIndex, BulkResult, Engine, EngineConnection, EngineInfo, PointInTimePage, PutOptions, RolloverResult, SearchRequest, SearchResponse, SourceSettings, Versioned } from "./types.js";
 
 /** Elasticsearch 8.x through `@elastic/elasticsearch` (client major = server major). */
 export class ElasticsearchEngine implements Engine {
@@ -43,6 +44,10 @@ export class ElasticsearchEngine implements Engine {
 
   mapsField(index: string, field: string): Promise<boolean> {
     return this.guard(`field mapping ${index}`, async () => mapsFieldIn(await orUndefinedIfMissing(() => this.client.indices.getFieldMapping({ index, fields: field } as never)), field));
+  }
+
+  sourceSettings(index: string): Promise<SourceSettings[]> {
+    return this.guard(`mapping ${index}`, async () => toSourceSettings(await orUndefinedIfMissing(() => this.client.indices.getMapping({ index }))));
   }
 
   templateMappings(name: string): Promise<Record<string, unknown>> {

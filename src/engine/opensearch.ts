@@ -1,7 +1,8 @@
 import { Client, type ClientOptions } from "@opensearch-project/opensearch";
 import { createGuard, createIfAbsent, orUndefinedIfMissing } from "./guard.js";
+import { toSourceSettings } from "./responses.js";
 import { mapsFieldIn, msearchLines, refreshIntervalFrom, searchParams, toAliasedIndices, toBulkResult, toMsearchResults, toRolloverResult, toSourceMap, toResolvedIndices, termStatisticsBody, toDocFrequencies, TERM_STATISTICS_FILTER, toVersioned, toRefreshCounts } from "./responses.js";
-import type { AliasedIndex, BulkResult, Engine, EngineConnection, EngineInfo, PointInTimePage, PutOptions, RolloverResult, SearchRequest, SearchResponse, Versioned } from "./types.js";
+import type { AliasedIndex, BulkResult, Engine, EngineConnection, EngineInfo, PointInTimePage, PutOptions, RolloverResult, SearchRequest, SearchResponse, SourceSettings, Versioned } from "./types.js";
 
 /** Builds the OpenSearch client options; also used to probe an unknown engine's root endpoint. */
 export function openSearchClientOptions(connection: EngineConnection): ClientOptions {
@@ -48,6 +49,10 @@ export class OpenSearchEngine implements Engine {
 
   mapsField(index: string, field: string): Promise<boolean> {
     return this.guard(`field mapping ${index}`, async () => mapsFieldIn((await orUndefinedIfMissing(() => this.client.indices.getFieldMapping({ index, fields: field } as never)))?.body, field));
+  }
+
+  sourceSettings(index: string): Promise<SourceSettings[]> {
+    return this.guard(`mapping ${index}`, async () => toSourceSettings((await orUndefinedIfMissing(() => this.client.indices.getMapping({ index })))?.body));
   }
 
   templateMappings(name: string): Promise<Record<string, unknown>> {

@@ -1,4 +1,4 @@
-import type { AliasedIndex, BulkItemResult, BulkResult, RolloverResult, SearchResponse, Versioned } from "./types.js";
+import type { AliasedIndex, BulkItemResult, BulkResult, RolloverResult, SearchResponse, SourceSettings, Versioned } from "./types.js";
 import { NeardupError } from "../core/errors.js";
 import { classifyEngineFailure, engineFailureOf, type EngineFailure } from "./errors.js";
 
@@ -168,6 +168,43 @@ export function toDocFrequencies(body: { docs?: { term_vectors?: Record<string, 
     }
   }
   return out;
+}
+
+/** `GET <index>/_mapping`'s answer as each index's `_source` settings. */
+export function toSourceSettings(answer: unknown): SourceSettings[] {
+  const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : typeof v === "string" ? [v] : []);
+  return Object.values((answer ?? {}) as Record<string, { mappings?: { _source?: { enabled?: unknown; includes?: unknown; excludes?: unknown } } }>).map((i) => {
+    const source = i.mappings?._source ?? {};
+    return { enabled: source.enabled !== false && source.enabled !== "false", includes: strings(source.includes), excludes: strings(source.excludes) };
+  });
+}
+
+/** A source-filtering pattern (`*` any run of characters) as a regular expression over a whole path. */
+function globRegExp(pattern: string): RegExp {
+  return new RegExp(`^${pattern.split("*").map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`);
+}
+
+/** Whether the pattern names the path or an object above it (`meta` names `meta.text`). */
+function namesPath(pattern: string, path: string): boolean {
+  const re = globRegExp(pattern);
+  const parts = path.split(".");
+  return parts.some((_, k) => re.test(parts.slice(0, k + 1).join(".")));
+}
+
+/**
+ * Why an index's stored `_source` cannot serve neardup, or `undefined` when it can: neardup reads its own
+ * fields and, for the edit rule, the text from `_source`. A path is left out when an exclude pattern names
+ * it or an object above it, or when includes are given and none names it (or, for an object, a field in it).
+ */
+export function sourceProblem(settings: readonly SourceSettings[], paths: readonly string[]): string | undefined {
+  for (const s of settings) {
+    if (!s.enabled) return "it stores no _source (_source.enabled: false)";
+    for (const path of paths) {
+      if (s.excludes.some((p) => namesPath(p, path))) return `its _source leaves out ${path} (_source.excludes)`;
+      if (s.includes.length > 0 && !s.includes.some((p) => namesPath(p, path) || p.startsWith(`${path}.`))) return `its _source keeps only ${s.includes.join(", ")} (_source.includes), not ${path}`;
+    }
+  }
+  return undefined;
 }
 
 /** `GET <index>/_mapping/field/<field>`'s answer (`undefined`: no such index): true when it names an index and each maps the field. */

@@ -11,6 +11,13 @@
 export type EngineKind = "elasticsearch" | "opensearch";
 
 /** How to reach an engine. Secrets live here and nowhere else. */
+/** An index's `_source` mapping: whether it is stored, and the paths it leaves out or keeps (source filtering). */
+export interface SourceSettings {
+  enabled: boolean;
+  includes: string[];
+  excludes: string[];
+}
+
 export interface EngineConnection {
   /** Base URL, e.g. `http://127.0.0.1:9200`. Credentials in the URL are accepted but prefer `username`/`password`. */
   url: string;
@@ -136,6 +143,8 @@ export interface Engine {
   indexExists(name: string): Promise<boolean>;
   /** True when `index` (an index, or every index behind an alias or pattern) exists and maps `field`. */
   mapsField(index: string, field: string): Promise<boolean>;
+  /** The `_source` settings of the indices `index` names (`GET <index>/_mapping`), one entry an index. */
+  sourceSettings(index: string): Promise<SourceSettings[]>;
   /** Bulk operations in the engine's NDJSON order (action line, then source line). */
   bulk(operations: Record<string, unknown>[], options?: { refresh?: boolean | "wait_for" }): Promise<BulkResult>;
   search<TSource>(request: SearchRequest): Promise<SearchResponse<TSource>>;

@@ -22,6 +22,7 @@ import { hasErrorCode, NeardupError } from "../core/errors.js";
 import type { Analysis, Fingerprinter } from "../core/fingerprinter.js";
 import { bucketFor } from "../core/verdict.js";
 import { bulkItemError } from "../engine/errors.js";
+import { sourceProblem } from "../engine/responses.js";
 import { createIndexWithFields, fieldsMapping, indexSettings } from "../engine/templates.js";
 import type { Engine } from "../engine/types.js";
 import componentTemplate from "../../mappings/component-template.neardup.json" with { type: "json" };
@@ -321,6 +322,11 @@ export class DedupService {
         delete mappings.properties[this.options.textField];
         await this.engine.putMapping(index, mappings);
       }
+    }
+    // Candidates' neardup fields, and the texts the edit rule compares, are read from `_source`.
+    const problem = sourceProblem(await this.engine.sourceSettings(index), [this.options.textField, "neardup"]);
+    if (problem) {
+      throw new NeardupError("INVALID_CONFIG", `index ${index} cannot be deduplicated: ${problem}; neardup reads its fields and the texts it compares from _source`, { field: "_source" });
     }
     await this.learnRefreshInterval();
   }

@@ -272,6 +272,9 @@ export class MemoryEngine implements Engine {
   async mapsField(index: string): Promise<boolean> {
     return this.indices.has(index);
   }
+  async sourceSettings(index: string): Promise<{ enabled: boolean; includes: string[]; excludes: string[] }[]> {
+    return this.indices.has(index) ? [{ enabled: true, includes: [], excludes: [] }] : [];
+  }
   async templateMappings(): Promise<Record<string, unknown>> {
     return {};
   }

@@ -220,6 +220,16 @@ describe.each(engineTargets())("_bulk proxy on $kind $version ($source)", (targe
     }
   });
 
+  it.each([
+    ["stores no _source", { enabled: false }, /stores no _source/],
+    ["leaves the text out of _source", { excludes: ["message"] }, /leaves out message/],
+  ])("an index that %s is written as sent, each item marked unchecked with why (hostile-input audit: near-duplicates got a 502, or an exact copy was an original)", async (_kind, source, why) => {
+    const index = name("mark");
+    expect((await fetch(`${target.url}/${index}`, { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify({ mappings: { _source: source } }) })).status).toBe(200);
+    const res = await rawBulk(h.url, "/_bulk", lines({ index: { _index: index, _id: "a" } }, { message: NEWS_EN }, { index: { _index: index, _id: "b" } }, { message: NEWS_EN }));
+    for (const item of res.body.items) expect(item.index).toMatchObject({ status: 201, neardup: { status: "unchecked", reason: expect.stringMatching(why) } });
+  });
+
   it("a document deleted through the proxy is no one's original any more: a near-duplicate sent after the delete, in the same bulk or at once, is stored (skip dropped it)", async () => {
     const index = name("skip");
     const [a, b] = englishVariants(RECIPE_EN, 2);
