@@ -157,3 +157,32 @@ export function firstKey(text: string): { key: string; valueAt: number } | undef
   return { key, valueAt: colon + 1 };
 }
 
+
+/**
+ * Whether a JSON text (one `JSON.parse` takes) repeats a key within one object, at any depth: the engines
+ * refuse such a text, where `JSON.parse` keeps the last value. One pass over the text, strings skipped.
+ */
+export function repeatsKey(json: string): boolean {
+  const frames: { keys: Set<string> | undefined; expectKey: boolean }[] = [];
+  for (let i = 0; i < json.length; i++) {
+    const c = json[i];
+    if (c === "{") frames.push({ keys: new Set(), expectKey: true });
+    else if (c === "[") frames.push({ keys: undefined, expectKey: false });
+    else if (c === "}" || c === "]") frames.pop();
+    else if (c === ",") {
+      const top = frames.at(-1);
+      if (top?.keys) top.expectKey = true;
+    } else if (c === '"') {
+      const start = i;
+      for (i++; json[i] !== '"'; i++) if (json[i] === "\\") i++;
+      const top = frames.at(-1);
+      if (top?.keys && top.expectKey) {
+        const key = JSON.parse(json.slice(start, i + 1)) as string;
+        if (top.keys.has(key)) return true;
+        top.keys.add(key);
+        top.expectKey = false;
+      }
+    }
+  }
+  return false;
+}

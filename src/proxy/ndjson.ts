@@ -9,7 +9,7 @@
  * answered here: the caller forwards the body as is and returns the engine's
  * own whole-request error, which the engines give before writing anything.
  */
-import { firstKey, objectMembers, objectText, readObject, withoutComments, withoutFirstMember } from "./json-text.js";
+import { firstKey, objectMembers, objectText, readObject, repeatsKey, withoutComments, withoutFirstMember } from "./json-text.js";
 
 export type BulkOp = "index" | "create" | "update" | "delete";
 
@@ -64,6 +64,21 @@ function afterFirstObject(text: string): { object: string; value: unknown; rest:
 /** Node 20 has `String.prototype.toWellFormed` (lone surrogates become U+FFFD); the ES2023 lib does not declare it. */
 function toWellFormed(s: string): string {
   return (s as string & { toWellFormed(): string }).toWellFormed();
+}
+
+/** The fields of an update's body (the engines' `UpdateRequest`); any other refuses the whole request. */
+const UPDATE_FIELDS: ReadonlySet<string> = new Set(["doc", "upsert", "doc_as_upsert", "script", "scripted_upsert", "detect_noop", "_source"]);
+
+/** An update's body as the engines parse it with the request: a JSON object of update fields, no key repeated at any depth. */
+function isUpdateBody(line: string): boolean {
+  const text = withoutBom(line);
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return false;
+  }
+  return isObject(body) && Object.keys(body).every((k) => UPDATE_FIELDS.has(k)) && !repeatsKey(text);
 }
 
 function isJsonValue(text: string): boolean {
@@ -155,6 +170,9 @@ function* parseSteps(body: string, pathIndex: string | undefined): Generator<voi
       sourceLine = nextLine();
       if (sourceLine === undefined) return { ok: false, reason: `line ${at} has no source line` };
       sourceLine = withoutComments(sourceLine);
+      // The engines read an update's body with the request, and refuse the whole request when it does not
+      // parse: forwarded, so that error comes back and nothing is written (the other items were written).
+      if (op === "update" && !isUpdateBody(sourceLine)) return { ok: false, reason: `line ${at + 1} is not an update body the engines read` };
     }
     // A lone surrogate reaches the engine as U+FFFD (UTF-8 has no other form for it): `a\ud800` and `a\ufffd`
     // are one document there, and so here (hostile-input audit: the second was the first's duplicate, and the

@@ -230,6 +230,17 @@ describe.each(engineTargets())("_bulk proxy on $kind $version ($source)", (targe
     for (const item of res.body.items) expect(item.index).toMatchObject({ status: 201, neardup: { status: "unchecked", reason: expect.stringMatching(why) } });
   });
 
+  it("a request with an update body the engine refuses gets the engine's whole-request 400, and nothing is written (hostile-input audit: 200, the text written, a valid item answered with the update's error)", async () => {
+    const index = name("mark");
+    const body = (into: string) => lines({ index: { _index: into, _id: "a" } }, { message: NEWS_EN }, { index: { _index: into, _id: "b" } }, { other: "no message" }, { update: { _index: into, _id: "c" } }, '{"doc":{"x":1,"x":2}}');
+    const direct = await rawBulk(target.url, "/_bulk", body(`${index}-direct`));
+    const viaProxy = await rawBulk(h.url, "/_bulk", body(index));
+    expect(direct.status).toBe(400);
+    expect(viaProxy.status).toBe(400);
+    expect(viaProxy.body.error!.type).toBe(direct.body.error!.type);
+    expect(await h.engine.indexExists(index)).toBe(false);
+  });
+
   it("a document deleted through the proxy is no one's original any more: a near-duplicate sent after the delete, in the same bulk or at once, is stored (skip dropped it)", async () => {
     const index = name("skip");
     const [a, b] = englishVariants(RECIPE_EN, 2);

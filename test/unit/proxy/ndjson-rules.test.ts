@@ -104,6 +104,20 @@ describe("parseBulk", () => {
     expect(parsed.ok && parsed.items.map((i) => i.id)).toEqual(["a\ufffd", "\ufffdb", "\u{1f600}"]);
   });
 
+  it.each(['{"doc":{"x":1,"x":2}}', '{"doc":{"x":"abc}}', "[1]", '{"docx":1}', '{"doc":{"a":[{"k":1,"k":2}]}}', '{"doc":{"x":1},"doc":{"y":1}}'])(
+    "leaves a request whose update body %s the engines refuse, whole request, to them (hostile-input audit: the other items were written)",
+    (update) => {
+      const parsed = parseBulk(body('{"index":{"_id":"a"}}', '{"message":"hi"}', '{"update":{"_id":"c"}}', update), "logs");
+      expect(parsed).toMatchObject({ ok: false, reason: expect.stringContaining("update body") });
+    },
+  );
+
+  it("takes update bodies the engines read, repeated keys in different objects included", () => {
+    for (const update of ['{"doc":{"x":1},"doc_as_upsert":true}', '{"script":{"source":"ctx._source.n++","params":{"n":1}},"upsert":{"n":0},"scripted_upsert":false}', '{"doc":{"a":{"k":1},"b":{"k":"\\"k\\""}},"detect_noop":false,"_source":true}']) {
+      expect(parseBulk(body('{"update":{"_id":"c"}}', update), "logs").ok, update).toBe(true);
+    }
+  });
+
   it("leaves an action with a repeated key to the engine, which refuses it", () => {
     for (const line of ['{"index":{"_id":"1","_id":"2"}}', '{"index":{"_id":"1","_id":"2"},"x":1}']) {
       const parsed = parseBulk(body(line, "{}"), "logs");
