@@ -250,11 +250,14 @@ export function parseSource(item: Pick<BulkItem, "sourceLine">): Record<string, 
   }
 }
 
-/** A source line the proxy fingerprints: a JSON object whose `textField` is a non-blank string; its object and text. */
+/**
+ * A source line whose `textField` is a string: its object and text. The caller checks the text (a blank one,
+ * like any text neardup refuses, is written as sent and marked `unchecked`).
+ */
 export function textSource(sourceLine: string | undefined, textField: string): { source: Record<string, unknown>; text: string } | undefined {
   const source = parseSource({ sourceLine });
   const text = source?.[textField];
-  return source && typeof text === "string" && text.trim() !== "" ? { source, text } : undefined;
+  return source && typeof text === "string" ? { source, text } : undefined;
 }
 
 /**

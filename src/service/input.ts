@@ -244,6 +244,9 @@ export function isStorableTime(ms: number): boolean {
 export function parseTime(value: string | number | undefined, field: string, now: number, maxFutureMs = Infinity): number {
   if (value === undefined) return now;
   const ms = typeof value === "number" ? (Number.isInteger(value) ? value : NaN) : parseRfc3339(value);
+  if (Number.isInteger(ms) && ms < 0) {
+    throw new NeardupError("INVALID_INPUT", `${field} must be 1970-01-01 or later (neardup stores no earlier time), got ${JSON.stringify(value)}`, { field });
+  }
   if (!isStorableTime(ms)) {
     throw new NeardupError("INVALID_INPUT", `${field} must be an ISO-8601 date or epoch milliseconds, got ${JSON.stringify(value)}`, { field });
   }

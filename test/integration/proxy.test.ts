@@ -666,9 +666,11 @@ describe.each(engineTargets())("_bulk proxy on $kind $version ($source)", (targe
 
   it("a text neardup cannot fingerprint is written as sent, as the engine alone would, and says so (it was a per-item 400 that shippers drop)", async () => {
     const index = name("reject");
-    // Zero-width only, a lone surrogate (escaped: the engine stores it), and a text over NEARDUP_MAX_TEXT_CHARS.
+    // Zero-width only, blank (hostile-input audit: no `neardup` at all), a lone surrogate (escaped: the engine
+    // stores it), and a text over NEARDUP_MAX_TEXT_CHARS.
     const texts: [string, string][] = [
       ["zw", '"\\u200b\\u200b"'],
+      ["blank", '"   "'],
       ["ls", '"half \\ud800 pair"'],
       ["long", JSON.stringify("word ".repeat(200_001))],
     ];
@@ -676,12 +678,12 @@ describe.each(engineTargets())("_bulk proxy on $kind $version ($source)", (targe
     const res = await rawBulk(h.url, "/_bulk?refresh=true", body);
     expect(res.body.errors).toBe(false);
     for (const [k, [id]] of texts.entries()) {
-      expect(res.body.items[k]!.index).toMatchObject({ _id: id, status: 201, result: "created", neardup: { status: "unchecked", reason: expect.stringMatching(/^not fingerprinted, written as sent: message (has no visible|contains a lone surrogate|is 1000005 UTF-16 code units)/) } });
+      expect(res.body.items[k]!.index).toMatchObject({ _id: id, status: 201, result: "created", neardup: { status: "unchecked", reason: expect.stringMatching(/^not fingerprinted, written as sent: message (has no visible|must not be empty|is empty|contains a lone surrogate|is 1000005 UTF-16 code units)/) } });
       const stored = await fetch(`${target.url}/${index}/_doc/${id}`).then((r) => r.text());
       expect(stored).toContain(`"n":1.0}`); // the client's bytes
       expect(stored).not.toContain('"neardup"');
     }
-    expect(res.body.items[3]!.index).toMatchObject({ _id: "ok", status: 201, neardup: { status: "original" } });
+    expect(res.body.items[4]!.index).toMatchObject({ _id: "ok", status: 201, neardup: { status: "original" } });
     // Alone in its bulk, such an item still says so (the bulk was forwarded as sent, without the annotation).
     const alone = await rawBulk(h.url, "/_bulk", `{"index":{"_index":"${index}","_id":"alone"}}\n{"message":"\\u200b"}\n`);
     expect(alone.body.items[0]!.index).toMatchObject({ _id: "alone", status: 201, neardup: { status: "unchecked" } });

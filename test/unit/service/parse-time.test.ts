@@ -14,7 +14,10 @@ describe("parseTime (issue 15)", () => {
     },
   );
   it("refuses fractional, negative and non-finite epoch numbers", () => {
-    for (const v of [1.5, -1, Number.NaN, Number.POSITIVE_INFINITY]) expect(() => parse(v)).toThrow(/epoch milliseconds/);
+    for (const v of [1.5, Number.NaN, Number.POSITIVE_INFINITY]) expect(() => parse(v)).toThrow(/epoch milliseconds/);
+  });
+  it("refuses a time before 1970 saying so (hostile-input audit: a 1960 date was called not a date)", () => {
+    for (const v of [-1, "1960-01-01T00:00:00Z", "1969-12-31"]) expect(() => parse(v)).toThrow(/^time must be 1970-01-01 or later \(neardup stores no earlier time\), got /);
   });
   it("refuses year 9999 and anything beyond the clock skew, naming the setting", () => {
     expect(() => parse("9999-01-01T00:00:00Z")).toThrow(/in the future; at most 300 s of clock skew is allowed \(NEARDUP_TIME_SKEW_MS\)/);
@@ -29,6 +32,6 @@ describe("parseTime (issue 15)", () => {
     expect(parse(1_700_000_000_000)).toBe(1_700_000_000_000);
   });
   it("refuses times before 1970 (epoch ms must be >= 0)", () => {
-    expect(() => parse("1969-12-31T23:59:59Z")).toThrow(/epoch milliseconds/);
+    expect(() => parse("1969-12-31T23:59:59Z")).toThrow(/1970-01-01 or later/);
   });
 });
