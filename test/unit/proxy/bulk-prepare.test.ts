@@ -56,4 +56,17 @@ describe("BulkHandler when neardup cannot take the items now", () => {
     throwWhole = true;
     expect(await handler.handle({ pathIndex: undefined, query: new URLSearchParams(), headers: {}, body })).toMatchObject({ kind: "json", status: 429 });
   });
+
+  it("answers a body of nothing but blank lines itself, as the engine would, instead of forwarding it (hostile-input audit: 99 MB of newlines held the in-flight budget 15 s); with a query parameter it goes to the engine", async () => {
+    const pool = { get: () => Promise.reject(new Error("unused")) } as unknown as ServicePool;
+    const handler = new BulkHandler({ upstream, rules: parseIndexRules("logs-*:message"), pool, defaultPolicy: "mark", maxBatch: 500, timeoutMs: 5000, maxTextLength: 1_000_000, timeField: "@timestamp", timeSkewMs: 60_000 });
+    const body = "\n".repeat(3_000_000);
+    expect(await handler.handle({ pathIndex: "logs-a", query: new URLSearchParams(), headers: {}, body })).toEqual({
+      kind: "json",
+      status: 400,
+      body: { error: { root_cause: [{ type: "action_request_validation_exception", reason: "Validation Failed: 1: no requests added;" }], type: "action_request_validation_exception", reason: "Validation Failed: 1: no requests added;" }, status: 400 },
+    });
+    expect(await handler.handle({ pathIndex: "logs-a", query: new URLSearchParams("refresh=bogus"), headers: {}, body })).toMatchObject({ kind: "raw" });
+    expect(await handler.handle({ pathIndex: "logs-a", query: new URLSearchParams(), headers: {}, body: "" })).toMatchObject({ kind: "raw" });
+  });
 });

@@ -118,6 +118,18 @@ describe("parseBulk", () => {
     }
   });
 
+  it("skips empty lines between actions, counting them in line numbers, and says when the body is nothing but blank lines", () => {
+    expect(parseBulk("\n".repeat(1_200_000), "logs")).toMatchObject({ ok: false, blank: true });
+    expect(parseBulk("", "logs")).toMatchObject({ ok: false, blank: false });
+    expect(parseBulk("\n\n\n{bad\n", "logs")).toMatchObject({ ok: false, reason: "line 4 is not a JSON action" });
+    // An empty source line is the item's source, as the engines read it, not skipped.
+    const parsed = parseBulk('\n\n{"index":{"_id":"a"}}\n\n{"delete":{"_id":"b"}}\n', "logs");
+    expect(parsed.ok && parsed.items.map((i) => [i.op, i.id, i.sourceLine])).toEqual([
+      ["index", "a", ""],
+      ["delete", "b", undefined],
+    ]);
+  });
+
   it("leaves an action with a repeated key to the engine, which refuses it", () => {
     for (const line of ['{"index":{"_id":"1","_id":"2"}}', '{"index":{"_id":"1","_id":"2"},"x":1}']) {
       const parsed = parseBulk(body(line, "{}"), "logs");
