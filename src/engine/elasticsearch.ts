@@ -1,7 +1,6 @@
 import { Client, type ClientOptions } from "@elastic/elasticsearch";
 import { createGuard, createIfAbsent, orUndefinedIfMissing } from "./guard.js";
-import { toSourceSettings } from "./responses.js";
-import { mapsFieldIn, msearchLines, refreshIntervalFrom, searchParams, toAliasedIndices, toBulkResult, toMsearchResults, toRolloverResult, toSourceMap, toResolvedIndices, termStatisticsBody, toDocFrequencies, TERM_STATISTICS_FILTER, toVersioned, toRefreshCounts } from "./responses.js";
+import { mapsFieldIn, msearchLines, refreshIntervalFrom, searchParams, toAliasedIndices, toBulkResult, toMsearchResults, toRolloverResult, toSourceMap, toSourceSettings, toResolvedIndices, termStatisticsBody, toDocFrequencies, TERM_STATISTICS_FILTER, toVersioned, toRefreshCounts } from "./responses.js";
 import type { AliasedIndex, BulkResult, Engine, EngineConnection, EngineInfo, PointInTimePage, PutOptions, RolloverResult, SearchRequest, SearchResponse, SourceSettings, Versioned } from "./types.js";
 
 /** Elasticsearch 8.x through `@elastic/elasticsearch` (client major = server major). */

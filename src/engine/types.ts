@@ -10,7 +10,6 @@
 
 export type EngineKind = "elasticsearch" | "opensearch";
 
-/** How to reach an engine. Secrets live here and nowhere else. */
 /** An index's `_source` mapping: whether it is stored, and the paths it leaves out or keeps (source filtering). */
 export interface SourceSettings {
   enabled: boolean;
@@ -18,6 +17,7 @@ export interface SourceSettings {
   excludes: string[];
 }
 
+/** How to reach an engine. Secrets live here and nowhere else. */
 export interface EngineConnection {
   /** Base URL, e.g. `http://127.0.0.1:9200`. Credentials in the URL are accepted but prefer `username`/`password`. */
   url: string;

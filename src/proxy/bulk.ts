@@ -420,9 +420,9 @@ export class BulkHandler {
           if (hasErrorCode(err, "ENGINE_UNAVAILABLE")) return { written: 0, failures: [{ failure: { kind: "unavailable", status: 503, reason: err.message }, items: group }] };
           // The client's index name, not this sidecar's setup: its items go to the engine, which answers a name it
           // refuses with its own per-item 400 (an answer made here differed from it: no `_id: null`, no `index_uuid`)
-          // and stores those of a name it takes (date math, `@`, non-ASCII), unchecked: it says so on each.
+          // and stores those of a name it takes (`@`, `+`, non-ASCII), unchecked: it says so on each.
           if (hasErrorCode(err, "INVALID_CONFIG") && err.field === "index") {
-            const reason = `not fingerprinted, written as sent: neardup does not deduplicate index [${index}]: it takes an index name of a-z, 0-9, '.', '_' and '-' only, with no date math`;
+            const reason = `not fingerprinted, written as sent: neardup does not deduplicate index [${index}]: it takes index names of a-z, 0-9, '.', '_' and '-' only`;
             return this.runPass(
               group.map(({ at, item }) => ({ at, item, unchecked: reason, uncheckedIfStored: true })),
               pathIndex,

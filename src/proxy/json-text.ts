@@ -157,7 +157,6 @@ export function firstKey(text: string): { key: string; valueAt: number } | undef
   return { key, valueAt: colon + 1 };
 }
 
-
 /**
  * Whether a JSON text (one `JSON.parse` takes) repeats a key within one object, at any depth: the engines
  * refuse such a text, where `JSON.parse` keeps the last value. One pass over the text, strings skipped.
