@@ -9,6 +9,7 @@
  * answered here: the caller forwards the body as is and returns the engine's
  * own whole-request error, which the engines give before writing anything.
  */
+import { isDateMathName, resolveDateMathName } from "./date-math.js";
 import { firstKey, objectMembers, objectText, readObject, repeatsKey, withoutComments, withoutFirstMember } from "./json-text.js";
 
 export type BulkOp = "index" | "create" | "update" | "delete";
@@ -21,7 +22,7 @@ export interface BulkItem {
   id: string | undefined;
   /** Where the action's metadata object starts in the action line (without its byte order mark): see {@link metaText}. */
   metaAt: number;
-  /** Target index: the action's `_index`, else the one in the URL path. */
+  /** Target index: the action's `_index`, else the one in the URL path; a date-math name as the engine resolves it. */
   index: string;
   actionLine: string;
   /** Raw source line (`index`, `create`, `update`); `undefined` for `delete`. */
@@ -101,7 +102,7 @@ export const PARSE_SLICE_LINES = 10_000;
  * {@link PARSE_SLICE_LINES} lines. Lines are read with `indexOf` from a
  * cursor, not split into an array first (82 MB of delete lines are 2M strings).
  */
-function* parseSteps(body: string, pathIndex: string | undefined): Generator<void, ParsedBulk> {
+function* parseSteps(body: string, pathIndex: string | undefined, now = Date.now()): Generator<void, ParsedBulk> {
   if (body.length > 0 && !body.endsWith("\n")) return { ok: false, reason: "the body does not end with a newline" };
   let pos = 0;
   let lineNumber = 0;
@@ -177,8 +178,11 @@ function* parseSteps(body: string, pathIndex: string | undefined): Generator<voi
     if (indexText === null && meta._index !== null) return { ok: false, reason: `line ${at} has an _index that is not a string` };
     const itemId = scalarText("_id");
     if (itemId === null && meta._id !== null) return { ok: false, reason: `line ${at} has an _id that is not a simple value` };
-    const index = typeof indexText === "string" ? indexText : pathIndex;
-    if (index === undefined || index === "") return { ok: false, reason: `line ${at} names no index` };
+    const named = typeof indexText === "string" ? indexText : pathIndex;
+    if (named === undefined || named === "") return { ok: false, reason: `line ${at} names no index` };
+    // A date-math name (`<logs-{now/d}>`) is the index the engine resolves it to; one beyond what the proxy
+    // resolves stays as sent, and matches no rule.
+    const index = isDateMathName(named) ? (resolveDateMathName(named, now) ?? named) : named;
     let sourceLine: string | undefined;
     if (op !== "delete") {
       sourceLine = nextLine();

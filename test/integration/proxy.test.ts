@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MOM_A, MOM_B, NEWS_EN, OTHER_ZH, RECIPE_EN, englishVariants } from "../fixtures/texts/near-duplicates.js";
 import { engineTargets, uniqueIndex } from "../helpers/engines.js";
 import { startProxyFor, type ProxyHarness } from "../helpers/proxy.js";
+import { resolveDateMathName } from "../../src/proxy/date-math.js";
 import type { EngineTarget } from "../helpers/engine-targets.js";
 
 interface Drop {
@@ -248,6 +249,29 @@ describe.each(engineTargets())("_bulk proxy on $kind $version ($source)", (targe
     const viaProxy = await rawBulk(h.url, `/${index}/_bulk`, blank, { gzip: true });
     expect(viaProxy.status).toBe(direct.status);
     expect(viaProxy.body).toEqual(direct.body);
+  });
+
+  it("a date-math index name is resolved as the engine resolves it, and its items are deduplicated there (hostile-input audit: they passed every rule by)", async () => {
+    const base = name("mark");
+    // The engine's own resolution is the oracle: the same expressions written straight to it.
+    for (const expression of ["now/d", "now-1d/d", "now/M{yyyy.MM}", "now/w{yyyy.MM.dd}", "now/d{yyyy.MM.dd|+08:00}", "now/h{yyyy.MM.dd.HH}"]) {
+      const dateMath = `<${base}-direct-{${expression}}>`;
+      const before = resolveDateMathName(dateMath, Date.now());
+      const res = await rawBulk(target.url, "/_bulk", lines({ index: { _index: dateMath, _id: "x" } }, { other: 1 }));
+      const after = resolveDateMathName(dateMath, Date.now());
+      const resolved = String(res.body.items[0]!.index!._index);
+      created.push(resolved);
+      expect([before, after], expression).toContain(resolved);
+    }
+    const [a, b] = englishVariants(RECIPE_EN, 2);
+    const dateMath = `<${base}-dm-{now/d}>`;
+    const first = await rawBulk(h.url, "/_bulk", lines({ index: { _index: dateMath, _id: "a" } }, { message: a }));
+    const second = await rawBulk(h.url, `/${encodeURIComponent(dateMath)}/_bulk`, lines({ index: { _id: "b" } }, { message: b }));
+    const stored = String(first.body.items[0]!.index!._index);
+    created.push(stored);
+    expect(stored).toBe(resolveDateMathName(dateMath, Date.now()));
+    expect(first.body.items[0]!.index).toMatchObject({ status: 201, neardup: { status: "original" } });
+    expect(second.body.items[0]!.index).toMatchObject({ _index: stored, status: 201, neardup: { status: "duplicate", duplicate_of: "a" } });
   });
 
   it("a document deleted through the proxy is no one's original any more: a near-duplicate sent after the delete, in the same bulk or at once, is stored (skip dropped it)", async () => {
