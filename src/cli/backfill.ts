@@ -354,8 +354,10 @@ interface BackfillFlags {
   maxDistance?: number;
   minCosine?: number;
   minEditSimilarity?: number;
-  /** A duration; `false`: `--no-window`; undefined: the service's (NEARDUP_WINDOW_HOURS). */
+  /** A duration; `false`: `--no-window`; undefined: the service's (`windowHours`). */
   window?: number | false;
+  /** The service's window in hours (NEARDUP_WINDOW_HOURS; unset: its default). */
+  windowHours?: string;
   maxCandidates: number;
   progress: boolean;
   idf?: string;
@@ -382,6 +384,7 @@ export function addBackfillCommand(program: Command, env: { stdout: Writable; st
     .option("--min-edit-similarity <x>", "duplicate when edit similarity >= this", parseFraction("--min-edit-similarity"))
     .option("--window <duration>", "compare only with documents this much older, e.g. 2d (default: the service's window, NEARDUP_WINDOW_HOURS, 48h)", parseDuration)
     .option("--no-window", "compare with every earlier document")
+    .addOption(new Option("--window-hours <hours>", "the service's window, in hours: --window's default").env("NEARDUP_WINDOW_HOURS").hideHelp())
     .option("--max-candidates <n>", "most candidates verified per document", parseNonNegativeInt("--max-candidates"), 100)
     .addOption(new Option("--idf <file>", "IDF table from `neardup idf fit`: the one the service uses (its NEARDUP_IDF_FILE), or the service will not compare what this writes").env("NEARDUP_IDF_FILE"))
     .option("--no-progress", "no progress bar")
@@ -394,7 +397,7 @@ export function addBackfillCommand(program: Command, env: { stdout: Writable; st
 async function backfillCommand(index: string, flags: BackfillFlags, env: { stdout: Writable; stderr: Writable & { isTTY?: boolean } }): Promise<number> {
   const checkpoint = flags.dryRun ? undefined : (flags.checkpoint ?? `.neardup/backfill-${index}.json`);
   // The service's window unless told otherwise: backfilled verdicts then agree with what the API and proxy decide.
-  const windowMs = flags.window === false ? undefined : (flags.window ?? parseSettings({ NEARDUP_WINDOW_HOURS: process.env.NEARDUP_WINDOW_HOURS }).NEARDUP_WINDOW_HOURS * 3_600_000);
+  const windowMs = flags.window === false ? undefined : (flags.window ?? parseSettings({ NEARDUP_WINDOW_HOURS: flags.windowHours }).NEARDUP_WINDOW_HOURS * 3_600_000);
   if (checkpoint && !flags.resume && existsSync(checkpoint)) renameSync(checkpoint, `${checkpoint}.old`);
   const thresholds = { maxDistance: flags.maxDistance, minCosine: flags.minCosine, minEditSimilarity: flags.minEditSimilarity };
   // The fingerprint version names the IDF table (nd2+idf.<identity>): the service compares only its own table's.
