@@ -190,7 +190,7 @@ function round(x: number): number {
  * wave after that original when the original is in the chunk, else to wave 1 (it waits for the other write);
  * and a version of an id never goes before an earlier version of it (same wave: the bulk keeps their order).
  * Documents not written (skipped, rejected) that wait for an original are placed the same way, to learn
- * whether their original was stored. Decision order is kept within each wave.
+ * whether their original was stored. Each wave is in request order.
  */
 export function writeWaves(decided: readonly Decided[]): Decided[][] {
   const waveOfEntry = new Map<RecentEntry, number>();
@@ -211,6 +211,11 @@ export function writeWaves(decided: readonly Decided[]): Decided[][] {
       lastOfId.set(id, wave);
     }
   }
+  // Each wave in request order: the engine maps a field new to the index from the first source in the bulk that
+  // holds it, so a wave sent in decision order (time, then id) had a later item's number map a field, and the
+  // earlier item's text there was refused (proxy differential audit). One id's versions are in request order
+  // in decision order too (`keepRequestOrderPerId`), so the last version sent stays the one stored.
+  for (const wave of waves) wave.sort((a, b) => a.item.position - b.item.position);
   return waves;
 }
 

@@ -274,6 +274,17 @@ describe.each(engineTargets())("_bulk proxy on $kind $version ($source)", (targe
     expect(second.body.items[0]!.index).toMatchObject({ _index: stored, status: 201, neardup: { status: "duplicate", duplicate_of: "a" } });
   });
 
+  it("fingerprinted items are written in request order, not decision order: the first source in the request maps a new field, as in the engine (differential audit: ids b then a, decided a first, and b's text for a field mapped from a's number was refused)", async () => {
+    const index = name("mark");
+    const body = (into: string) => lines({ index: { _index: into, _id: "b" } }, { message: NEWS_EN, v: "abc" }, { index: { _index: into, _id: "a" } }, { message: OTHER_ZH, v: 5 });
+    const direct = await rawBulk(target.url, "/_bulk", body(`${index}-direct`));
+    created.push(`${index}-direct`);
+    const viaProxy = await rawBulk(h.url, "/_bulk", body(index));
+    const statuses = (r: typeof viaProxy) => r.body.items.map((i) => i.index!.status);
+    expect(statuses(direct)).toEqual([201, 201]);
+    expect(statuses(viaProxy)).toEqual(statuses(direct));
+  });
+
   it("a document deleted through the proxy is no one's original any more: a near-duplicate sent after the delete, in the same bulk or at once, is stored (skip dropped it)", async () => {
     const index = name("skip");
     const [a, b] = englishVariants(RECIPE_EN, 2);
