@@ -94,6 +94,9 @@ function isJsonValue(text: string): boolean {
   }
 }
 
+/** The longest `_id` the engines take, in UTF-8 bytes. */
+const MAX_ID_BYTES = 512;
+
 /** Lines {@link parseBulkInSlices} parses between two turns of the event loop (about 15 ms of work). */
 export const PARSE_SLICE_LINES = 10_000;
 
@@ -178,6 +181,11 @@ function* parseSteps(body: string, pathIndex: string | undefined, now = Date.now
     if (indexText === null && meta._index !== null) return { ok: false, reason: `line ${at} has an _index that is not a string` };
     const itemId = scalarText("_id");
     if (itemId === null && meta._id !== null) return { ok: false, reason: `line ${at} has an _id that is not a simple value` };
+    // An id past 512 bytes on a write fails the engines' check of the whole request (a delete's they answer alone):
+    // forwarded, so nothing is written (the proxy wrote the others and answered the id 502, differential audit).
+    if (op !== "delete" && typeof itemId === "string" && itemId.length > 170 && Buffer.byteLength(itemId, "utf8") > MAX_ID_BYTES) {
+      return { ok: false, reason: `line ${at} has an _id longer than ${MAX_ID_BYTES} bytes` };
+    }
     const named = typeof indexText === "string" ? indexText : pathIndex;
     if (named === undefined || named === "") return { ok: false, reason: `line ${at} names no index` };
     // A date-math name (`<logs-{now/d}>`) is the index the engine resolves it to; one beyond what the proxy

@@ -285,6 +285,19 @@ describe.each(engineTargets())("_bulk proxy on $kind $version ($source)", (targe
     expect(statuses(viaProxy)).toEqual(statuses(direct));
   });
 
+  it("a write with an _id over 512 bytes fails the whole request, as in the engine, and nothing is written (differential audit: the rest was written and the id answered 502)", async () => {
+    const index = name("mark");
+    const [a, b] = englishVariants(RECIPE_EN, 2);
+    const body = (into: string) => lines({ index: { _index: into, _id: "a" } }, { message: a }, { index: { _index: into, _id: "x".repeat(513) } }, { message: b });
+    const direct = await rawBulk(target.url, "/_bulk", body(`${index}-direct`));
+    const viaProxy = await rawBulk(h.url, "/_bulk", body(index));
+    expect(direct.status).toBe(400);
+    expect(viaProxy.status).toBe(400);
+    expect(viaProxy.body.error!.type).toBe(direct.body.error!.type);
+    await h.engine.refresh(index).catch(() => undefined);
+    expect(await h.engine.get(index, "a").catch(() => undefined)).toBeUndefined();
+  });
+
   it("a document deleted through the proxy is no one's original any more: a near-duplicate sent after the delete, in the same bulk or at once, is stored (skip dropped it)", async () => {
     const index = name("skip");
     const [a, b] = englishVariants(RECIPE_EN, 2);

@@ -130,6 +130,18 @@ describe("parseBulk", () => {
     ]);
   });
 
+  it("leaves a write whose _id is over 512 UTF-8 bytes to the engine, which refuses the whole request (differential audit: the rest was written); a delete's it answers alone", () => {
+    for (const id of ["x".repeat(513), "\u00e9".repeat(257)]) {
+      for (const op of ["index", "create", "update"]) {
+        const parsed = parseBulk(body(`{"${op}":{"_id":${JSON.stringify(id)}}}`, "{}"), "logs");
+        expect(parsed, op).toMatchObject({ ok: false, reason: expect.stringContaining("longer than 512 bytes") });
+      }
+      expect(parseBulk(body(`{"delete":{"_id":${JSON.stringify(id)}}}`), "logs").ok).toBe(true);
+    }
+    expect(parseBulk(body(`{"index":{"_id":${JSON.stringify("x".repeat(512))}}}`, "{}"), "logs").ok).toBe(true);
+    expect(parseBulk(body(`{"index":{"_id":${JSON.stringify("\u00e9".repeat(256))}}}`, "{}"), "logs").ok).toBe(true);
+  });
+
   it("leaves an action with a repeated key to the engine, which refuses it", () => {
     for (const line of ['{"index":{"_id":"1","_id":"2"}}', '{"index":{"_id":"1","_id":"2"},"x":1}']) {
       const parsed = parseBulk(body(line, "{}"), "logs");
