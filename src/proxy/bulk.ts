@@ -69,10 +69,10 @@ export interface BulkRequest {
 }
 
 /**
- * `raw`: the request goes to the engine as sent, and its answer to the client; `answered` runs (and is awaited)
- * when the engine answered 200, before the client gets the answer.
+ * `raw`: the request goes to the engine as sent, and its answer to the client; `before` runs (and is awaited)
+ * before it is sent, `answered` when the engine answered 200, before the client gets the answer.
  */
-export type BulkAnswer = { kind: "raw"; reason: string; answered?: () => Promise<void> } | { kind: "json"; status: number; body: unknown };
+export type BulkAnswer = { kind: "raw"; reason: string; answered?: () => Promise<void>; before?: () => Promise<void> } | { kind: "json"; status: number; body: unknown };
 
 /**
  * The action metadata parameters Elasticsearch 8 and OpenSearch 2 read (their bulk request parsers); any other
@@ -190,7 +190,10 @@ export class BulkHandler {
       // failed hides its document from the lookups of one refresh interval (a duplicate missed, never a document lost).
       const deletes = segments.flatMap((segment) => segment.pass.flatMap(({ item }) => (item.op === "delete" && ruleFor(this.deps.rules, item.index) !== undefined ? [item] : [])));
       const answered = deletes.length === 0 ? undefined : () => this.forgetDeleted(deletes);
-      return { kind: "raw", reason: "no item is fingerprinted", ...(answered ? { answered } : {}) };
+      // Sources into indices a rule names: those indices are made ready (the neardup fields mapped) before.
+      const pass = segments.flatMap((segment) => segment.pass);
+      const before = pass.some(({ item }) => item.sourceLine !== undefined && ruleFor(this.deps.rules, item.index)) ? () => this.prepare([], request.query, pass).then(() => undefined) : undefined;
+      return { kind: "raw", reason: "no item is fingerprinted", ...(answered ? { answered } : {}), ...(before ? { before } : {}) };
     }
     const started = performance.now();
     const query = new URLSearchParams(request.query);
@@ -213,7 +216,7 @@ export class BulkHandler {
     // The engine makes the indices a request writes to before it runs any item: a delete before the first write to
     // a new index answers `not_found`, not `index_not_found_exception`. Segments run one after another, so the
     // services' indices are made ready first (black-box audit: a 404 error, and `errors: true`, the engine never gave).
-    const early = segments.length > 1 ? await this.prepare(segments.flatMap((segment) => segment.dedup), query) : undefined;
+    const early = segments.length > 1 ? await this.prepare(segments.flatMap((segment) => segment.dedup), query, segments.flatMap((segment) => segment.pass)) : undefined;
     for (const whole of segments) {
       if (down) {
         this.fail([...whole.pass, ...whole.dedup], results, down);
@@ -222,7 +225,7 @@ export class BulkHandler {
       const segment = held.size === 0 ? whole : this.holdBack(whole, held, results);
       // A pass write to an index that does not exist yet creates it, with its shards still starting under the
       // first lookup of a dedup service that finds it there: that lookup failed. The services' indices first.
-      const prepared = early ?? (segment.pass.length > 0 ? await this.prepare(segment.dedup, query) : undefined);
+      const prepared = early ?? (segment.pass.length > 0 ? await this.prepare(segment.dedup, query, segment.pass) : undefined);
       const outcomes = await Promise.all([
         this.runPass(segment.pass, request.pathIndex, queryString, headers, results),
         this.runDedup(segment.dedup, request.pathIndex, query, headers, results, prepared),
@@ -389,9 +392,16 @@ export class BulkHandler {
    * Makes ready the dedup services of these items' indices (creating an index, when allowed, and waiting for
    * it), by index; a failure is left for {@link runDedup} to answer (it is not tried a second time).
    */
-  private async prepare(dedup: Dedup[], params: URLSearchParams): Promise<Map<string, Promise<IndexDedup>>> {
+  private async prepare(dedup: Dedup[], params: URLSearchParams, pass: Pass[] = []): Promise<Map<string, Promise<IndexDedup>>> {
     const aliasOnly = isTrue(params.get("require_alias"));
-    const prepared = new Map([...byIndex(dedup)].map(([index, group]) => [index, this.deps.pool.get(index, group[0]!.rule, mayCreateFor(group, aliasOnly))] as const));
+    // Sources written as sent into an index a rule names make it ready too: the first write into a new index maps
+    // its fields, and a client's own `neardup` object there mapped neardup's fields as text, and every text in
+    // that index was unchecked from then on (differential audit).
+    const ruled = pass.flatMap(({ at, item }) => {
+      const rule = item.sourceLine === undefined ? undefined : ruleFor(this.deps.rules, item.index);
+      return rule ? [{ at, item, rule }] : [];
+    });
+    const prepared = new Map([...byIndex([...dedup, ...ruled])].map(([index, group]) => [index, this.deps.pool.get(index, group[0]!.rule, mayCreateFor(group, aliasOnly))] as const));
     await Promise.all([...prepared.values()].map((p) => p.catch(() => undefined)));
     return prepared;
   }
@@ -647,8 +657,8 @@ export class BulkHandler {
 }
 
 /** The items by target index, in request order within each. */
-function byIndex(dedup: Dedup[]): Map<string, Dedup[]> {
-  const groups = new Map<string, Dedup[]>();
+function byIndex<T extends { item: BulkItem }>(dedup: T[]): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
   for (const d of dedup) {
     const list = groups.get(d.item.index);
     if (list) list.push(d);
@@ -668,7 +678,7 @@ function answerOp(item: Pick<BulkItem, "op" | "meta">): string {
 }
 
 /** Whether the items' index may be created: not when the request or an item asks `require_alias` (`true` or `"true"`). */
-function mayCreateFor(group: Dedup[], aliasOnly: boolean): boolean {
+function mayCreateFor(group: { item: BulkItem }[], aliasOnly: boolean): boolean {
   return !aliasOnly && !group.some((d) => d.item.meta.require_alias === true || d.item.meta.require_alias === "true");
 }
 

@@ -290,9 +290,10 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       json(res, 413, engineErrorBody(413, "content_too_long_exception", `request body is larger than ${MAX_BULK_BYTES} bytes`), product);
       return;
     }
-    const forwardRaw = async (reason: string, answered?: () => Promise<void>) => {
+    const forwardRaw = async (reason: string, answered?: () => Promise<void>, before?: () => Promise<void>) => {
       logger?.debug({ reason }, "proxy: _bulk forwarded as sent");
       try {
+        await before?.();
         const r = await send(upstream, { method: req.method!, path: originForm(req, url), headers: forwardHeaders(req.headers, ["content-length"]), body: raw });
         if (r.status === 200) await answered?.();
         res.writeHead(r.status, forwardHeaders(r.headers, ["content-length"]));
@@ -326,7 +327,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       return;
     }
     const answer = await (await bulkHandler(engine)).handle({ pathIndex, query: url.searchParams, headers: req.headers, body: body.toString("utf8") });
-    if (answer.kind === "raw") return forwardRaw(answer.reason, answer.answered);
+    if (answer.kind === "raw") return forwardRaw(answer.reason, answer.answered, answer.before);
     if (answer.status === 503 || answer.status === 429) res.setHeader("retry-after", "5");
     json(res, answer.status, answer.body, product);
   };

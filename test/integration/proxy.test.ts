@@ -298,6 +298,15 @@ describe.each(engineTargets())("_bulk proxy on $kind $version ($source)", (targe
     expect(await h.engine.get(index, "a").catch(() => undefined)).toBeUndefined();
   });
 
+  it("the first write into a new index a rule names, a source without a text that carries its own neardup object, leaves the index deduplicated (differential audit: neardup's fields were mapped as text, and every later text was unchecked)", async () => {
+    const index = name("mark");
+    const first = await rawBulk(h.url, "/_bulk", lines({ index: { _index: index, _id: "x" } }, { other: "x", neardup: { simhash: "abc", status: "original" } }));
+    expect(first.body.items[0]!.index).toMatchObject({ status: 201 });
+    const [a, b] = englishVariants(RECIPE_EN, 2);
+    const next = await rawBulk(h.url, "/_bulk", lines({ index: { _index: index, _id: "a" } }, { message: a }, { index: { _index: index, _id: "b" } }, { message: b }));
+    expect(next.body.items.map((i) => i.index!.neardup)).toMatchObject([{ status: "original" }, { status: "duplicate", duplicate_of: "a" }]);
+  });
+
   it("a document deleted through the proxy is no one's original any more: a near-duplicate sent after the delete, in the same bulk or at once, is stored (skip dropped it)", async () => {
     const index = name("skip");
     const [a, b] = englishVariants(RECIPE_EN, 2);
