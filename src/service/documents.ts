@@ -123,11 +123,17 @@ export async function getDocument<T>(engine: Engine, index: string, id: string):
   const found = response.hits.hits[0]?._source;
   if (found !== undefined) return found;
   // A search sees a document once the index is refreshed (about 1 s after its write); a GET sees it at once
-  // (realtime). It reads one index, or an alias's write index; over an alias of several, the search's answer stands.
-  return engine.get<T>(index, id).catch((err: unknown) => {
-    if (hasErrorCode(err, "ENGINE_UNAVAILABLE")) throw err;
-    // A closed index: the search above skipped it in silence; "no such document" would be untrue.
-    if (isClosedIndex(err)) throw err;
-    return undefined; // e.g. an alias over several indices, which GET refuses
-  });
+  // (realtime). It reads one index; over an alias of several, which GET refuses, the alias's write index, where
+  // a write just acknowledged is (ops audit: under rollover, a document just written was 404 for a second).
+  const get = (target: string) =>
+    engine.get<T>(target, id).catch((err: unknown) => {
+      if (hasErrorCode(err, "ENGINE_UNAVAILABLE")) throw err;
+      // A closed index: the search above skipped it in silence; "no such document" would be untrue.
+      if (isClosedIndex(err)) throw err;
+      return null; // refused: an alias over several indices
+    });
+  const direct = await get(index);
+  if (direct !== null) return direct;
+  const writeIndex = (await engine.aliasIndices(index).catch(() => [])).find((i) => i.writeIndex)?.index;
+  return writeIndex === undefined ? undefined : ((await get(writeIndex)) ?? undefined);
 }
