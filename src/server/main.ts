@@ -5,7 +5,7 @@
  * (up to NEARDUP_SHUTDOWN_TIMEOUT_MS), then the engine stops last.
  */
 import { configFromEnv } from "../config/env.js";
-import { isNeardupError } from "../core/errors.js";
+import { hasErrorCode, isNeardupError, type NeardupError } from "../core/errors.js";
 import { redactText } from "../engine/errors.js";
 import type { Engine } from "../engine/types.js";
 import { startProxy } from "../proxy/index.js";
@@ -79,7 +79,13 @@ async function main(): Promise<void> {
   process.on("SIGTERM", () => stop("SIGTERM"));
   service.engineReady.then(
     () => logger.info({ url: service.url }, "ready: try curl " + service.url + "/readyz"),
-    () => undefined,
+    (err: unknown) => {
+      if (!hasErrorCode(err, "INVALID_CONFIG")) return;
+      const message = redactText(`${(err as NeardupError).code}: ${(err as NeardupError).message}`);
+      logger.error({ err: message }, "neardup cannot run with this setup");
+      console.error(`neardup failed to start: ${message}`);
+      void Promise.resolve(service.close()).finally(() => process.exit(1));
+    },
   );
 }
 

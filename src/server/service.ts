@@ -197,6 +197,9 @@ export async function startService(config: Config, deps: ServiceDeps): Promise<R
         const message = redactText(isNeardupError(err) ? err.message : String(err));
         const retryable = hasErrorCode(err, "ENGINE_UNAVAILABLE");
         readiness.markNotReady(isNeardupError(err) ? message : "engine error");
+        // A setting the engine's state refuses (a window shorter than the refresh interval, rollover without a
+        // template, an index whose _source is off): trying again would only repeat it. The service stops (main.ts).
+        if (hasErrorCode(err, "INVALID_CONFIG")) throw err;
         logger.warn({ err: message }, retryable ? "engine not reachable yet, retrying" : "engine setup failed, retrying");
         await sleep(deps.retryDelayMs ?? 2000);
       }

@@ -350,7 +350,7 @@ export class DedupService {
     if (this.options.recentWindowMs <= refreshMs && this.options.recentWindowFitsRefresh && this.recent.size === 0) {
       this.recent = new RecentWrites({ holdMs: refreshMs + this.options.recentWindowMs });
     } else if (this.recent.holdMs <= refreshMs) {
-      throw new NeardupError("INVALID_CONFIG", `recentWindowMs (${this.options.recentWindowMs} ms) must be longer than the refresh interval of ${this.options.index} (${refreshMs} ms)`, { field: "recentWindowMs" });
+      throw new NeardupError("INVALID_CONFIG", `the recent-writes window (NEARDUP_RECENT_WINDOW_MS, ${this.options.recentWindowMs} ms) must be longer than the refresh interval of ${this.options.index} (${refreshMs} ms)`, { field: "recentWindowMs" });
     }
     this.recent.refreshMs = refreshMs;
     return refreshMs;
