@@ -118,13 +118,13 @@ export const SETTINGS = {
     doc: "on: sidecars sharing an index elect one writer through a lease document in the engine and forward writes to it (first one wins across sidecars); off: only for a single sidecar.",
   },
   NEARDUP_LEASE_TTL_MS: { default: "10000", schema: z.coerce.number().int().min(3000), doc: "Writer lease time to live: how long a dead writer blocks writes before another sidecar takes over." },
-  NEARDUP_ADVERTISE_URL: { default: "", schema: z.string().url().or(z.literal("")), doc: "URL other sidecars use to forward writes to this one. Empty: http://NEARDUP_HOST:port." },
+  NEARDUP_ADVERTISE_URL: { default: "", schema: z.string().url().or(z.literal("")), doc: "URL other sidecars use to forward writes to this one. Empty: this sidecar's own URL (https with NEARDUP_TLS_CERT_FILE, else http; NEARDUP_HOST:port)." },
   NEARDUP_PEER_ANALYSES: {
     default: "on",
     schema: z.enum(["on", "off"]),
     doc: "on: a sidecar that forwards writes to the index's lease holder (its API or its proxy) sends its own analyses of the texts with them, so the holder does not analyse them again (each sidecar adds analysis capacity); off: the holder analyses every text.",
   },
-  NEARDUP_PEER_API_KEY: { default: "", schema: z.string(), doc: "Bearer token this sidecar sends when it forwards writes to the lease holder (never logged)." },
+  NEARDUP_PEER_API_KEY: { default: "", schema: z.string(), doc: "Bearer token this sidecar sends when it forwards writes to the lease holder (never logged). Needed with API keys on: a key with write scope." },
   NEARDUP_PROXY_PORT: {
     default: "",
     schema: z.literal("").or(z.coerce.number().int().min(0).max(65535)),

@@ -99,6 +99,10 @@ export function httpForwarder(options: {
       withoutAnalyses.add(url); // an older holder: the documents alone, from now on
       return send(url, docs, policy, labels, ended);
     }
+    if (response.status === 401 || response.status === 403) {
+      // Sending again will not help: the sidecars' keys are set up so.
+      throw new NeardupError("INVALID_CONFIG", `the writer sidecar at ${url} refused this sidecar's forwarded write (HTTP ${response.status}): sidecars with API keys forward writes with NEARDUP_PEER_API_KEY, which must be a key with write scope on the writer`);
+    }
     if (!response.ok || !payload?.items) {
       const e = payload?.error;
       if (e && e.code in ERROR_CODES) throw new NeardupError(e.code as ErrorCode, e.message, { field: e.field });

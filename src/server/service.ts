@@ -79,6 +79,11 @@ export async function startService(config: Config, deps: ServiceDeps): Promise<R
   const readiness = new Readiness();
   const metrics = deps.metrics ?? createMetrics();
   const dedupMetrics = createDedupMetrics(metrics.registry);
+  if (config.lease && config.security.apiKeys.length > 0 && !config.lease.peerApiKey) {
+    // Sidecars sharing an index check each other's forwarded writes like any client's (docs audit: every write
+    // sent to a follower answered "send again" for ever, and nothing said why).
+    logger.warn("API keys are on and NEARDUP_PEER_API_KEY is not set: writes this sidecar forwards to another that holds the writer lease will be refused (401); set it to a key with write scope");
+  }
   // Read at start, so a missing or corrupt IDF file stops the service before it listens.
   const idf = config.idfFile === undefined ? undefined : await loadIdfFile(config.idfFile);
   let fingerprinterPromise: Promise<Fingerprinter> | undefined;

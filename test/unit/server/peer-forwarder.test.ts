@@ -75,4 +75,24 @@ describe("httpForwarder with analyses", () => {
       await new Promise((r) => holder.close(r));
     }
   });
+
+  it("a holder that refuses the forward for its key (401, 403) is a configuration error naming NEARDUP_PEER_API_KEY, not 'send again' (docs audit: every write to a follower answered RETRY for ever)", async () => {
+    for (const status of [401, 403]) {
+      const holder = http.createServer((_req, res) => {
+        res.statusCode = status;
+        res.setHeader("content-type", "application/json");
+        res.end(JSON.stringify({ error: { code: "UNAUTHORIZED", message: "an API key is required" } }));
+      });
+      await new Promise<void>((r) => holder.listen(0, "127.0.0.1", r));
+      try {
+        const forward = httpForwarder({ timeoutMs: 5000 });
+        await expect(forward(`http://127.0.0.1:${(holder.address() as AddressInfo).port}`, [parseDocInput({ id: "a", text: "a text" })], "mark", undefined)).rejects.toMatchObject({
+          code: "INVALID_CONFIG",
+          message: expect.stringMatching(new RegExp(`HTTP ${status}.*NEARDUP_PEER_API_KEY`)),
+        });
+      } finally {
+        await new Promise((r) => holder.close(r));
+      }
+    }
+  });
 });
