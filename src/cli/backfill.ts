@@ -164,7 +164,7 @@ export async function runBackfill(engine: Engine, fingerprinter: Fingerprinter, 
       if (found.index !== options.index || JSON.stringify(found.settings) !== JSON.stringify(settings)) {
         throw new NeardupError("INVALID_INPUT", `checkpoint ${options.checkpoint} was made for index ${found.index} with ${JSON.stringify(found.settings)}: use the same options, or delete it to start over`, { field: "checkpoint" });
       }
-      if (found.complete) io.report(`checkpoint ${options.checkpoint} says the backfill of ${options.index} is complete; delete it to run again`);
+      if (found.complete) io.report(`checkpoint ${options.checkpoint} says the backfill of ${options.index} is complete; run it again with --no-resume (or delete the checkpoint)`);
       resumeFrom = found;
     }
   }

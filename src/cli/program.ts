@@ -92,7 +92,7 @@ export function createProgram(env: CliEnv): Command {
     .option("--min-cosine <x>", "duplicate when TF-IDF cosine >= this (all length buckets)", parseFraction("--min-cosine"))
     .option("--min-edit-similarity <x>", "duplicate when edit similarity >= this (all length buckets)", parseFraction("--min-edit-similarity"))
     .option("--min-jaccard <x>", "duplicate when character 3-gram Jaccard >= this (all length buckets)", parseFraction("--min-jaccard"))
-    .option("--window <duration>", "compare only with documents this much older, e.g. 2d, 12h (needs --time-field)", parseDuration)
+    .option("--window <duration>", "compare only with documents this much older, e.g. 2d, 12h (needs document times: not with --no-time-field)", parseDuration)
     .option("--window-docs <n>", "compare only with the last n documents", parseNonNegativeInt("--window-docs"))
     .option("--max-candidates <n>", "most candidates verified per document, nearest first", parseNonNegativeInt("--max-candidates"), 100)
     .option("--strict", "stop at the first bad line (exit 1) instead of skipping it")

@@ -44,6 +44,13 @@ describe("corpus IDF identity and the fingerprint version (issue 14)", () => {
     expect(fnv1a32Hex("a")).toBe("e40c292c"); // published FNV-1a 32 test vector
   });
 
+  it("hashes the canonical JSON of fingerprint-spec §5: number terms (array indices) first in numeric order, then the rest in code-unit order (docs audit)", () => {
+    const table = CorpusIdf.fit([["b", "10", "2", "a", "01", "4294967295"]]);
+    const canonical = '{"format":"neardup-idf","version":1,"n":1,"df":{"2":1,"10":1,"01":1,"4294967295":1,"a":1,"b":1}}';
+    expect(JSON.stringify(table.toJSON())).toBe(canonical);
+    expect(table.identity).toBe(fnv1a32Hex(canonical));
+  });
+
   it("the streaming builder gives the same table as fit; minDf leaves rare terms out", () => {
     const docs = [["a", "b", "a"], ["a"], ["c"], ["a", "c"]];
     const builder = new CorpusIdfBuilder();
