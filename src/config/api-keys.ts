@@ -1,3 +1,4 @@
+import { isIPv6 } from "node:net";
 import { NeardupError } from "../core/errors.js";
 
 /** What a key may do: `read` (check, search, stats, fingerprint, compare, clusters), `write` (documents, bulk), `admin` (everything). */
@@ -51,5 +52,9 @@ export function parseApiKeys(text: string, where: string): ApiKey[] {
 /** Whether the host the server binds to is only reachable from this machine. */
 export function isLoopbackHost(host: string): boolean {
   const h = host.replace(/^\[|\]$/g, "").toLowerCase();
-  return h === "localhost" || h === "::1" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
+  if (h === "localhost" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h)) return true;
+  if (!isIPv6(h)) return false;
+  // The URL parser writes an IPv6 address one way: `[::1]`, and IPv4-mapped 127.x.y.z as `[::ffff:7fxx:yyzz]`.
+  const canonical = new URL(`http://[${h}]`).hostname;
+  return canonical === "[::1]" || /^\[::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}\]$/.test(canonical);
 }

@@ -27,8 +27,9 @@ describe("API keys (issue 15)", () => {
     expect(() => parseApiKeys(`a:read:${HASH},a:write:${HASH}`, "K")).toThrow(/used twice/);
   });
   it("knows loopback hosts", () => {
-    for (const h of ["127.0.0.1", "localhost", "::1", "[::1]", "127.1.2.3"]) expect(isLoopbackHost(h), h).toBe(true);
-    for (const h of ["0.0.0.0", "::", "10.0.0.1", "example.com"]) expect(isLoopbackHost(h), h).toBe(false);
+    // Every spelling of ::1, and IPv4-mapped 127/8 (docs audit: 0:0:0:0:0:0:0:1 was refused as reachable from other machines).
+    for (const h of ["127.0.0.1", "localhost", "::1", "[::1]", "127.1.2.3", "0:0:0:0:0:0:0:1", "0000::0001", "[0:0::1]", "::ffff:127.0.0.1", "::FFFF:7f00:1"]) expect(isLoopbackHost(h), h).toBe(true);
+    for (const h of ["0.0.0.0", "::", "10.0.0.1", "example.com", "::2", "::ffff:10.0.0.1", "fe80::1", "1::1"]) expect(isLoopbackHost(h), h).toBe(false);
   });
 });
 
