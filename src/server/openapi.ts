@@ -75,7 +75,7 @@ const schemas = {
   },
   Compare: {
     type: "object",
-    required: ["hamming", "simhash", "tfidf_cosine", "tf_cosine", "char_cosine", "edit_distance", "edit_similarity", "edit_measure", "jaccard_bigrams", "verdict"],
+    required: ["hamming", "simhash", "tfidf_cosine", "tf_cosine", "char_cosine", "edit_distance", "edit_similarity", "edit_measure", "jaccard_bigrams", "jaccard_trigrams", "verdict"],
     properties: {
       hamming: int,
       simhash: { type: "object", required: ["a", "b"], properties: { a: str, b: str } },
@@ -86,6 +86,7 @@ const schemas = {
       edit_similarity: { type: "number", description: "1 - distance / longer length; over the edit budget, the linear q-gram upper bound (see edit_measure)." },
       edit_measure: { enum: ["levenshtein", "qgram_bound"] },
       jaccard_bigrams: num,
+      jaccard_trigrams: { type: "number", description: "Character 3-gram Jaccard: the measure of the `<bucket>.jaccard` rule." },
       verdict: {
         type: "object",
         required: ["duplicate", "rule", "bucket", "vetoed"],

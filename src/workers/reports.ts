@@ -6,6 +6,7 @@
 import type { Analysis, Fingerprinter } from "../core/fingerprinter.js";
 import { hamming } from "../core/fingerprint.js";
 import { charCosine, cosine, editSimilarityUpperBound, levenshteinInBudget, shingleJaccard } from "../core/similarity/index.js";
+import { trigramJaccard } from "../core/similarity/spread.js";
 
 export interface FingerprintJob {
   kind: "fingerprint";
@@ -70,6 +71,8 @@ export function compareReport(fp: Fingerprinter, job: CompareJob) {
     edit_similarity: round(distance === undefined ? editSimilarityUpperBound(a.normalized, b.normalized) : longer === 0 ? 1 : 1 - distance / longer),
     edit_measure: distance === undefined ? "qgram_bound" : "levenshtein",
     jaccard_bigrams: round(shingleJaccard(a.normalized, b.normalized, 2)),
+    // The `<bucket>.jaccard` rule's measure (docs audit: compare did not show it, only search and check did).
+    jaccard_trigrams: round(trigramJaccard(a.normalized, b.normalized)),
     // `vetoed`: the veto that overruled a duplicate rule (the pair then is not one), so a caller can see why.
     verdict: { duplicate: verdict.duplicate, rule: verdict.rule, bucket: verdict.bucket, vetoed: verdict.vetoed ?? null },
   };

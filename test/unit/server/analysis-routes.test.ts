@@ -7,6 +7,7 @@ import { createMetrics } from "../../../src/server/metrics.js";
 import { Readiness } from "../../../src/server/readiness.js";
 import { MOM_A, MOM_B } from "../../fixtures/texts/near-duplicates.js";
 import { expectSchema } from "../../helpers/openapi.js";
+import { trigramJaccard } from "../../../src/core/similarity/spread.js";
 
 const fingerprinter = createFingerprinter();
 const app = createApp({
@@ -48,6 +49,9 @@ describe("engine-free endpoints", () => {
     expect(res.body.verdict.duplicate).toBe(true);
     expect(res.body.verdict.vetoed).toBeNull();
     expect(res.body.hamming).toBeGreaterThanOrEqual(0);
+    // The `.jaccard` rule's own measure, on the normalized texts (docs audit: compare did not show it).
+    const fp = await fingerprinter;
+    expect(res.body.jaccard_trigrams).toBeCloseTo(trigramJaccard(fp.analyze(MOM_A).normalized, fp.analyze(MOM_B).normalized), 6);
   });
 
   it("compare names the veto that overruled a duplicate rule (quality audit: a pair was refused and nothing said why)", async () => {
