@@ -402,7 +402,16 @@ export class BulkHandler {
       return rule ? [{ at, item, rule }] : [];
     });
     const prepared = new Map([...byIndex([...dedup, ...ruled])].map(([index, group]) => [index, this.deps.pool.get(index, group[0]!.rule, mayCreateFor(group, aliasOnly))] as const));
-    await Promise.all([...prepared.values()].map((p) => p.catch(() => undefined)));
+    // A service made earlier may have outlived its index (deleted behind the proxy): a delete in this request,
+    // run before the writes, met no index and answered `index_not_found`, where the engine, which makes a
+    // request's indices first, answers `not_found` (differential audit). Such an index is set up again first.
+    const deletesIn = new Set(pass.flatMap(({ item }) => (item.op === "delete" ? [item.index] : [])));
+    await Promise.all(
+      [...prepared].map(async ([index, entry]) => {
+        const ready = await entry.catch(() => undefined);
+        if (ready && deletesIn.has(index) && !(await ready.service.engine.indexExists(index).catch(() => true))) await ready.service.ensureIndex().catch(() => undefined);
+      }),
+    );
     return prepared;
   }
 

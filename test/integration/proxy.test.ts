@@ -307,6 +307,17 @@ describe.each(engineTargets())("_bulk proxy on $kind $version ($source)", (targe
     expect(next.body.items.map((i) => i.index!.neardup)).toMatchObject([{ status: "original" }, { status: "duplicate", duplicate_of: "a" }]);
   });
 
+  it("a delete before the writes into an index deleted behind the proxy (its service made before) is the engine's not_found (differential audit: index_not_found once)", async () => {
+    const index = name("mark");
+    const body = lines({ delete: { _index: index, _id: "7" } }, { index: { _index: index } }, { message: NEWS_EN });
+    for (let round = 0; round < 2; round++) {
+      await h.engine.deleteIndex(index).catch(() => undefined);
+      const res = await rawBulk(h.url, "/_bulk", body);
+      expect(res.body.items[0]!.delete, `round ${round}`).toMatchObject({ status: 404, result: "not_found" });
+      expect(res.body.errors).toBe(false);
+    }
+  });
+
   it("a document deleted through the proxy is no one's original any more: a near-duplicate sent after the delete, in the same bulk or at once, is stored (skip dropped it)", async () => {
     const index = name("skip");
     const [a, b] = englishVariants(RECIPE_EN, 2);
