@@ -254,6 +254,9 @@ export async function startService(config: Config, deps: ServiceDeps): Promise<R
       } catch (err) {
         if (closed) return;
         logger.error({ err: redactText(isNeardupError(err) ? err.message : String(err)) }, "embedded engine restart failed");
+        // The engine is back but refuses the setup (its index changed meanwhile): starting it again would not help,
+        // and would start another. The service stays not ready with the reason (/readyz) until it is restarted.
+        if (hasErrorCode(err, "INVALID_CONFIG")) return;
       }
     }
   };
