@@ -1,5 +1,6 @@
 import type { AliasedIndex, BulkItemResult, BulkResult, RolloverResult, SearchResponse, SourceSettings, Versioned } from "./types.js";
 import { NeardupError } from "../core/errors.js";
+import { globToRegExp } from "../core/glob.js";
 import { classifyEngineFailure, engineFailureOf, type EngineFailure } from "./errors.js";
 
 interface RawBulkItem {
@@ -179,14 +180,9 @@ export function toSourceSettings(answer: unknown): SourceSettings[] {
   });
 }
 
-/** A source-filtering pattern (`*` any run of characters) as a regular expression over a whole path. */
-function globRegExp(pattern: string): RegExp {
-  return new RegExp(`^${pattern.split("*").map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`);
-}
-
 /** Whether the pattern names the path or an object above it (`meta` names `meta.text`). */
 function namesPath(pattern: string, path: string): boolean {
-  const re = globRegExp(pattern);
+  const re = globToRegExp(pattern);
   const parts = path.split(".");
   return parts.some((_, k) => re.test(parts.slice(0, k + 1).join(".")));
 }

@@ -5,6 +5,7 @@
  * rule that matches wins; an index no rule matches passes through untouched.
  */
 import { NeardupError } from "../core/errors.js";
+import { globToRegExp } from "../core/glob.js";
 import { POLICIES, type Policy } from "../service/options.js";
 
 export interface IndexRule {
@@ -15,11 +16,6 @@ export interface IndexRule {
   /** Policy for near-duplicates; `undefined`: the service default (`NEARDUP_POLICY`). */
   policy: Policy | undefined;
   matches: (index: string) => boolean;
-}
-
-function globToRegExp(glob: string): RegExp {
-  const body = glob.split("*").map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".*");
-  return new RegExp(`^${body}$`);
 }
 
 /** Parses `pattern:field[:policy]` rules separated by commas; errors name the setting and the rule. */
