@@ -404,8 +404,11 @@ export class BulkHandler {
     const prepared = new Map([...byIndex([...dedup, ...ruled])].map(([index, group]) => [index, this.deps.pool.get(index, group[0]!.rule, mayCreateFor(group, aliasOnly))] as const));
     // A service made earlier may have outlived its index (deleted behind the proxy): a delete in this request,
     // run before the writes, met no index and answered `index_not_found`, where the engine, which makes a
-    // request's indices first, answers `not_found` (differential audit). Such an index is set up again first.
-    const deletesIn = new Set(pass.flatMap(({ item }) => (item.op === "delete" ? [item.index] : [])));
+    // request's indices first, answers `not_found` (differential audit). Such an index is set up again first;
+    // only where a delete comes before the index's first fingerprinted item (no extra request otherwise).
+    const firstWrite = new Map<string, number>();
+    for (const { at, item } of dedup) if (!firstWrite.has(item.index)) firstWrite.set(item.index, at);
+    const deletesIn = new Set(pass.flatMap(({ at, item }) => (item.op === "delete" && at < (firstWrite.get(item.index) ?? -1) ? [item.index] : [])));
     await Promise.all(
       [...prepared].map(async ([index, entry]) => {
         const ready = await entry.catch(() => undefined);
