@@ -11,9 +11,9 @@ const cwd = new URL("../../../", import.meta.url).pathname;
 const dir = mkdtempSync(join(tmpdir(), "neardup-cli-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+async function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run("npx", ["tsx", "src/cli/main.ts", ...args], { cwd, maxBuffer: 1 << 24 });
+    const { stdout, stderr } = await run("npx", ["tsx", "src/cli/main.ts", ...args], { cwd, maxBuffer: 1 << 24, env: { ...process.env, ...env } });
     return { code: 0, stdout, stderr };
   } catch (err) {
     const e = err as { code: number; stdout: string; stderr: string };
@@ -66,6 +66,12 @@ describe("neardup process", () => {
     const batch = await cli(["backfill", "some-index", "--batch-size", "0"]);
     expect(batch.code).toBe(1);
     expect(batch.stderr).toContain("--batch-size must be an integer in 1..10000"); // 0 did nothing and marked the run complete
+  }, 120_000);
+
+  it("backfill with a NEARDUP_WINDOW_HOURS that is not a number (its --window default) is one line naming it, exit 1, before any engine is asked", async () => {
+    const r = await cli(["backfill", "some-index", "--engine-url", "http://127.0.0.1:1", "--no-progress"], { NEARDUP_WINDOW_HOURS: "abc" });
+    expect(r.code).toBe(1);
+    expect(r.stderr.trim()).toBe('neardup: NEARDUP_WINDOW_HOURS="abc" is invalid: Invalid input: expected number, received NaN');
   }, 120_000);
 
   it("--out: never the input file (it was emptied before being read), and a path it cannot write is one line, not a stack (CLI audit)", async () => {
