@@ -35,6 +35,7 @@ import { DedupService } from "../src/service/dedup-service.js";
 import { createDedupMetrics } from "../src/service/metrics.js";
 import { resolveDedupOptions } from "../src/service/options.js";
 import { createAnalyzerPool } from "../src/workers/index.js";
+import { loadMirror } from "./mirror-load.js";
 
 const DOCS = Number(process.env.NEARDUP_BENCH_DOCS ?? 10_000);
 const CLIENTS = Math.max(1, Number(process.env.NEARDUP_BENCH_CLIENTS ?? 1));
@@ -66,8 +67,10 @@ const metrics = createMetrics({ defaultMetrics: false });
 const analyzer = WORKERS > 0 ? await createAnalyzerPool(fingerprinter, { threads: WORKERS }) : undefined;
 // NEARDUP_PIPELINE_CHUNK: documents a bulk decides at a time (the service's default unless set; 500 or more: each bulk whole).
 const chunk = process.env.NEARDUP_PIPELINE_CHUNK ? { pipelineChunk: Number(process.env.NEARDUP_PIPELINE_CHUNK) } : {};
-const service = new DedupService(engine, fingerprinter, resolveDedupOptions({ index, ...chunk }), createDedupMetrics(metrics.registry), undefined, analyzer);
+const service = new DedupService(engine, fingerprinter, resolveDedupOptions({ index, ...chunk, mirrorDocs: Number(process.env.NEARDUP_MIRROR_DOCS ?? 0) }), createDedupMetrics(metrics.registry), undefined, analyzer);
 await service.ensureIndex();
+const mirrorLoad = await loadMirror(service);
+if (mirrorLoad) console.log(`window mirror: ${mirrorLoad.docs} documents in ${mirrorLoad.seconds.toFixed(1)} s, RSS ${mirrorLoad.rssMb} MB, heap ${mirrorLoad.heapMb} MB`);
 await fetch(`${url}/${index}/_settings`, { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify({ "index.number_of_replicas": 0, ...JSON.parse(process.env.NEARDUP_BENCH_INDEX_SETTINGS ?? "{}") }) });
 const { url: api, server } = await listenApi(metrics, fingerprinter, service);
 const bodies: string[] = [];

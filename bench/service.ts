@@ -44,6 +44,7 @@ import { DedupService } from "../src/service/dedup-service.js";
 import { documentSource } from "../src/service/documents.js";
 import { createDedupMetrics } from "../src/service/metrics.js";
 import { resolveDedupOptions } from "../src/service/options.js";
+import { loadMirror } from "./mirror-load.js";
 import { createRng } from "./quality/rng.js";
 import { loadPoems } from "./poems.js";
 
@@ -129,7 +130,7 @@ export async function run(): Promise<void> {
     }
     const metrics = createMetrics({ defaultMetrics: false });
     const analyzer = WORKERS > 0 ? await createAnalyzerPool(fingerprinter, { threads: WORKERS }) : undefined;
-    const service = new DedupService(engine, fingerprinter, resolveDedupOptions({ index: dedupIndex, lshKeyBudget: Number(process.env.NEARDUP_LSH_KEY_BUDGET ?? 200), ...(process.env.NEARDUP_PIPELINE_CHUNK ? { pipelineChunk: Number(process.env.NEARDUP_PIPELINE_CHUNK) } : {}) }), createDedupMetrics(metrics.registry), undefined, analyzer);
+    const service = new DedupService(engine, fingerprinter, resolveDedupOptions({ index: dedupIndex, lshKeyBudget: Number(process.env.NEARDUP_LSH_KEY_BUDGET ?? 200), mirrorDocs: Number(process.env.NEARDUP_MIRROR_DOCS ?? 0), ...(process.env.NEARDUP_PIPELINE_CHUNK ? { pipelineChunk: Number(process.env.NEARDUP_PIPELINE_CHUNK) } : {}) }), createDedupMetrics(metrics.registry), undefined, analyzer);
     await service.ensureIndex();
     await fetch(`${engineUrl}/${dedupIndex}/_settings`, { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify({ "index.number_of_replicas": 0 }) });
 
@@ -158,6 +159,8 @@ export async function run(): Promise<void> {
     const preloadSeconds = (performance.now() - t) / 1000;
     await engine.refresh(dedupIndex);
     await engine.refresh(rawIndex);
+    // NEARDUP_MIRROR_DOCS: the window mirror loaded before the timed runs (its load is reported, not timed with them).
+    const mirrorLoad = await loadMirror(service);
 
     // CLIENTS concurrent clients, each sending its own batches in turn (batch k goes to client k % CLIENTS).
     const batches: number[] = [];
@@ -233,8 +236,10 @@ export async function run(): Promise<void> {
     await analyzer?.close();
     latencies.sort((a, b) => a - b);
     candidates.sort((a, b) => a - b);
-    const hitsSum = (await metrics.registry.getSingleMetricAsString("neardup_engine_hits_per_lookup")).match(/_sum (\d+(?:\.\d+)?)/)?.[1];
-    const hitsCount = (await metrics.registry.getSingleMetricAsString("neardup_engine_hits_per_lookup")).match(/_count (\d+)/)?.[1];
+    // With the window mirror, lookups read its key tables instead of the engine: its own hits are counted.
+    const hitsMetric = service.mirror ? "neardup_mirror_hits_per_lookup" : "neardup_engine_hits_per_lookup";
+    const hitsSum = (await metrics.registry.getSingleMetricAsString(hitsMetric)).match(/_sum (\d+(?:\.\d+)?)/)?.[1];
+    const hitsCount = (await metrics.registry.getSingleMetricAsString(hitsMetric)).match(/_count (\d+)/)?.[1];
 
     // 5. Bytes per document.
     const raw = BYTES ? await storeBytes(engineUrl, rawIndex) : undefined;
@@ -243,6 +248,7 @@ export async function run(): Promise<void> {
     const f = (x: number, d = 0) => x.toLocaleString("en", { maximumFractionDigits: d, minimumFractionDigits: d });
     console.log("| measure | value |");
     console.log("|---|---|");
+    if (mirrorLoad) console.log(`| window mirror (NEARDUP_MIRROR_DOCS): documents loaded, load time, process memory after | ${f(mirrorLoad.docs)}, ${mirrorLoad.seconds.toFixed(1)} s, RSS ${mirrorLoad.rssMb} MB (heap ${mirrorLoad.heapMb} MB) |`);
     console.log(`| documents already in the window (and in the raw index) before the timed runs | ${f(WINDOW)}${reuse ? " (stored by an earlier run, NEARDUP_BENCH_KEEP)" : ""} |`);
     console.log(`| raw \`_bulk\`, text only (${f(INGEST)} new docs, batches of ${BATCH}, ${CLIENTS} client(s)) | ${f(rawRate)} docs/s |`);
     console.log(`| \`/v1/documents/_bulk\` with dedup (the same ${f(INGEST)} docs, batches of ${BATCH}, over HTTP, ${CLIENTS} client(s), ${WORKERS} analysis worker(s)) | ${f(apiRate)} docs/s |`);
@@ -254,7 +260,7 @@ export async function run(): Promise<void> {
     if (!reuse) console.log(`| preload of the window's ${f(WINDOW)} docs (fingerprint + bulk into both indices, not via HTTP) | ${f(WINDOW / preloadSeconds)} docs/s |`);
     console.log(`| \`/v1/check\` latency at ${f(DOCS)} docs, p50 / p90 / p99 (${f(CHECKS)} sequential checks) | ${f(percentile(latencies, 50), 2)} / ${f(percentile(latencies, 90), 2)} / ${f(percentile(latencies, 99), 2)} ms |`);
     console.log(`| candidates re-ranked per check, p50 / p99 / max | ${percentile(candidates, 50)} / ${percentile(candidates, 99)} / ${candidates[candidates.length - 1]} |`);
-    console.log(`| engine segment hits per lookup, mean (before the Hamming filter) | ${hitsSum && hitsCount ? f(Number(hitsSum) / Number(hitsCount), 1) : "?"} |`);
+    console.log(`| ${service.mirror ? "window mirror" : "engine segment"} hits per lookup, mean (before the Hamming filter) | ${hitsSum && hitsCount ? f(Number(hitsSum) / Number(hitsCount), 1) : "?"} |`);
     console.log(`| planted near-duplicates caught / new texts called duplicate | ${f(caught)} of ${f(Math.ceil(CHECKS / 2))} / ${f(falseAlarms)} of ${f(Math.floor(CHECKS / 2))} |`);
     if (raw && ded) console.log(`| index bytes per document, without / with neardup fields | ${f(raw.bytes / raw.docs)} / ${f(ded.bytes / ded.docs)} (+${f((ded.bytes / ded.docs / (raw.bytes / raw.docs) - 1) * 100, 1)}%) |`);
     console.log(`\nLoad average at end: ${loadavg().map((x) => x.toFixed(1)).join(" ")}.`);

@@ -119,6 +119,7 @@ export function buildConfig(raw: Partial<Record<SettingName | string, string | u
       maxBulkItems: s.NEARDUP_MAX_BULK_ITEMS,
       pipelineChunk: s.NEARDUP_PIPELINE_CHUNK,
       lshKeyBudget: s.NEARDUP_LSH_KEY_BUDGET,
+      mirrorDocs: s.NEARDUP_MIRROR_DOCS,
     }),
     bodyLimit: s.NEARDUP_BODY_LIMIT,
     maxTextChars: s.NEARDUP_MAX_TEXT_CHARS,

@@ -250,7 +250,11 @@ export function encodeSketch(s: Sketch): string {
  * @throws NeardupError INVALID_INPUT on a malformed or unknown-format sketch.
  */
 export function decodeSketch(base64: string, field = "neardup.sketch"): Sketch {
-  const buf = Buffer.from(base64, "base64");
+  return decodeSketchBytes(Buffer.from(base64, "base64"), field);
+}
+
+/** {@link decodeSketch} of the sketch's bytes (base64-decoded). */
+export function decodeSketchBytes(buf: Uint8Array, field = "neardup.sketch"): Sketch {
   const bad = (why: string) => new NeardupError("INVALID_INPUT", `${field} is not a sketch (${SKETCH_VERSION}): ${why}`, { field });
   if (buf.length < 7) throw bad(`${buf.length} bytes`);
   const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);

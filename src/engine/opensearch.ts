@@ -1,6 +1,6 @@
 import { Client, type ClientOptions } from "@opensearch-project/opensearch";
 import { createGuard, createIfAbsent, orUndefinedIfMissing } from "./guard.js";
-import { mapsFieldIn, msearchLines, refreshIntervalFrom, searchParams, toAliasedIndices, toBulkResult, toMsearchResults, toRolloverResult, toSourceMap, toSourceSettings, toResolvedIndices, termStatisticsBody, toDocFrequencies, TERM_STATISTICS_FILTER, toVersioned, toRefreshCounts } from "./responses.js";
+import { mapsFieldIn, msearchLines, refreshIntervalFrom, searchParams, toAliasedIndices, toBulkResult, toMsearchResults, toRolloverResult, toSourceMap, toSourceSettings, toResolvedIndices, termStatisticsBody, toDocFrequencies, TERM_STATISTICS_FILTER, toVersioned, toRefreshCounts, toSeqNoCheckpoints } from "./responses.js";
 import type { AliasedIndex, BulkResult, Engine, EngineConnection, EngineInfo, PointInTimePage, PutOptions, RolloverResult, SearchRequest, SearchResponse, SourceSettings, Versioned } from "./types.js";
 
 /** Builds the OpenSearch client options; also used to probe an unknown engine's root endpoint. */
@@ -206,6 +206,10 @@ export class OpenSearchEngine implements Engine {
       const response = await this.client.transport.request({ method: "POST", path: "/_mtermvectors", querystring: { filter_path: TERM_STATISTICS_FILTER }, body: termStatisticsBody(indices, field, terms) });
       return toDocFrequencies(response.body as never, field);
     });
+  }
+
+  seqNoCheckpoints(index: string): Promise<{ index: string; shard: string; checkpoint: number }[]> {
+    return this.guard(`sequence number stats ${index}`, async () => toSeqNoCheckpoints((await this.client.indices.stats({ index, metric: "docs", level: "shards" } as never)).body as never));
   }
 
   refreshCounts(index: string): Promise<Map<string, number>> {

@@ -209,8 +209,22 @@ export function mapsFieldIn(answer: unknown, field: string): boolean {
   return indices.length > 0 && indices.every((i) => i.mappings?.[field] !== undefined);
 }
 
-type ShardCopyStats = { routing?: { node?: string | null; primary?: boolean }; refresh?: { total?: number; external_total?: number } };
+type ShardCopyStats = { routing?: { node?: string | null; primary?: boolean }; refresh?: { total?: number; external_total?: number }; seq_no?: { local_checkpoint?: number } };
 type RefreshStatsBody = { indices?: Record<string, { shards?: Record<string, ShardCopyStats[]> }> };
+
+/** The local checkpoint of each primary shard (`_stats/docs?level=shards`): every operation up to it has been processed there. */
+export function toSeqNoCheckpoints(body: RefreshStatsBody): { index: string; shard: string; checkpoint: number }[] {
+  const out: { index: string; shard: string; checkpoint: number }[] = [];
+  for (const [index, stats] of Object.entries(body.indices ?? {})) {
+    for (const [shard, copies] of Object.entries(stats.shards ?? {})) {
+      for (const copy of copies) {
+        const checkpoint = copy.seq_no?.local_checkpoint;
+        if (copy.routing?.primary && typeof checkpoint === "number") out.push({ index, shard, checkpoint });
+      }
+    }
+  }
+  return out;
+}
 
 /** Ended searcher-opening refreshes per shard copy (`_stats/refresh?level=shards`), keyed `index/shard/node/p|r`. */
 export function toRefreshCounts(body: RefreshStatsBody): Map<string, number> {

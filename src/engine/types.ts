@@ -208,5 +208,10 @@ export interface Engine {
    * grew by two between two reads ended a refresh that started after the first read.
    */
   refreshCounts(index: string): Promise<Map<string, number>>;
+  /**
+   * The local checkpoint of each primary shard of the index: every operation with a sequence number up to
+   * it has been processed on that shard, so a refresh that starts after the read shows them all.
+   */
+  seqNoCheckpoints(index: string): Promise<{ index: string; shard: string; checkpoint: number }[]>;
   close(): Promise<void>;
 }

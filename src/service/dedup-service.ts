@@ -29,7 +29,7 @@ import componentTemplate from "../../mappings/component-template.neardup.json" w
 import { keptVerdict, type Candidate } from "./candidate.js";
 import { documentSource, storedSketch, getDocument, writeDocuments, type Decision } from "./documents.js";
 import { candidateLengths, type LengthRange } from "../core/length-bounds.js";
-import { fetchCandidates, readNormalizedTexts, DocValueReads, KeyStatistics, lookupProbe, windowAround, type Lookup, type LookupResult } from "./candidates/index.js";
+import { fetchCandidates, fillTexts, readNormalizedTexts, DocValueReads, KeyStatistics, lookupProbe, windowAround, type Lookup, type LookupResult } from "./candidates/index.js";
 import { parseTime, readSourceTime, type DocInput } from "./input.js";
 import type { DedupMetrics } from "./metrics.js";
 import type { DedupOptions, Policy } from "./options.js";
@@ -41,6 +41,7 @@ import { fromWire } from "../workers/wire.js";
 import { Sequencer, type Ticket } from "./sequencer.js";
 import { editTextLimit, sketchOf } from "../core/sketch.js";
 import type { Analyzer } from "../workers/index.js";
+import { WindowMirror } from "./mirror.js";
 
 /** Why a match was made, as the API reports it. */
 export interface MatchReport {
@@ -180,6 +181,13 @@ function isRefusal(status: number): boolean {
   return status >= 400 && status < 500 && status !== 408 && status !== 429;
 }
 
+/** The start of a lookup whose results may be a view of the engine taken earlier (`LookupResult.seenAt`, the window mirror). */
+function viewStart(results: readonly LookupResult[], startedAt: number): number {
+  let at = startedAt;
+  for (const r of results) if (r.seenAt !== undefined && r.seenAt < at) at = r.seenAt;
+  return at;
+}
+
 function round(x: number): number {
   return Math.round(x * 1e6) / 1e6;
 }
@@ -234,6 +242,8 @@ export class DedupService {
   private setUpFailedAt = 0;
   /** Set by the writer lease when several sidecars share the index. */
   router: WriteRouter | undefined;
+  /** The window in this sidecar's memory (NEARDUP_MIRROR_DOCS), when on. */
+  readonly mirror: WindowMirror | undefined;
 
   constructor(
     readonly engine: Engine,
@@ -256,6 +266,20 @@ export class DedupService {
     });
     this.keyStatistics = new KeyStatistics(engine, options.index);
     this.docValueReads = new DocValueReads(engine, options.index, options.windowMs);
+    // The mirror follows one concrete index by sequence number: not a window of several indices, nor the proxy's client indices.
+    if (options.mirrorDocs > 0 && !options.rollover && !options.clientIndex) {
+      this.mirror = new WindowMirror(engine, {
+        index: options.index,
+        maxDocs: options.mirrorDocs,
+        windowMs: options.windowMs,
+        lshKeyBudget: options.lshKeyBudget,
+        onState: (state, why) => {
+          metrics?.mirrorState?.set(state === "ready" ? 1 : 0);
+          if (why && state !== "ready") this.log?.warn({ index: options.index, state, why }, state === "off" ? "window mirror off: every lookup asks the engine" : "window mirror starts again: lookups ask the engine until it has loaded");
+        },
+      });
+      if (metrics) metrics.readMirror = () => this.mirror?.size ?? 0;
+    }
     // `this.recent` may be replaced (learnRefreshInterval): read it at each scrape.
     if (metrics) metrics.readWindow = () => ({ size: this.recent.size, bytes: this.recent.bytes });
   }
@@ -274,7 +298,9 @@ export class DedupService {
    * through): they are no candidates from now on, though the engine's search shows them until its refresh.
    */
   forgetDeleted(ids: Iterable<string>): void {
-    for (const id of ids) this.recent.forget(id);
+    const all = [...ids];
+    for (const id of all) this.recent.forget(id);
+    this.mirror?.forget(all);
     this.visibility.kick();
   }
 
@@ -414,6 +440,8 @@ export class DedupService {
    * ({@link ensureIndex}) and the lookups asked again; a mapping that conflicts stays an error naming the field.
    */
   private async writeCandidates(lookups: Lookup[]): Promise<LookupResult[]> {
+    const mirrored = await this.mirrorCandidates(lookups, true);
+    if (mirrored) return mirrored;
     // A missing index reads as no hits only over time-based indices (a lifecycle policy deletes their oldest).
     const ignoreUnavailable = this.options.rollover;
     // Beside the lookup, one light question (the field mapping, from the cluster state): a grouped lookup on an
@@ -447,6 +475,8 @@ export class DedupService {
    * nothing. A window over time-based indices skips what it cannot read (a lifecycle policy at work).
    */
   private async readCandidates(lookups: Lookup[]): Promise<LookupResult[]> {
+    const mirrored = await this.mirrorCandidates(lookups, false);
+    if (mirrored) return mirrored;
     if (this.options.rollover) return this.engineCandidates(lookups, true);
     try {
       return await this.engineCandidates(lookups, false);
@@ -454,6 +484,25 @@ export class DedupService {
       if (hasErrorCode(err, "NOT_FOUND")) return lookups.map(() => ({ candidates: [], hits: 0, cut: false, pairedKeys: 0 }));
       throw err;
     }
+  }
+
+  /**
+   * The lookups answered from the window mirror, each result marked with the time of the mirror's view
+   * (`seenAt`), with the texts the edit rule needs read from the engine; `undefined` when the mirror cannot
+   * answer (off, loading, or a window reaching back past what it holds). For a write, the index must still
+   * hold the neardup mapping (one light question to the cluster state, as on the engine path): else the
+   * engine path sets the index up again.
+   */
+  private async mirrorCandidates(lookups: Lookup[], write: boolean): Promise<LookupResult[] | undefined> {
+    if (!this.mirror || lookups.length === 0) return undefined;
+    const [view, mapped] = await Promise.all([this.mirror.lookup(lookups), write ? this.engine.mapsField(this.options.index, "neardup.simhash").catch(() => true) : true]);
+    if (!view || !mapped) return undefined;
+    await fillTexts(this.engine, this.candidateSource(), lookups, view.results);
+    for (const r of view.results) {
+      r.seenAt = view.seenAt;
+      this.metrics?.mirrorHits?.observe(r.hits);
+    }
+    return view.results;
   }
 
   private engineCandidates(lookups: Lookup[], ignoreUnavailable: boolean): Promise<LookupResult[]> {
@@ -556,7 +605,7 @@ export class DedupService {
     const startedAt = Date.now();
     const lookup: Lookup = { analysis, time, excludeId: options.id, radius, lengths: this.lengthsOf(analysis), decideOnly: true };
     const [fromEngine] = await this.readCandidates([lookup]);
-    const { matches, candidates } = await this.matchesFor(lookup, fromEngine!, startedAt, new Slicer());
+    const { matches, candidates } = await this.matchesFor(lookup, fromEngine!, viewStart([fromEngine!], startedAt), new Slicer());
     const chosen = await this.withStoredRoot(chooseOriginal(matches), matches);
     this.metrics?.checks.inc({ operation: "check" });
     if (chosen) this.metrics?.duplicates.inc({ policy: "check" });
@@ -648,6 +697,7 @@ export class DedupService {
       // While the engine answers: the stored re-rank fields, so the ordered section only assembles sources.
       for (const it of items) storedSketch(it.analysis);
       let [fromEngine, roots] = await lookedUp;
+      startedAt = viewStart(fromEngine, startedAt);
       await ticket.turn();
       // A lease just taken: its predecessor's last writes become searchable within a refresh interval. The turn
       // waits that out (a client that does not retry dropped the RETRY it got, shipper audit) and looks again.
@@ -659,6 +709,7 @@ export class DedupService {
         // entries it needed may have expired: look again.
         startedAt = Date.now();
         [fromEngine, roots] = await Promise.all([this.writeCandidates(lookups), this.rootsAmong(items)]);
+        startedAt = viewStart(fromEngine, startedAt);
       }
       // Decided one by one in this ticket's turn; the re-rank yields to the event loop between slices.
       const slicer = new Slicer();
@@ -930,7 +981,7 @@ export class DedupService {
     const decideOnly = query.minSimilarity === undefined;
     const lookup: Lookup = { analysis, time, excludeId: query.id, radius, lengths: decideOnly ? this.lengthsOf(analysis) : undefined, decideOnly };
     const [fromEngine] = await this.readCandidates([lookup]);
-    const { matches, candidates } = await this.matchesFor(lookup, fromEngine!, time, new Slicer(), { ownDuplicates: false });
+    const { matches, candidates } = await this.matchesFor(lookup, fromEngine!, viewStart([fromEngine!], time), new Slicer(), { ownDuplicates: false });
     const kept = matches.filter((m) => (query.minSimilarity === undefined ? m.verdict.duplicate : m.similarity >= query.minSimilarity));
     this.metrics?.checks.inc({ operation: "search" });
     end?.();

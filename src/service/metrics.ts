@@ -21,6 +21,13 @@ export interface DedupMetrics {
    * they kept the last request's figures after writes stopped, though the entries had long expired.
    */
   readWindow?: () => { size: number; bytes: number };
+  /** Documents held by the window mirror (mirror.ts), read at each scrape (see `readMirror`). */
+  mirrorDocuments?: Gauge;
+  /** 1 while the window mirror answers lookups, 0 while it loads or is off. */
+  mirrorState?: Gauge;
+  /** Documents the mirror's key tables returned per lookup (the engine hits' counterpart). */
+  mirrorHits?: Histogram;
+  readMirror?: () => number;
 }
 
 /** A gauge that reads its value when scraped (`undefined`: leave it as it is). */
@@ -91,6 +98,14 @@ export function createDedupMetrics(registry: Registry): DedupMetrics {
     }),
     recentEntries: windowGauge(registry, "neardup_recent_window_documents", "Documents in the recent-writes window (in flight, or not yet searchable in the engine).", () => metrics.readWindow?.().size),
     recentBytes: windowGauge(registry, "neardup_recent_window_bytes", "Rough memory held by the recent-writes window, in bytes (budget: NEARDUP_RECENT_WINDOW_BYTES).", () => metrics.readWindow?.().bytes),
+    mirrorDocuments: windowGauge(registry, "neardup_mirror_documents", "Documents of the window held in memory by the window mirror (NEARDUP_MIRROR_DOCS).", () => metrics.readMirror?.()),
+    mirrorState: new Gauge({ name: "neardup_mirror_ready", help: "1 while the window mirror answers candidate lookups, 0 while it loads, after a reset, or when off.", registers: [registry] }),
+    mirrorHits: new Histogram({
+      name: "neardup_mirror_hits_per_lookup",
+      help: "Documents the window mirror's key tables returned per lookup, before the reach rule (neardup_engine_hits_per_lookup's counterpart).",
+      buckets: [0, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000],
+      registers: [registry],
+    }),
   };
   return metrics;
 }

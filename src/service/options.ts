@@ -70,6 +70,11 @@ export interface DedupOptions {
    * statistics request). Default 200.
    */
   lshKeyBudget: number;
+  /**
+   * Most documents of the window this sidecar holds in memory to answer lookups without the engine (mirror.ts);
+   * 0: none, every lookup asks the engine. Only for one concrete index of one primary shard. Default 0.
+   */
+  mirrorDocs: number;
 }
 
 export const DEFAULT_DEDUP_OPTIONS: Readonly<DedupOptions> = Object.freeze({
@@ -87,6 +92,7 @@ export const DEFAULT_DEDUP_OPTIONS: Readonly<DedupOptions> = Object.freeze({
   pipelineChunk: 100,
   recentWindowBytes: 256 * 1024 * 1024,
   lshKeyBudget: 200,
+  mirrorDocs: 0,
 });
 
 /** Spreads options over the defaults; an unknown option or a bad value throws INVALID_CONFIG naming it. */
@@ -100,8 +106,8 @@ export function resolveDedupOptions(options: Partial<DedupOptions> = {}): DedupO
       throw new NeardupError("INVALID_CONFIG", `${key} must be a positive integer, got ${JSON.stringify(o[key])}`, { field: key });
     }
   }
-  if (!Number.isInteger(o.lshKeyBudget) || o.lshKeyBudget < 0) {
-    throw new NeardupError("INVALID_CONFIG", `lshKeyBudget must be a non-negative integer, got ${JSON.stringify(o.lshKeyBudget)}`, { field: "lshKeyBudget" });
+  for (const key of ["lshKeyBudget", "mirrorDocs"] as const) {
+    if (!Number.isInteger(o[key]) || o[key] < 0) throw new NeardupError("INVALID_CONFIG", `${key} must be a non-negative integer, got ${JSON.stringify(o[key])}`, { field: key });
   }
   if (typeof o.rollover !== "boolean") throw new NeardupError("INVALID_CONFIG", `rollover must be true or false, got ${JSON.stringify(o.rollover)}`, { field: "rollover" });
   if (!POLICIES.includes(o.policy)) throw new NeardupError("INVALID_CONFIG", `policy must be one of ${POLICIES.join(", ")}, got ${JSON.stringify(o.policy)}`, { field: "policy" });

@@ -12,7 +12,7 @@ import type { Fingerprinter } from "../../src/core/fingerprinter.js";
 import { NeardupError } from "../../src/core/errors.js";
 import { DedupService, type IndexResult } from "../../src/service/dedup-service.js";
 import { parseDocInput } from "../../src/service/input.js";
-import { resolveDedupOptions, type Policy } from "../../src/service/options.js";
+import { resolveDedupOptions, type DedupOptions, type Policy } from "../../src/service/options.js";
 import type { Engine } from "../../src/engine/types.js";
 import { withFaults, type Faults as EngineFaults } from "./faulty-engine.js";
 import { LONG_ZH, NEWS_EN, RECIPE_EN, englishVariants, variants } from "../fixtures/texts/near-duplicates.js";
@@ -42,13 +42,16 @@ export class World {
     readonly fp: Fingerprinter,
     engine: Engine,
     readonly index: string,
+    /** Options of the service beside its index (the window mirror's runs). */
+    readonly options: Partial<DedupOptions> = {},
   ) {
     ({ engine: this.engine, faults: this.faults } = withFaults(engine));
     this.faults.onRefuse = (id) => this.refusals.push({ id, at: this.ops.length });
   }
   async init() {
-    this.service = new DedupService(this.engine, this.fp, resolveDedupOptions({ index: this.index }));
+    this.service = new DedupService(this.engine, this.fp, resolveDedupOptions({ ...this.options, index: this.index }));
     await this.service.ensureIndex();
+    await this.service.mirror?.refresh();
   }
   /** The neardup object of every stored pool document (a realtime read). */
   async stored(): Promise<Map<string, { status: string; duplicate_of?: string }>> {

@@ -239,6 +239,11 @@ export class MemoryEngine implements Engine {
     return new Map([[`${index}/0/memory/p`, this.refreshes.get(index) ?? 0]]);
   }
 
+  /** No sequence numbers here: the window mirror, which needs them, is tested against the real engines. */
+  async seqNoCheckpoints(): Promise<{ index: string; shard: string; checkpoint: number }[]> {
+    return [];
+  }
+
   async refreshIntervalMs(index: string): Promise<number> {
     return this.idx(index).refreshMs;
   }

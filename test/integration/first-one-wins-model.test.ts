@@ -1,6 +1,6 @@
 /** Issue 11: the model-based check of first one wins (test/helpers/fow-model.ts), a smaller run against each real engine. */
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Engine } from "../../src/engine/types.js";
 import { sharedFingerprinter } from "../helpers/api.js";
 import { connectTarget, engineTargets, uniqueIndex } from "../helpers/engines.js";
@@ -15,7 +15,10 @@ describe.each(engineTargets())("first one wins, model-based, on $kind $version (
     await engine.close();
   });
 
-  it("random interleavings keep one original per cluster, in arrival order, with every acknowledgement true", async () => {
+  it.each([
+    ["", {}],
+    [" (lookups from the window mirror)", { mirrorDocs: 10_000 }],
+  ])("random interleavings keep one original per cluster, in arrival order, with every acknowledgement true%s", async (_, options) => {
     const fp = await sharedFingerprinter();
     const indices: string[] = [];
     try {
@@ -23,10 +26,11 @@ describe.each(engineTargets())("first one wins, model-based, on $kind $version (
         fc.asyncProperty(commands(15), async (cmds) => {
           const index = uniqueIndex("neardup-model");
           indices.push(index);
-          const world = new World(fp, engine, index);
+          const world = new World(fp, engine, index, options);
           await world.init();
           await fc.asyncModelRun(() => ({ model: {}, real: world }), cmds);
           await checkModel(world);
+          if ("mirrorDocs" in options) expect(world.service.mirror?.state).toBe("ready");
         }),
         { numRuns: 12 },
       );

@@ -119,6 +119,11 @@ export interface LookupResult {
   /** Band keys that were too common to reach documents alone (keys.ts). */
   pairedKeys: number;
   /**
+   * Set when the result is a view of the engine taken before the lookup (the window mirror, mirror.ts): the
+   * time of that view, which the decision treats as the lookup's start (what the recent-writes window must add).
+   */
+  seenAt?: number | undefined;
+  /**
    * The keys of the lookup's plan that reach a document alone, when its plan
    * paired some (keys.ts); undefined: every key does. The recent-writes window
    * applies the same rule, so it reaches what this lookup would.
@@ -711,7 +716,7 @@ async function keyPlans(engine: Engine, source: CandidateSource, lookups: Lookup
  * wants only the earliest duplicate (`untilDuplicate`) stops comparing at it:
  * with reposts, most candidates of a lookup are duplicates of it.
  */
-async function fillTexts(engine: Engine, source: CandidateSource, lookups: Lookup[], out: LookupResult[]): Promise<void> {
+export async function fillTexts(engine: Engine, source: CandidateSource, lookups: readonly Lookup[], out: LookupResult[]): Promise<void> {
   const needNormalized: Candidate[] = [];
   const needText = new Map<string, Map<string, Candidate[]>>();
   // A bulk's lookups times their candidates can be many thousands of comparisons: they yield to the event loop.

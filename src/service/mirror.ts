@@ -1,0 +1,331 @@
+/**
+ * The window mirror (NEARDUP_MIRROR_DOCS): the candidate fields of every document of the window, held in
+ * this sidecar's memory, so that a lookup reads no engine term dictionary and parses no hits. At 1M stored
+ * documents an engine lookup cost the engine about as much CPU as the rest of a write (docs/benchmarks.md).
+ *
+ * It follows the engine, not this sidecar's own writes: each poll reads the primary's local checkpoint,
+ * refreshes the index, and reads every document whose `_seq_no` is past the checkpoint of the poll before
+ * (operations up to a checkpoint read before a refresh are all visible after it). So documents written by
+ * anyone (other sidecars, backfill, clients writing their own `neardup` fields) reach it too. A poll's view
+ * holds every write the engine acknowledged before the poll began (`viewAt`); the recent-writes window holds
+ * what came after, exactly as it does for an engine lookup started at that time.
+ *
+ * Deletes leave no sequence number to read: a poll whose whole tail fits one page compares the documents it
+ * holds with the count of the same searcher, and a difference (a delete behind its back) starts it again
+ * from nothing. Deletes this service learns of (the proxy's) are applied at once (`forget`).
+ *
+ * Only one concrete index of one primary shard is mirrored (a shard's sequence numbers are its own); until
+ * the first load ends, after a reset, and for a lookup whose window reaches before the oldest document kept
+ * (`maxDocs` reached: the oldest by time leave), lookups go to the engine as before.
+ */
+import { comparableVersions } from "../core/fingerprinter.js";
+import { fromHex } from "../core/fingerprint.js";
+import type { Engine, SearchHit } from "../engine/types.js";
+import type { Candidate } from "./candidate.js";
+import { hitId } from "./candidates/hit.js";
+import { lookupProbe, planKeys, reaches, windowAround, CANDIDATE_FIELDS, type Lookup, type LookupResult } from "./candidates/index.js";
+import { MirrorStore, parseKeys, type MirrorDoc } from "./mirror-store.js";
+
+export interface MirrorOptions {
+  index: string;
+  /** Most documents held; past it the oldest by time leave, and lookups reaching back to them go to the engine. */
+  maxDocs: number;
+  windowMs: number;
+  /** Band-key budget of the lookups (candidates/keys.ts), applied with the mirror's own key counts. */
+  lshKeyBudget: number;
+  /** A view older than this is brought up to date in the background (default 1,000 ms). */
+  pollMs?: number;
+  /** A view older than this is not used: the lookup waits for the poll (default 10,000 ms). */
+  staleMs?: number;
+  /** Documents per tail page (default 5,000). */
+  pageSize?: number;
+  clock?: () => number;
+  onState?: (state: MirrorState, why?: string) => void;
+}
+
+export type MirrorState = "idle" | "loading" | "ready" | "off";
+
+/** After a reset because the engine's count differed, the wait before loading again (a count that keeps differing must not reload for ever). */
+const RELOAD_AFTER_MS = 30_000;
+/** After a failed poll (the engine unreachable, the index gone), the wait before trying again. */
+const RETRY_AFTER_MS = 5_000;
+
+const TAIL_FIELDS = [...CANDIDATE_FIELDS, "neardup.lsh_list", "neardup.version"];
+
+/** Lookup results from a view of the engine: `seenAt` is when that view was taken (what an engine lookup's start is). */
+export interface MirrorResults {
+  results: LookupResult[];
+  seenAt: number;
+}
+
+export class WindowMirror {
+  private store = new MirrorStore();
+  /** Operations up to this sequence number are all in the view. */
+  private checkpoint = -1;
+  private viewAt = -Infinity;
+  /** Lookups whose window starts before this go to the engine (documents older were let go). */
+  private coveredSince = -Infinity;
+  private polling: Promise<void> | undefined;
+  private stateNow: MirrorState = "idle";
+  private why: string | undefined;
+  /** Ids deleted through this service, and when: a poll that began before that may still read them. */
+  private readonly forgotten = new Map<string, number>();
+  /** Counts resets, so that a poll that began before one drops its answer. */
+  private generation = 0;
+  /** Documents with a simhash that cannot be candidates (unreadable fields): counted as held, so they cause no reset. */
+  private unusable = new Set<string>();
+  /** After a reset, no load before this time (`RELOAD_AFTER_MS`, `RETRY_AFTER_MS`). */
+  private notBefore = 0;
+
+  private readonly clock: () => number;
+
+  constructor(
+    private readonly engine: Engine,
+    private readonly options: MirrorOptions,
+  ) {
+    this.clock = options.clock ?? Date.now;
+  }
+
+  get state(): MirrorState {
+    return this.stateNow;
+  }
+
+  /** Documents held. */
+  get size(): number {
+    return this.store.size;
+  }
+
+  /** Why it is off or was last reset. */
+  get reason(): string | undefined {
+    return this.why;
+  }
+
+  private setState(state: MirrorState, why?: string): void {
+    if (why !== undefined) this.why = why;
+    if (this.stateNow === state) return;
+    this.stateNow = state;
+    this.options.onState?.(state, why);
+  }
+
+  /**
+   * Candidates of the lookups from the view, when it can answer them all: loaded, not stale, and every
+   * lookup's window within what it holds. Otherwise `undefined` (the engine answers), and a load or poll
+   * starts in the background.
+   */
+  async lookup(lookups: readonly Lookup[]): Promise<MirrorResults | undefined> {
+    if (this.stateNow === "off") return undefined;
+    if (this.stateNow === "idle") {
+      if (this.clock() >= this.notBefore) this.startPoll();
+      return undefined;
+    }
+    if (this.stateNow === "loading") return undefined;
+    const age = this.clock() - this.viewAt;
+    if (age > (this.options.pollMs ?? 1_000)) this.startPoll();
+    if (age > (this.options.staleMs ?? 10_000)) {
+      await this.polling;
+      if (this.stateNow !== "ready" || this.clock() - this.viewAt > (this.options.staleMs ?? 10_000)) return undefined;
+    }
+    for (const l of lookups) if (windowAround(l.time, this.options.windowMs).since < this.coveredSince) return undefined;
+    return { results: lookups.map((l) => this.lookupOne(l)), seenAt: this.viewAt };
+  }
+
+  private lookupOne(l: Lookup): LookupResult {
+    const keys = l.analysis.lsh;
+    const budget = this.options.lshKeyBudget;
+    // Counted up to one past the budget: a key held by more is paired whatever its count.
+    const parsed = parseKeys(keys);
+    const plan = budget > 0 && keys.length > 0 ? planKeys(keys, new Map(parsed.map((k) => [k.key, this.store.holders(k, budget + 1)])), budget) : undefined;
+    const alone = plan && plan.paired.length > 0 ? new Set(plan.alone) : undefined;
+    const probe = lookupProbe(l.analysis, l.radius, alone, l.lengths);
+    const { since, until } = windowAround(l.time, this.options.windowMs);
+    const versions = comparableVersions(l.analysis.version);
+    const candidates: Candidate[] = [];
+    const slots = this.store.slots(parsed, l.analysis.simhash, l.radius);
+    for (const slot of slots) {
+      const time = this.store.timeOf(slot);
+      if (this.store.idOf(slot) === l.excludeId || time < since || time > until || !versions.includes(this.store.versionOf(slot))) continue;
+      // The reach rule on what it reads (simhash, shared keys, length), then the sketch decoded for those reached.
+      const c = this.store.candidate(slot, parsed, false);
+      const length = this.store.lengthOf(slot);
+      if (!reaches(probe, { ...c, sketch: length === undefined ? undefined : { length } })) continue;
+      c.sketch = this.store.sketchOf(slot);
+      candidates.push(c);
+    }
+    return { candidates, hits: slots.size, cut: false, pairedKeys: plan?.paired.length ?? 0, alone };
+  }
+
+  /** The engine acknowledged a delete of these ids: they leave the view now. */
+  forget(ids: Iterable<string>): void {
+    const now = this.clock();
+    for (const id of ids) {
+      this.remove(id);
+      this.forgotten.set(id, now);
+    }
+  }
+
+  private remove(id: string): void {
+    this.unusable.delete(id);
+    this.store.remove(id);
+  }
+
+  /** Stops for good (the service closes, or the index cannot be mirrored). */
+  stop(why: string): void {
+    this.generation += 1;
+    this.clear();
+    this.setState("off", why);
+  }
+
+  private clear(): void {
+    this.store = new MirrorStore();
+    this.unusable = new Set();
+    this.checkpoint = -1;
+    this.viewAt = -Infinity;
+    this.coveredSince = -Infinity;
+  }
+
+  /** Starts again from nothing (a delete behind its back, a failed poll): lookups go to the engine until it has loaded. */
+  private reset(why: string, waitMs: number): void {
+    this.generation += 1;
+    this.clear();
+    this.notBefore = this.clock() + waitMs;
+    this.setState("idle", why);
+  }
+
+  private startPoll(): void {
+    if (this.polling) return;
+    if (this.stateNow === "idle") this.setState("loading");
+    this.polling = this.poll()
+      .catch((err: unknown) => this.reset(`poll failed: ${err instanceof Error ? err.message : String(err)}`, RETRY_AFTER_MS))
+      .finally(() => (this.polling = undefined));
+  }
+
+  /** Brings the view up to date now (tests, and the first load). */
+  async refresh(): Promise<void> {
+    if (this.stateNow === "off") return;
+    this.startPoll();
+    await this.polling;
+  }
+
+  private async poll(): Promise<void> {
+    const generation = this.generation;
+    const begun = this.clock();
+    const { index } = this.options;
+    const shards = await this.engine.seqNoCheckpoints(index);
+    if (shards.length === 0) throw new Error(`no primary shard of index ${index} reports its sequence numbers`); // missing, or not started: tried again
+    if (shards.length > 1) return this.stop(`index ${index} has ${shards.length} primary shards; the mirror follows one`);
+    const checkpoint = shards[0]!.checkpoint;
+    await this.engine.refresh(index);
+    const pageSize = this.options.pageSize ?? 5_000;
+    let after = this.checkpoint;
+    let pages = 0;
+    let counted: number | undefined;
+    const countedSince = this.coveredSince;
+    for (;;) {
+      const body: Record<string, unknown> = {
+        size: pageSize,
+        track_total_hits: false,
+        seq_no_primary_term: true,
+        _source: false,
+        docvalue_fields: TAIL_FIELDS,
+        query: { range: { _seq_no: { gt: after } } },
+        sort: [{ _seq_no: "asc" }],
+      };
+      // The documents of the same searcher, to see deletes: compared when the whole tail fits this page.
+      if (pages === 0) body.aggs = { all: { global: {}, aggs: { live: { filter: this.heldFilter() } } } };
+      const response = await this.engine.search<unknown>({ index, body });
+      if (generation !== this.generation) return;
+      const hits = response.hits.hits;
+      if (pages === 0) counted = (response.aggregations?.all as { live?: { doc_count?: number } } | undefined)?.live?.doc_count;
+      pages += 1;
+      for (const hit of hits) this.apply(hit, begun);
+      if (generation !== this.generation) return; // stopped (a document it cannot hold)
+      if (this.store.size > this.options.maxDocs) this.letOldestGo();
+      if (hits.length < pageSize) break;
+      after = (hits[hits.length - 1] as { _seq_no?: number })._seq_no ?? after;
+      await new Promise((r) => setImmediate(r)); // a load of a million documents yields between pages
+    }
+    this.checkpoint = Math.max(this.checkpoint, checkpoint);
+    for (const [id, at] of this.forgotten) if (at < begun) this.forgotten.delete(id);
+    const held = this.store.size + this.unusable.size;
+    if (pages === 1 && counted !== undefined && countedSince === this.coveredSince && counted !== held) {
+      this.reset(`the engine holds ${counted} documents and the mirror ${held}: documents were deleted behind its back`, RELOAD_AFTER_MS);
+      return;
+    }
+    this.viewAt = begun;
+    this.setState("ready");
+  }
+
+  /** The documents the view holds, as a query: with a simhash, and not older than what was let go. */
+  private heldFilter(): Record<string, unknown> {
+    const exists = { exists: { field: "neardup.simhash" } };
+    if (this.coveredSince === -Infinity) return exists;
+    return { bool: { filter: [exists, { range: { "neardup.timestamp": { gte: this.coveredSince, format: "epoch_millis" } } }] } };
+  }
+
+  private apply(hit: SearchHit<unknown>, begun: number): void {
+    const seqNo = (hit as { _seq_no?: number })._seq_no;
+    const id = hitId(hit) ?? hit._id;
+    if (typeof seqNo !== "number" || typeof id !== "string") return;
+    const had = this.store.seqNoOf(id);
+    if (had !== undefined && had >= seqNo) return;
+    const gone = this.forgotten.get(id);
+    if (gone !== undefined && gone >= begun) return; // deleted after this poll's searcher opened
+    const doc = docOfHit(hit, id, seqNo);
+    if (doc === undefined) {
+      // Its neardup fields are gone (a full re-index without them), or are no candidate's (no readable simhash,
+      // version or time: the engine's lookups leave it out as well). Counted, so that it causes no reset.
+      this.remove(id);
+      if (hit.fields?.["neardup.simhash"] !== undefined) this.unusable.add(id);
+      return;
+    }
+    if (doc.time < this.coveredSince) return this.remove(id); // older than what is held
+    this.unusable.delete(id);
+    // Keys of a form it does not know: the engine reaches this document through them and the mirror would not,
+    // so the mirror stops rather than answer without it.
+    if (!this.store.put(doc)) this.stop(`document ${JSON.stringify(id)} has keys the mirror cannot hold (it holds band keys BB:XXXXXXXX and word keys w: and 16 hex digits)`);
+  }
+
+  /** Past `maxDocs`, the oldest tenth by document time leaves; lookups reaching back to them go to the engine. */
+  private letOldestGo(): void {
+    const times = Float64Array.from([...this.store.entries()].map(([, time]) => time)).sort();
+    const keep = Math.floor(this.options.maxDocs * 0.9);
+    const cutoff = times[times.length - keep] ?? Infinity;
+    for (const [id, time] of [...this.store.entries()]) if (time < cutoff) this.remove(id);
+    this.coveredSince = Math.max(this.coveredSince, cutoff);
+  }
+}
+
+function first(hit: SearchHit<unknown>, field: string): unknown {
+  return hit.fields?.[field]?.[0];
+}
+
+/** A tail hit as the mirror holds it; undefined when it lacks a readable simhash, version or time. */
+function docOfHit(hit: SearchHit<unknown>, id: string, seqNo: number): MirrorDoc | undefined {
+  const hex = first(hit, "neardup.simhash");
+  const version = first(hit, "neardup.version");
+  const time = Number(first(hit, "neardup.timestamp"));
+  if (typeof hex !== "string" || typeof version !== "string" || !Number.isFinite(time)) return undefined;
+  let simhash;
+  try {
+    simhash = fromHex(hex);
+  } catch {
+    return undefined;
+  }
+  const listed = first(hit, "neardup.lsh_list");
+  const lsh = hit.fields?.["neardup.lsh"] ?? (typeof listed === "string" ? Buffer.from(listed, "base64").toString("utf8").split(" ").filter((k) => k.length > 0) : []);
+  const scheme = first(hit, "neardup.lsh_scheme");
+  const duplicateOf = first(hit, "neardup.duplicate_of");
+  const sketch = first(hit, "neardup.sketch");
+  return {
+    id,
+    seqNo,
+    simhash,
+    time,
+    status: first(hit, "neardup.status") === "duplicate" ? "duplicate" : "original",
+    duplicateOf: typeof duplicateOf === "string" ? duplicateOf : undefined,
+    lsh: lsh.filter((k): k is string => typeof k === "string"),
+    lshScheme: typeof scheme === "string" ? scheme : undefined,
+    version,
+    sketch: typeof sketch === "string" ? Buffer.from(sketch, "base64") : undefined,
+  };
+}
