@@ -90,6 +90,8 @@ export class MirrorStore {
   private poolUsed = 0;
   /** Pool entries of removed documents (reclaimed only by a reload). */
   private poolDead = 0;
+  /** Sketch bytes of removed documents (reclaimed only by a reload). */
+  private sketchDead = 0;
   /** Open addressing over keys: kind (0 empty), a, b, and the newest holder's pool entry (-1: none now). */
   private tableKind = new Uint8Array(1 << 16);
   private tableA = new Uint32Array(1 << 16);
@@ -112,6 +114,17 @@ export class MirrorStore {
   get byteLength(): number {
     const arrays = [this.hi, this.lo, this.times, this.seqNos, this.version, this.duplicate, this.scheme, this.keyStart, this.keyCount, this.poolKind, this.poolA, this.poolB, this.poolSlot, this.poolNext, this.tableKind, this.tableA, this.tableB, this.tableHead, this.sketchChunk, this.sketchOffset, this.sketchLength];
     return arrays.reduce((n, a) => n + a.byteLength, 0) + this.chunks.length * CHUNK_BYTES + this.segments.byteLength;
+  }
+
+  /**
+   * The share of the key pool or of the sketch bytes that removed and replaced documents still take
+   * (whichever is larger): neither is reclaimed in place, so a window whose documents are re-sent again and
+   * again grows until the mirror loads anew (mirror.ts).
+   */
+  get wasted(): number {
+    const sketches = this.sketchBytes === 0 ? 0 : this.sketchDead / this.sketchBytes;
+    const keys = this.poolUsed === 0 ? 0 : this.poolDead / this.poolUsed;
+    return Math.max(sketches, keys);
   }
 
   /** Sketch bytes held (including those of replaced versions, not reclaimed before a reload). */
@@ -205,6 +218,7 @@ export class MirrorStore {
     }
     this.poolDead += this.keyCount[slot]!;
     this.keyCount[slot] = 0;
+    this.sketchDead += this.sketchLength[slot]!;
     this.sketchLength[slot] = 0;
     this.segments.remove(id);
     this.freeSlots.push(slot);

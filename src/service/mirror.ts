@@ -37,6 +37,8 @@ export interface MirrorOptions {
   pollMs?: number;
   /** A view older than this is not used: the lookup waits for the poll (default 10,000 ms). */
   staleMs?: number;
+  /** Documents held from which it loads anew when most of its memory holds replaced documents (default 10,000). */
+  compactAbove?: number;
   /** Documents per tail page (default 5,000). */
   pageSize?: number;
   clock?: () => number;
@@ -47,6 +49,8 @@ export type MirrorState = "idle" | "loading" | "ready" | "off";
 
 /** After a reset because the engine's count differed, the wait before loading again (a count that keeps differing must not reload for ever). */
 const RELOAD_AFTER_MS = 30_000;
+/** Documents held from which the mirror loads anew when most of its memory holds replaced ones. */
+const COMPACT_ABOVE = 10_000;
 /** After a failed poll (the engine unreachable, the index gone), the wait before trying again. */
 const RETRY_AFTER_MS = 5_000;
 
@@ -249,6 +253,11 @@ export class WindowMirror {
     const held = this.store.size + this.unusable.size;
     if (pages === 1 && counted !== undefined && countedSince === this.coveredSince && counted !== held) {
       this.reset(`the engine holds ${counted} documents and the mirror ${held}: documents were deleted behind its back`, RELOAD_AFTER_MS);
+      return;
+    }
+    if (this.store.size >= (this.options.compactAbove ?? COMPACT_ABOVE) && this.store.wasted > 0.5) {
+      // Replaced and removed documents' keys and sketches are not reclaimed in place: a load anew drops them.
+      this.reset(`${Math.round(this.store.wasted * 100)}% of its memory holds documents replaced or deleted since it loaded: it loads anew`, 0);
       return;
     }
     this.viewAt = begun;

@@ -130,6 +130,27 @@ describe.each(engineTargets())("window mirror on $kind $version ($source)", (tar
     expect(view!.results.flatMap((r) => r.candidates).length).toBeGreaterThan(0);
   });
 
+  it("loads anew when most of what it holds is documents re-sent since its load", async () => {
+    const mirror = new WindowMirror(engine, { index, maxDocs: 100_000, windowMs, lshKeyBudget: 0, compactAbove: 10 });
+    await mirror.refresh();
+    expect(mirror.state).toBe("ready");
+    const held = mirror.size;
+    const hits = (await engine.search<Record<string, unknown>>({ index, body: { size: 1000, query: { match_all: {} } } })).hits.hits;
+    // Every document written again as it is, twice: new sequence numbers, the same documents.
+    for (const round of [1, 2]) {
+      expect((await engine.bulk(hits.flatMap((h) => [{ index: { _index: index, _id: h._id } }, h._source!]), { refresh: true })).errors).toBe(false);
+      await mirror.refresh();
+      expect(mirror.state).toBe(round === 1 ? "ready" : "idle"); // half its memory replaced, then two thirds
+    }
+    expect(mirror.state).toBe("idle");
+    expect(mirror.reason).toMatch(/loads anew/);
+    await mirror.refresh();
+    expect(mirror.state).toBe("ready");
+    expect(mirror.size).toBe(held);
+    const lookups = lookupsFor(8, await someKeys());
+    expect(await fromMirror(mirror, lookups)).toEqual(await fromEngine(lookups));
+  });
+
   it("does not follow an index of several primary shards", async () => {
     const sharded = uniqueIndex("neardup-it-mirror-shards");
     await engine.createIndex(sharded, { settings: { "index.number_of_shards": 2, "index.number_of_replicas": 0 } });

@@ -75,6 +75,18 @@ describe("MirrorStore", () => {
     expect(store.sketchOf(byId.get("b")!)).toBeUndefined();
   });
 
+  it("counts what replaced and removed documents still take", () => {
+    const store = new MirrorStore();
+    const bytes = Buffer.from(encodeSketch({ length: 3, hashes: new Uint32Array([1, 2]), weights: new Float32Array([0.6, 0.8]) }), "base64");
+    for (let i = 0; i < 10; i++) store.put({ ...doc(`d${i}`, { hi: i, lo: i }, ["00:00000001", "01:00000002"], false, i), sketch: bytes });
+    expect(store.wasted).toBe(0);
+    for (let i = 0; i < 10; i++) store.put({ ...doc(`d${i}`, { hi: i, lo: i }, ["00:00000003", "01:00000004"], false, 10 + i), sketch: bytes });
+    expect(store.wasted).toBeCloseTo(0.5);
+    store.remove("d0");
+    expect(store.wasted).toBeCloseTo(11 / 20);
+    expect(store.size).toBe(9);
+  });
+
   it("refuses keys of a form it cannot hold, holding nothing of that document", () => {
     const store = new MirrorStore();
     expect(parseKey("zz:00000000")).toBeUndefined();
