@@ -39,12 +39,25 @@ export interface ParsedKey {
   b: number;
 }
 
-/** A lookup's keys, parsed once; keys of no known form cannot be held by any document and are left out. */
-export function parseKeys(keys: readonly string[]): ParsedKey[] {
-  return keys.flatMap((key) => {
+/** A lookup's keys, parsed once, and indexed by their low word; keys of no known form cannot be held by any document and are left out. */
+export interface ProbeKeys {
+  keys: ParsedKey[];
+  byLow: Map<number, ParsedKey[]>;
+}
+
+export function parseKeys(keys: readonly string[]): ProbeKeys {
+  const parsed: ParsedKey[] = [];
+  const byLow = new Map<number, ParsedKey[]>();
+  for (const key of keys) {
     const k = parseKey(key);
-    return k ? [{ key, ...k }] : [];
-  });
+    if (!k) continue;
+    const p = { key, ...k };
+    parsed.push(p);
+    const same = byLow.get(p.b);
+    if (same) same.push(p);
+    else byLow.set(p.b, [p]);
+  }
+  return { keys: parsed, byLow };
 }
 
 /** A key as (kind, a, b): 1 a band key (band, hash), 2 a word key (its two hashes); undefined for any other string. */
@@ -323,9 +336,9 @@ export class MirrorStore {
   }
 
   /** Slots holding any of the keys, or within `radius` of the simhash. */
-  slots(keys: readonly ParsedKey[], simhash: Fingerprint, radius: number): Set<number> {
+  slots(probe: ProbeKeys, simhash: Fingerprint, radius: number): Set<number> {
     const out = new Set<number>();
-    for (const k of keys) {
+    for (const k of probe.keys) {
       const t = this.findKey(k.kind, k.a, k.b, false);
       for (let p = t < 0 ? -1 : this.tableHead[t]!; p >= 0; p = this.poolNext[p]!) out.add(this.poolSlot[p]!);
     }
@@ -353,24 +366,22 @@ export class MirrorStore {
     const n = this.sketchLength[slot]!;
     if (n < 5) return undefined;
     const chunk = this.chunks[this.sketchChunk[slot]!]!;
-    return chunk.readUInt32LE(this.sketchOffset[slot]! + 1);
+    const o = this.sketchOffset[slot]! + 1;
+    return (chunk[o]! | (chunk[o + 1]! << 8) | (chunk[o + 2]! << 16) | (chunk[o + 3]! << 24)) >>> 0;
   }
 
   /**
    * The slot's candidate for a lookup whose band keys are `probeKeys`: its `lsh` holds the probe's keys it
    * shares (all the reach rule asks of it), its sketch decoded from the stored bytes (none if unreadable).
    */
-  candidate(slot: number, probeKeys: readonly ParsedKey[], sketch = true): Candidate {
+  candidate(slot: number, probe: ProbeKeys, sketch = true): Candidate {
     const lsh: string[] = [];
     const start = this.keyStart[slot]!;
     const end = start + this.keyCount[slot]!;
-    for (const k of probeKeys) {
-      for (let at = start; at < end; at++) {
-        if (this.poolKind[at] === k.kind && this.poolA[at] === k.a && this.poolB[at] === k.b) {
-          lsh.push(k.key);
-          break;
-        }
-      }
+    for (let at = start; at < end; at++) {
+      const same = probe.byLow.get(this.poolB[at]!);
+      if (!same) continue;
+      for (const k of same) if (this.poolKind[at] === k.kind && this.poolA[at] === k.a) lsh.push(k.key);
     }
     const scheme = this.scheme[slot]!;
     const duplicateOf = this.duplicateOf.get(slot);

@@ -138,7 +138,7 @@ export class WindowMirror {
     const budget = this.options.lshKeyBudget;
     // Counted up to one past the budget: a key held by more is paired whatever its count.
     const parsed = parseKeys(keys);
-    const plan = budget > 0 && keys.length > 0 ? planKeys(keys, new Map(parsed.map((k) => [k.key, this.store.holders(k, budget + 1)])), budget) : undefined;
+    const plan = budget > 0 && keys.length > 0 ? planKeys(keys, new Map(parsed.keys.map((k) => [k.key, this.store.holders(k, budget + 1)])), budget) : undefined;
     const alone = plan && plan.paired.length > 0 ? new Set(plan.alone) : undefined;
     const probe = lookupProbe(l.analysis, l.radius, alone, l.lengths);
     const { since, until } = windowAround(l.time, this.options.windowMs);
