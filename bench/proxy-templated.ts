@@ -10,7 +10,8 @@
  *
  *   NEARDUP_ENGINE_URL=http://127.0.0.1:19200 NEARDUP_BENCH_DOCS=20000 npx tsx bench/proxy-templated.ts
  *
- * NEARDUP_BENCH_BULK: lines a request (default 1,000). No assertion on time.
+ * NEARDUP_BENCH_BULK: lines a request (default 1,000). NEARDUP_MIRROR_DOCS: the proxy's services answer
+ * lookups from the window mirror (its load starts with the first bulk). No assertion on time.
  */
 import { connectEngine, installTemplates } from "../src/engine/index.js";
 import { createFingerprinter } from "../src/core/fingerprinter.js";
@@ -62,7 +63,7 @@ const dedup = `neardup-bench-templated-${suffix}`;
 for (const index of [raw, dedup]) {
   await engine.createIndex(index, { mappings: { properties: { "@timestamp": { type: "date" }, message: { type: "text" } } }, settings: { number_of_shards: 1, number_of_replicas: 0 } });
 }
-const proxy = await startProxy({ host: "127.0.0.1", port: 0, connection: { url }, rules: parseIndexRules(`${dedup}:message`), dedup: resolveDedupOptions({}), engine: () => engine, fingerprinter: async () => fingerprinter, analyzer: () => undefined });
+const proxy = await startProxy({ host: "127.0.0.1", port: 0, connection: { url }, rules: parseIndexRules(`${dedup}:message`), dedup: resolveDedupOptions({ mirrorDocs: Number(process.env.NEARDUP_MIRROR_DOCS ?? 0) }), engine: () => engine, fingerprinter: async () => fingerprinter, analyzer: () => undefined });
 try {
   let started = performance.now();
   for (const body of bodies(raw)) await send(url, body);

@@ -266,8 +266,8 @@ export class DedupService {
     });
     this.keyStatistics = new KeyStatistics(engine, options.index);
     this.docValueReads = new DocValueReads(engine, options.index, options.windowMs);
-    // The mirror follows one concrete index by sequence number: not a window of several indices, nor the proxy's client indices.
-    if (options.mirrorDocs > 0 && !options.rollover && !options.clientIndex) {
+    // The mirror follows one concrete index by sequence number, not a window of several indices.
+    if (options.mirrorDocs > 0 && !options.rollover) {
       this.mirror = new WindowMirror(engine, {
         index: options.index,
         maxDocs: options.mirrorDocs,
@@ -441,7 +441,17 @@ export class DedupService {
    */
   private async writeCandidates(lookups: Lookup[]): Promise<LookupResult[]> {
     const mirrored = await this.mirrorCandidates(lookups, true);
-    if (mirrored) return mirrored;
+    if (!mirrored) return this.writeCandidatesFromEngine(lookups);
+    // The lookups the mirror declined (a key held by a crowd: the engine reads those oldest first) ask the engine.
+    const declined = lookups.flatMap((_, i) => (mirrored[i] ? [] : [i]));
+    if (declined.length > 0) {
+      const fromEngine = await this.writeCandidatesFromEngine(declined.map((i) => lookups[i]!));
+      declined.forEach((i, k) => (mirrored[i] = fromEngine[k]!));
+    }
+    return mirrored as LookupResult[];
+  }
+
+  private async writeCandidatesFromEngine(lookups: Lookup[]): Promise<LookupResult[]> {
     // A missing index reads as no hits only over time-based indices (a lifecycle policy deletes their oldest).
     const ignoreUnavailable = this.options.rollover;
     // Beside the lookup, one light question (the field mapping, from the cluster state): a grouped lookup on an
@@ -476,7 +486,7 @@ export class DedupService {
    */
   private async readCandidates(lookups: Lookup[]): Promise<LookupResult[]> {
     const mirrored = await this.mirrorCandidates(lookups, false);
-    if (mirrored) return mirrored;
+    if (mirrored && mirrored.every((r) => r !== undefined)) return mirrored as LookupResult[];
     if (this.options.rollover) return this.engineCandidates(lookups, true);
     try {
       return await this.engineCandidates(lookups, false);
@@ -493,12 +503,14 @@ export class DedupService {
    * hold the neardup mapping (one light question to the cluster state, as on the engine path): else the
    * engine path sets the index up again.
    */
-  private async mirrorCandidates(lookups: Lookup[], write: boolean): Promise<LookupResult[] | undefined> {
+  private async mirrorCandidates(lookups: Lookup[], write: boolean): Promise<(LookupResult | undefined)[] | undefined> {
     if (!this.mirror || lookups.length === 0) return undefined;
     const [view, mapped] = await Promise.all([this.mirror.lookup(lookups), write ? this.engine.mapsField(this.options.index, "neardup.simhash").catch(() => true) : true]);
     if (!view || !mapped) return undefined;
-    await fillTexts(this.engine, this.candidateSource(), lookups, view.results);
-    for (const r of view.results) {
+    const answered = lookups.flatMap((_, i) => (view.results[i] ? [i] : []));
+    const results = answered.map((i) => view.results[i]!);
+    await fillTexts(this.engine, this.candidateSource(), answered.map((i) => lookups[i]!), results);
+    for (const r of results) {
       r.seenAt = view.seenAt;
       this.metrics?.mirrorHits?.observe(r.hits);
     }

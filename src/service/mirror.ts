@@ -23,7 +23,7 @@ import { fromHex } from "../core/fingerprint.js";
 import type { Engine, SearchHit } from "../engine/types.js";
 import type { Candidate } from "./candidate.js";
 import { hitId } from "./candidates/hit.js";
-import { lookupProbe, planKeys, reaches, windowAround, CANDIDATE_FIELDS, type Lookup, type LookupResult } from "./candidates/index.js";
+import { lookupProbe, planKeys, reaches, windowAround, ALONE_BEYOND, CANDIDATE_FIELDS, type Lookup, type LookupResult } from "./candidates/index.js";
 import { MirrorStore, parseKeys, type MirrorDoc } from "./mirror-store.js";
 
 export interface MirrorOptions {
@@ -58,7 +58,8 @@ const TAIL_FIELDS = [...CANDIDATE_FIELDS, "neardup.lsh_list", "neardup.version"]
 
 /** Lookup results from a view of the engine: `seenAt` is when that view was taken (what an engine lookup's start is). */
 export interface MirrorResults {
-  results: LookupResult[];
+  /** Per lookup; `undefined` for a lookup the mirror declines (a write's, with a key held by a crowd: see `lookupOne`). */
+  results: (LookupResult | undefined)[];
   seenAt: number;
 }
 
@@ -133,11 +134,18 @@ export class WindowMirror {
     return { results: lookups.map((l) => this.lookupOne(l)), seenAt: this.viewAt };
   }
 
-  private lookupOne(l: Lookup): LookupResult {
+  /**
+   * One lookup's candidates, all of them; `undefined` for a write's lookup (`untilDuplicate`) with a key held
+   * by more than `ALONE_BEYOND` documents (a template's log lines). The engine reads those oldest first and
+   * stops at the first duplicate; here every one would be read and compared, each write reading more than
+   * the one before (quadratic ingest).
+   */
+  private lookupOne(l: Lookup): LookupResult | undefined {
     const keys = l.analysis.lsh;
     const budget = this.options.lshKeyBudget;
-    // Counted up to one past the budget: a key held by more is paired whatever its count.
     const parsed = parseKeys(keys);
+    if (l.untilDuplicate && parsed.keys.some((k) => this.store.holders(k, ALONE_BEYOND + 1) > ALONE_BEYOND)) return undefined;
+    // Counted up to one past the budget: a key held by more is paired whatever its count.
     const plan = budget > 0 && keys.length > 0 ? planKeys(keys, new Map(parsed.keys.map((k) => [k.key, this.store.holders(k, budget + 1)])), budget) : undefined;
     const alone = plan && plan.paired.length > 0 ? new Set(plan.alone) : undefined;
     const probe = lookupProbe(l.analysis, l.radius, alone, l.lengths);

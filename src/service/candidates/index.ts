@@ -191,7 +191,7 @@ export const SHARED_PAGE_LOOKUPS = 16;
 /** Hits of a shared first page. */
 export const SHARED_PAGE = 64;
 /** A write's lookup with a band key held by more documents than this is asked alone, oldest first (not in a group). */
-const ALONE_BEYOND = 128;
+export const ALONE_BEYOND = 128;
 /** Ids per normalized-text or text fetch. */
 const FETCH_CHUNK = 1000;
 
