@@ -29,7 +29,7 @@ import componentTemplate from "../../mappings/component-template.neardup.json" w
 import { keptVerdict, type Candidate } from "./candidate.js";
 import { documentSource, storedSketch, getDocument, writeDocuments, type Decision } from "./documents.js";
 import { candidateLengths, type LengthRange } from "../core/length-bounds.js";
-import { fetchCandidates, fillTexts, readNormalizedTexts, DocValueReads, KeyStatistics, lookupProbe, windowAround, type Lookup, type LookupResult } from "./candidates/index.js";
+import { fetchCandidates, fillTexts, keyPlans, readNormalizedTexts, type CandidateObserver, DocValueReads, KeyStatistics, lookupProbe, windowAround, type Lookup, type LookupResult } from "./candidates/index.js";
 import { parseTime, readSourceTime, type DocInput } from "./input.js";
 import type { DedupMetrics } from "./metrics.js";
 import type { DedupOptions, Policy } from "./options.js";
@@ -272,7 +272,6 @@ export class DedupService {
         index: options.index,
         maxDocs: options.mirrorDocs,
         windowMs: options.windowMs,
-        lshKeyBudget: options.lshKeyBudget,
         onState: (state, why) => {
           metrics?.mirrorState?.set(state === "ready" ? 1 : 0);
           if (why && state !== "ready") this.log?.warn({ index: options.index, state, why }, state === "off" ? "window mirror off: every lookup asks the engine" : "window mirror starts again: lookups ask the engine until it has loaded");
@@ -505,20 +504,29 @@ export class DedupService {
    */
   private async mirrorCandidates(lookups: Lookup[], write: boolean): Promise<(LookupResult | undefined)[] | undefined> {
     if (!this.mirror || lookups.length === 0) return undefined;
-    const [view, mapped] = await Promise.all([this.mirror.lookup(lookups), write ? this.engine.mapsField(this.options.index, "neardup.simhash").catch(() => true) : true]);
+    const source = this.candidateSource();
+    // The band-key plans from the engine's term statistics, as its lookups take them (when they are wanted).
+    const plansOf = async () => (await keyPlans(this.engine, source, lookups, this.candidateObserver())).plans;
+    const [view, mapped] = await Promise.all([this.mirror.lookup(lookups, plansOf), write ? this.engine.mapsField(this.options.index, "neardup.simhash").catch(() => true) : true]);
     if (!view || !mapped) return undefined;
     const answered = lookups.flatMap((_, i) => (view.results[i] ? [i] : []));
     const results = answered.map((i) => view.results[i]!);
-    await fillTexts(this.engine, this.candidateSource(), answered.map((i) => lookups[i]!), results);
+    await fillTexts(this.engine, source, answered.map((i) => lookups[i]!), results);
     for (const r of results) {
       r.seenAt = view.seenAt;
       this.metrics?.mirrorHits?.observe(r.hits);
+      // What it drew keeps the statistics on or off as the engine's lookups do (candidates/index.ts `fetchOnce`).
+      this.keyStatistics.observe(r.pairedKeys > 0 ? Math.max(this.options.lshKeyBudget, r.candidates.length) : r.candidates.length, r.pairedKeys > 0);
     }
     return view.results;
   }
 
   private engineCandidates(lookups: Lookup[], ignoreUnavailable: boolean): Promise<LookupResult[]> {
-    return fetchCandidates(this.engine, { ...this.candidateSource(), ignoreUnavailable }, lookups, {
+    return fetchCandidates(this.engine, { ...this.candidateSource(), ignoreUnavailable }, lookups, this.candidateObserver());
+  }
+
+  private candidateObserver(): CandidateObserver {
+    return {
       onHits: (hits) => this.metrics?.engineHits.observe(hits),
       onPaired: (_lookup, plan) => this.metrics?.pairedKeys.inc(plan.paired.length),
       onKeyStatisticsError: (err) => {
@@ -529,7 +537,7 @@ export class DedupService {
         this.metrics?.candidatesCut.inc();
         this.log?.warn({ simhash: lookup.analysis.hex, read, pageSize: this.options.maxCandidates, pages: this.options.maxCandidatePages }, "candidate lookup cut: more documents share its keys than it may read");
       },
-    });
+    };
   }
 
   /**

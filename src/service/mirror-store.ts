@@ -19,7 +19,10 @@ const CHUNK_BYTES = 64 * 2 ** 20;
 
 /** A document as the mirror takes it from a tail hit. */
 export interface MirrorDoc {
+  /** `_id`. */
   id: string;
+  /** The id its candidate carries (`neardup.id`, the same but for a source copied to another id); default `id`. */
+  candidateId?: string | undefined;
   seqNo: number;
   simhash: Fingerprint;
   time: number;
@@ -91,6 +94,8 @@ export class MirrorStore {
   private readonly names: string[] = [""];
   private readonly nameIds = new Map<string, number>();
   private readonly duplicateOf = new Map<number, string>();
+  /** Candidate ids that differ from the slot's `_id`. */
+  private readonly candidateIds = new Map<number, string>();
   /** Per slot: its keys' run in the pool. */
   private keyStart = new Uint32Array(1024);
   private keyCount = new Uint16Array(1024);
@@ -189,6 +194,7 @@ export class MirrorStore {
     this.duplicate[slot] = doc.status === "duplicate" ? 1 : 0;
     this.scheme[slot] = this.nameId(doc.lshScheme);
     if (doc.duplicateOf !== undefined) this.duplicateOf.set(slot, doc.duplicateOf);
+    if (doc.candidateId !== undefined && doc.candidateId !== doc.id) this.candidateIds.set(slot, doc.candidateId);
     this.ensurePool(this.poolUsed + keys.length);
     this.keyStart[slot] = this.poolUsed;
     this.keyCount[slot] = keys.length;
@@ -213,6 +219,7 @@ export class MirrorStore {
     this.slotOf.delete(id);
     this.ids[slot] = undefined;
     this.duplicateOf.delete(slot);
+    this.candidateIds.delete(slot);
     const start = this.keyStart[slot]!;
     for (let at = start; at < start + this.keyCount[slot]!; at++) {
       const t = this.findKey(this.poolKind[at]!, this.poolA[at]!, this.poolB[at]!, false);
@@ -353,6 +360,11 @@ export class MirrorStore {
     return this.ids[slot];
   }
 
+  /** Whether the slot is the document `id` (its `_id` or its candidate id), as a lookup's `excludeId` leaves out. */
+  isDocument(slot: number, id: string | undefined): boolean {
+    return id !== undefined && (this.ids[slot] === id || this.candidateIds.get(slot) === id);
+  }
+
   timeOf(slot: number): number {
     return this.times[slot]!;
   }
@@ -386,7 +398,7 @@ export class MirrorStore {
     const scheme = this.scheme[slot]!;
     const duplicateOf = this.duplicateOf.get(slot);
     return {
-      id: this.ids[slot]!,
+      id: this.candidateIds.get(slot) ?? this.ids[slot]!,
       simhash: { hi: this.hi[slot]!, lo: this.lo[slot]! },
       time: this.times[slot]!,
       status: this.duplicate[slot] === 1 ? "duplicate" : "original",

@@ -23,7 +23,7 @@ import { fromHex } from "../core/fingerprint.js";
 import type { Engine, SearchHit } from "../engine/types.js";
 import type { Candidate } from "./candidate.js";
 import { hitId } from "./candidates/hit.js";
-import { lookupProbe, planKeys, reaches, windowAround, ALONE_BEYOND, CANDIDATE_FIELDS, type Lookup, type LookupResult } from "./candidates/index.js";
+import { lookupProbe, reaches, windowAround, ALONE_BEYOND, CANDIDATE_FIELDS, type KeyPlan, type Lookup, type LookupResult } from "./candidates/index.js";
 import { MirrorStore, parseKeys, type MirrorDoc } from "./mirror-store.js";
 
 export interface MirrorOptions {
@@ -31,8 +31,6 @@ export interface MirrorOptions {
   /** Most documents held; past it the oldest by time leave, and lookups reaching back to them go to the engine. */
   maxDocs: number;
   windowMs: number;
-  /** Band-key budget of the lookups (candidates/keys.ts), applied with the mirror's own key counts. */
-  lshKeyBudget: number;
   /** A view older than this is brought up to date in the background (default 1,000 ms). */
   pollMs?: number;
   /** A view older than this is not used: the lookup waits for the poll (default 10,000 ms). */
@@ -117,7 +115,12 @@ export class WindowMirror {
    * lookup's window within what it holds. Otherwise `undefined` (the engine answers), and a load or poll
    * starts in the background.
    */
-  async lookup(lookups: readonly Lookup[]): Promise<MirrorResults | undefined> {
+  /**
+   * `plansOf`: each lookup's band-key plan (candidates/keys.ts), asked only once the mirror can answer: the
+   * engine's own term statistics, as its lookups take them, so that both reach the same documents (counts of
+   * the mirror's live documents differ from the engine's, which hold deleted versions until a merge).
+   */
+  async lookup(lookups: readonly Lookup[], plansOf: () => Promise<readonly (KeyPlan | undefined)[]> = async () => []): Promise<MirrorResults | undefined> {
     if (this.stateNow === "off") return undefined;
     if (this.stateNow === "idle") {
       if (this.clock() >= this.notBefore) this.startPoll();
@@ -131,7 +134,9 @@ export class WindowMirror {
       if (this.stateNow !== "ready" || this.clock() - this.viewAt > (this.options.staleMs ?? 10_000)) return undefined;
     }
     for (const l of lookups) if (windowAround(l.time, this.options.windowMs).since < this.coveredSince) return undefined;
-    return { results: lookups.map((l) => this.lookupOne(l)), seenAt: this.viewAt };
+    const plans = await plansOf();
+    if (this.stateNow !== "ready") return undefined; // reset meanwhile
+    return { results: lookups.map((l, i) => this.lookupOne(l, plans[i])), seenAt: this.viewAt };
   }
 
   /**
@@ -140,13 +145,10 @@ export class WindowMirror {
    * stops at the first duplicate; here every one would be read and compared, each write reading more than
    * the one before (quadratic ingest).
    */
-  private lookupOne(l: Lookup): LookupResult | undefined {
+  private lookupOne(l: Lookup, plan: KeyPlan | undefined): LookupResult | undefined {
     const keys = l.analysis.lsh;
-    const budget = this.options.lshKeyBudget;
     const parsed = parseKeys(keys);
     if (l.untilDuplicate && parsed.keys.some((k) => this.store.holders(k, ALONE_BEYOND + 1) > ALONE_BEYOND)) return undefined;
-    // Counted up to one past the budget: a key held by more is paired whatever its count.
-    const plan = budget > 0 && keys.length > 0 ? planKeys(keys, new Map(parsed.keys.map((k) => [k.key, this.store.holders(k, budget + 1)])), budget) : undefined;
     const alone = plan && plan.paired.length > 0 ? new Set(plan.alone) : undefined;
     const probe = lookupProbe(l.analysis, l.radius, alone, l.lengths);
     const { since, until } = windowAround(l.time, this.options.windowMs);
@@ -155,7 +157,7 @@ export class WindowMirror {
     const slots = this.store.slots(parsed, l.analysis.simhash, l.radius);
     for (const slot of slots) {
       const time = this.store.timeOf(slot);
-      if (this.store.idOf(slot) === l.excludeId || time < since || time > until || !versions.includes(this.store.versionOf(slot))) continue;
+      if (this.store.isDocument(slot, l.excludeId) || time < since || time > until || !versions.includes(this.store.versionOf(slot))) continue;
       // The reach rule on what it reads (simhash, shared keys, length), then the sketch decoded for those reached.
       const c = this.store.candidate(slot, parsed, false);
       const length = this.store.lengthOf(slot);
@@ -281,13 +283,15 @@ export class WindowMirror {
 
   private apply(hit: SearchHit<unknown>, begun: number): void {
     const seqNo = (hit as { _seq_no?: number })._seq_no;
-    const id = hitId(hit) ?? hit._id;
+    // Held by `_id`, the document's own id, which deletes and the engine's count go by; its candidate id is
+    // `neardup.id` when that differs (a source copied to another id), as the engine's lookups read it.
+    const id = hit._id;
     if (typeof seqNo !== "number" || typeof id !== "string") return;
     const had = this.store.seqNoOf(id);
     if (had !== undefined && had >= seqNo) return;
     const gone = this.forgotten.get(id);
     if (gone !== undefined && gone >= begun) return; // deleted after this poll's searcher opened
-    const doc = docOfHit(hit, id, seqNo);
+    const doc = docOfHit(hit, id, hitId(hit) ?? id, seqNo);
     if (doc === undefined) {
       // Its neardup fields are gone (a full re-index without them), or are no candidate's (no readable simhash,
       // version or time: the engine's lookups leave it out as well). Counted, so that it causes no reset.
@@ -317,7 +321,7 @@ function first(hit: SearchHit<unknown>, field: string): unknown {
 }
 
 /** A tail hit as the mirror holds it; undefined when it lacks a readable simhash, version or time. */
-function docOfHit(hit: SearchHit<unknown>, id: string, seqNo: number): MirrorDoc | undefined {
+function docOfHit(hit: SearchHit<unknown>, id: string, candidateId: string, seqNo: number): MirrorDoc | undefined {
   const hex = first(hit, "neardup.simhash");
   const version = first(hit, "neardup.version");
   const time = Number(first(hit, "neardup.timestamp"));
@@ -335,6 +339,7 @@ function docOfHit(hit: SearchHit<unknown>, id: string, seqNo: number): MirrorDoc
   const sketch = first(hit, "neardup.sketch");
   return {
     id,
+    candidateId,
     seqNo,
     simhash,
     time,

@@ -49,7 +49,7 @@ describe.each(engineTargets())("window mirror on $kind $version ($source)", (tar
   };
   const lookupsFor = (radius: number, keys: string[][]): Lookup[] =>
     centres.map((c, i) => ({ analysis: { simhash: c, lsh: keys[i] ?? [], version: "nd1" } as unknown as Analysis, time: Date.UTC(2026, 0, 5 + i), excludeId: i === 0 ? "s0" : undefined, radius }));
-  /** The engine's own lookups, with every key alone (budget 0), as the mirror takes them with budget 0. */
+  /** The engine's own lookups, with every key alone (budget 0), as the mirror takes them without plans. */
   const fromEngine = async (lookups: Lookup[]) => (await fetchCandidates(engine, { index, textField: "text", windowMs, maxCandidates: 1000 }, lookups)).map((r) => r.candidates.map((c) => c.id).sort());
   const fromMirror = async (mirror: WindowMirror, lookups: Lookup[]) => {
     const view = await mirror.lookup(lookups);
@@ -74,7 +74,7 @@ describe.each(engineTargets())("window mirror on $kind $version ($source)", (tar
   });
 
   it("answers every lookup with exactly the engine's candidates, and follows writes and deletes made behind its back", async () => {
-    const mirror = new WindowMirror(engine, { index, maxDocs: 100_000, windowMs, lshKeyBudget: 0, pageSize: 17 });
+    const mirror = new WindowMirror(engine, { index, maxDocs: 100_000, windowMs, pageSize: 17 });
     expect(await mirror.lookup(lookupsFor(3, []))).toBeUndefined(); // not loaded: the engine answers, and the load starts
     await mirror.refresh();
     expect(mirror.state).toBe("ready");
@@ -116,7 +116,7 @@ describe.each(engineTargets())("window mirror on $kind $version ($source)", (tar
   });
 
   it("past its size, lets the oldest documents go and leaves the lookups that reach back to them to the engine", async () => {
-    const mirror = new WindowMirror(engine, { index, maxDocs: 40, windowMs, lshKeyBudget: 0 });
+    const mirror = new WindowMirror(engine, { index, maxDocs: 40, windowMs });
     await mirror.refresh();
     expect(mirror.state).toBe("ready");
     expect(mirror.size).toBeLessThanOrEqual(40);
@@ -131,7 +131,7 @@ describe.each(engineTargets())("window mirror on $kind $version ($source)", (tar
   });
 
   it("loads anew when most of what it holds is documents re-sent since its load", async () => {
-    const mirror = new WindowMirror(engine, { index, maxDocs: 100_000, windowMs, lshKeyBudget: 0, compactAbove: 10 });
+    const mirror = new WindowMirror(engine, { index, maxDocs: 100_000, windowMs, compactAbove: 10 });
     await mirror.refresh();
     expect(mirror.state).toBe("ready");
     const held = mirror.size;
@@ -155,7 +155,7 @@ describe.each(engineTargets())("window mirror on $kind $version ($source)", (tar
     const sharded = uniqueIndex("neardup-it-mirror-shards");
     await engine.createIndex(sharded, { settings: { "index.number_of_shards": 2, "index.number_of_replicas": 0 } });
     try {
-      const mirror = new WindowMirror(engine, { index: sharded, maxDocs: 1000, windowMs, lshKeyBudget: 0 });
+      const mirror = new WindowMirror(engine, { index: sharded, maxDocs: 1000, windowMs });
       await mirror.refresh();
       expect(mirror.state).toBe("off");
       expect(mirror.reason).toMatch(/2 primary shards/);
@@ -206,11 +206,57 @@ describe.each(engineTargets())("window mirror on $kind $version ($source)", (tar
     const ops: Record<string, unknown>[] = [];
     for (let k = 0; k < 130; k++) ops.push({ index: { _index: index, _id: `crowd${k}` } }, source(`crowd${k}`, randomFp(), Date.UTC(2026, 0, 5), [crowd, key()]));
     expect((await engine.bulk(ops, { refresh: true })).errors).toBe(false);
-    const mirror = new WindowMirror(engine, { index, maxDocs: 100_000, windowMs, lshKeyBudget: 0 });
+    const mirror = new WindowMirror(engine, { index, maxDocs: 100_000, windowMs });
     await mirror.refresh();
     const lookup = (untilDuplicate: boolean): Lookup => ({ analysis: { simhash: randomFp(), lsh: [crowd], version: "nd1" } as unknown as Analysis, time: Date.UTC(2026, 0, 5), excludeId: undefined, radius: 3, untilDuplicate });
     const [write, check] = (await mirror.lookup([lookup(true), lookup(false)]))!.results;
     expect(write).toBeUndefined();
     expect(check!.candidates.filter((c) => c.id.startsWith("crowd")).length).toBe(130);
   });
+
+  it("holds a source copied to another id as its own document: no reset, the engine's count kept", async () => {
+    const mirror = new WindowMirror(engine, { index, maxDocs: 100_000, windowMs });
+    await mirror.refresh();
+    const held = mirror.size;
+    const original = await engine.get<Record<string, unknown>>(index, "s1");
+    expect((await engine.bulk([{ index: { _index: index, _id: "s1-copy" } }, original!], { refresh: true })).errors).toBe(false);
+    await mirror.refresh();
+    expect(mirror.state).toBe("ready");
+    expect(mirror.size).toBe(held + 1);
+    await mirror.refresh();
+    expect(mirror.state).toBe("ready"); // and stays so: the count agrees
+  });
+
+  it("plans band keys from the engine's statistics, as the engine path does: the answers stay the same where re-sent versions still count there", async () => {
+    const fingerprinter = await sharedFingerprinter();
+    const A = "你妈妈喊你回家吃饭哦，回家罗回家罗";
+    const B = "你妈妈叫你回家吃饭啦，回家罗回家罗";
+    const t = Date.UTC(2026, 0, 5);
+    const doc = (id: string, text: string) => ({ id, idGiven: true, text, time: t, fields: undefined });
+    const run = async (mirrorDocs: number): Promise<string[]> => {
+      const own = uniqueIndex("neardup-it-mirror-plans");
+      const registry = new Registry();
+      const service = new DedupService(engine, fingerprinter, resolveDedupOptions({ index: own, mirrorDocs, lshKeyBudget: 2 }), createDedupMetrics(registry));
+      await service.ensureIndex();
+      try {
+        const out: string[] = [];
+        // `a` sent three times: its versions before stay in the engine's term statistics until a merge.
+        for (const bulk of [[doc("a", A), doc("f1", baseText(1, 40)), doc("f2", baseText(2, 40))], [doc("a", A), doc("f3", baseText(3, 40))], [doc("a", A), doc("f4", baseText(4, 40))]]) {
+          await service.mirror?.refresh();
+          for (const r of await service.index(bulk, "mark")) out.push(r instanceof Error ? r.message : `${r.id}:${r.status}:${r.duplicate_of}`);
+          await engine.refresh(own);
+        }
+        await service.mirror?.refresh();
+        const check = await service.check(B, { time: t });
+        out.push(`check:${check.status}:${check.duplicate_of}`);
+        for (const r of await service.index([doc("b", B)], "mark")) out.push(r instanceof Error ? r.message : `${r.id}:${r.status}:${r.duplicate_of}`);
+        if (mirrorDocs > 0) expect((await registry.getSingleMetricAsString("neardup_mirror_hits_per_lookup")).match(/_count (\d+)/)?.[1]).not.toBe("0");
+        return out;
+      } finally {
+        await engine.deleteIndex(own);
+      }
+    };
+    expect(await run(10_000)).toEqual(await run(0));
+  }, 60_000);
 });
+

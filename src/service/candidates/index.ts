@@ -669,7 +669,7 @@ function aloneOf(plan: KeyPlan | undefined): ReadonlySet<string> | undefined {
  * most documents any one of a lookup's keys is held by (0 without statistics);
  * `hottest`: that key (empty without statistics).
  */
-async function keyPlans(engine: Engine, source: CandidateSource, lookups: Lookup[], observer: CandidateObserver): Promise<{ plans: (KeyPlan | undefined)[]; widest: number[]; hottest: string[] }> {
+export async function keyPlans(engine: Engine, source: CandidateSource, lookups: Lookup[], observer: CandidateObserver): Promise<{ plans: (KeyPlan | undefined)[]; widest: number[]; hottest: string[] }> {
   const budget = source.lshKeyBudget ?? 0;
   const none = { plans: lookups.map(() => undefined), widest: lookups.map(() => 0), hottest: [] };
   const stats = source.keyStatistics ?? new KeyStatistics(engine, source.index);
