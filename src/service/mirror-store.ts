@@ -15,7 +15,11 @@ import type { Candidate } from "./candidate.js";
 
 const BAND_KEY = /^[0-9a-f]{2}:[0-9a-f]{8}$/;
 const WORD_KEY = /^w:[0-9a-f]{16}$/;
+/** Sketch chunks grow with the bytes held, from 1 MiB to 64 MiB (a small index holds no 64 MiB). */
 const CHUNK_BYTES = 64 * 2 ** 20;
+const FIRST_CHUNK_BYTES = 2 ** 20;
+/** Bytes a key takes in the pool (kind, two words, slot, next). */
+const KEY_BYTES = 17;
 
 /** A document as the mirror takes it from a tail hit. */
 export interface MirrorDoc {
@@ -121,7 +125,10 @@ export class MirrorStore {
   private sketchOffset = new Uint32Array(1024);
   private sketchLength = new Uint32Array(1024);
   private readonly chunks: Buffer[] = [];
-  private chunkUsed = CHUNK_BYTES;
+  private chunkUsed = 0;
+  /** Bytes of the chunks, and of them those written (live and dead sketches). */
+  private chunkBytes = 0;
+  private sketchUsed = 0;
   private readonly segments = new SegmentIndex();
 
   get size(): number {
@@ -131,13 +138,13 @@ export class MirrorStore {
   /** Bytes of the typed arrays and sketch chunks (the id strings and their maps not counted). */
   get byteLength(): number {
     const arrays = [this.hi, this.lo, this.times, this.seqNos, this.version, this.duplicate, this.scheme, this.keyStart, this.keyCount, this.poolKind, this.poolA, this.poolB, this.poolSlot, this.poolNext, this.tableKind, this.tableA, this.tableB, this.tableHead, this.sketchChunk, this.sketchOffset, this.sketchLength];
-    return arrays.reduce((n, a) => n + a.byteLength, 0) + this.chunks.length * CHUNK_BYTES + this.segments.byteLength;
+    return arrays.reduce((n, a) => n + a.byteLength, 0) + this.chunkBytes + this.segments.byteLength;
   }
 
   /**
    * The share of the key pool or of the sketch bytes that removed and replaced documents still take
    * (whichever is larger): neither is reclaimed in place, so a window whose documents are re-sent again and
-   * again grows until the mirror loads anew (mirror.ts).
+   * again grows until it is compacted ({@link compacted}, mirror.ts).
    */
   get wasted(): number {
     const sketches = this.sketchBytes === 0 ? 0 : this.sketchDead / this.sketchBytes;
@@ -145,9 +152,50 @@ export class MirrorStore {
     return Math.max(sketches, keys);
   }
 
-  /** Sketch bytes held (including those of replaced versions, not reclaimed before a reload). */
+  /** Bytes that removed and replaced documents still take (sketches and keys). */
+  get deadBytes(): number {
+    return this.sketchDead + this.poolDead * KEY_BYTES;
+  }
+
+  /** Sketch bytes held (including those of replaced versions, not reclaimed before a compaction). */
   get sketchBytes(): number {
-    return this.chunks.length === 0 ? 0 : (this.chunks.length - 1) * CHUNK_BYTES + this.chunkUsed;
+    return this.sketchUsed;
+  }
+
+  /**
+   * A new store of this one's documents alone, without what removed and replaced documents took, built
+   * `batch` documents at a time between turns of the event loop (a million take seconds). Documents this
+   * store loses meanwhile may be in the new one; the caller removes them.
+   */
+  async compacted(batch = 20_000): Promise<MirrorStore> {
+    const next = new MirrorStore();
+    let n = 0;
+    for (const slot of this.slotOf.values()) {
+      const start = this.keyStart[slot]!;
+      const keys: { kind: number; a: number; b: number }[] = [];
+      for (let at = start; at < start + this.keyCount[slot]!; at++) keys.push({ kind: this.poolKind[at]!, a: this.poolA[at]!, b: this.poolB[at]! });
+      const offset = this.sketchOffset[slot]!;
+      const length = this.sketchLength[slot]!;
+      const scheme = this.scheme[slot]!;
+      next.putKeys(
+        {
+          id: this.ids[slot]!,
+          candidateId: this.candidateIds.get(slot),
+          seqNo: this.seqNos[slot]!,
+          simhash: { hi: this.hi[slot]!, lo: this.lo[slot]! },
+          time: this.times[slot]!,
+          status: this.duplicate[slot] === 1 ? "duplicate" : "original",
+          duplicateOf: this.duplicateOf.get(slot),
+          lsh: [],
+          lshScheme: scheme === 0 ? undefined : this.names[scheme],
+          version: this.names[this.version[slot]!]!,
+          sketch: length === 0 ? undefined : this.chunks[this.sketchChunk[slot]!]!.subarray(offset, offset + length),
+        },
+        keys,
+      );
+      if (++n % batch === 0) await new Promise((r) => setImmediate(r));
+    }
+    return next;
   }
 
   seqNoOf(id: string): number | undefined {
@@ -180,6 +228,12 @@ export class MirrorStore {
       keys.push(key);
     }
     if (keys.length > 0xffff) return false;
+    this.putKeys(doc, keys);
+    return true;
+  }
+
+  /** `put` of a document whose keys are parsed. */
+  private putKeys(doc: MirrorDoc, keys: readonly { kind: number; a: number; b: number }[]): void {
     this.remove(doc.id);
     const slot = this.freeSlots.pop() ?? this.ids.length;
     if (slot === this.ids.length) this.ids.push(undefined);
@@ -210,7 +264,6 @@ export class MirrorStore {
     }
     this.storeSketch(slot, doc.sketch);
     this.segments.insert(doc.id, doc.simhash, 0);
-    return true;
   }
 
   remove(id: string): void {
@@ -274,8 +327,11 @@ export class MirrorStore {
       this.sketchLength[slot] = 0;
       return;
     }
-    if (this.chunkUsed + bytes.length > CHUNK_BYTES) {
-      this.chunks.push(Buffer.allocUnsafeSlow(Math.max(CHUNK_BYTES, bytes.length)));
+    const last = this.chunks[this.chunks.length - 1];
+    if (!last || this.chunkUsed + bytes.length > last.length) {
+      const size = Math.max(bytes.length, Math.min(CHUNK_BYTES, Math.max(FIRST_CHUNK_BYTES, this.chunkBytes)));
+      this.chunks.push(Buffer.allocUnsafeSlow(size));
+      this.chunkBytes += size;
       this.chunkUsed = 0;
     }
     const chunk = this.chunks.length - 1;
@@ -284,6 +340,7 @@ export class MirrorStore {
     this.sketchOffset[slot] = this.chunkUsed;
     this.sketchLength[slot] = bytes.length;
     this.chunkUsed += bytes.length;
+    this.sketchUsed += bytes.length;
   }
 
   private hashSlot(kind: number, a: number, b: number, mask: number): number {

@@ -12,7 +12,9 @@
  *
  * Deletes leave no sequence number to read: a poll whose whole tail fits one page compares the documents it
  * holds with the count of the same searcher, and a difference (a delete behind its back) starts it again
- * from nothing. Deletes this service learns of (the proxy's) are applied at once (`forget`).
+ * from nothing. Deletes this service learns of (the proxy's, into its indices) are applied at once (`forget`).
+ * What replaced and removed documents took is reclaimed by compacting the store (`MirrorStore.compacted`).
+ * Band-key plans are the engine path's, from the engine's term statistics (`lookup`'s `plansOf`).
  *
  * Only one concrete index of one primary shard is mirrored (a shard's sequence numbers are its own); until
  * the first load ends, after a reset, and for a lookup whose window reaches before the oldest document kept
@@ -35,8 +37,8 @@ export interface MirrorOptions {
   pollMs?: number;
   /** A view older than this is not used: the lookup waits for the poll (default 10,000 ms). */
   staleMs?: number;
-  /** Documents held from which it loads anew when most of its memory holds replaced documents (default 10,000). */
-  compactAbove?: number;
+  /** Bytes replaced and removed documents may take, when they are most of its memory, before it is compacted (default 4 MiB). */
+  compactBytes?: number;
   /** Documents per tail page (default 5,000). */
   pageSize?: number;
   clock?: () => number;
@@ -47,8 +49,8 @@ export type MirrorState = "idle" | "loading" | "ready" | "off";
 
 /** After a reset because the engine's count differed, the wait before loading again (a count that keeps differing must not reload for ever). */
 const RELOAD_AFTER_MS = 30_000;
-/** Documents held from which the mirror loads anew when most of its memory holds replaced ones. */
-const COMPACT_ABOVE = 10_000;
+/** Bytes replaced and removed documents may take, when they are most of the store's, before it is compacted. */
+const COMPACT_BYTES = 4 * 2 ** 20;
 /** After a failed poll (the engine unreachable, the index gone), the wait before trying again. */
 const RETRY_AFTER_MS = 5_000;
 
@@ -97,6 +99,14 @@ export class WindowMirror {
   get size(): number {
     return this.store.size;
   }
+
+  /** The share of its keys or sketch bytes that replaced and removed documents still take (0 just after a compaction). */
+  get wasted(): number {
+    return this.store.wasted;
+  }
+
+  /** Compactions since it started. */
+  compactions = 0;
 
   /** Why it is off or was last reset. */
   get reason(): string | undefined {
@@ -265,10 +275,15 @@ export class WindowMirror {
       this.reset(`the engine holds ${counted} documents and the mirror ${held}: documents were deleted behind its back`, RELOAD_AFTER_MS);
       return;
     }
-    if (this.store.size >= (this.options.compactAbove ?? COMPACT_ABOVE) && this.store.wasted > 0.5) {
-      // Replaced and removed documents' keys and sketches are not reclaimed in place: a load anew drops them.
-      this.reset(`${Math.round(this.store.wasted * 100)}% of its memory holds documents replaced or deleted since it loaded: it loads anew`, 0);
-      return;
+    if (this.store.wasted > 0.5 && this.store.deadBytes >= (this.options.compactBytes ?? COMPACT_BYTES)) {
+      // Replaced and removed documents' keys and sketches are not reclaimed in place: a copy of the live ones
+      // replaces the store, built while lookups read the old one. Deletes told meanwhile are applied to it.
+      const since = this.clock();
+      const next = await this.store.compacted();
+      if (generation !== this.generation) return;
+      for (const [id, at] of this.forgotten) if (at >= since) next.remove(id);
+      this.store = next;
+      this.compactions += 1;
     }
     this.viewAt = begun;
     this.setState("ready");

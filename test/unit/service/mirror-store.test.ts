@@ -87,6 +87,28 @@ describe("MirrorStore", () => {
     expect(store.size).toBe(9);
   });
 
+  it("compacts to its live documents alone, reading as before", async () => {
+    const store = new MirrorStore();
+    const sketch = (n: number) => Buffer.from(encodeSketch({ length: n, hashes: new Uint32Array([n]), weights: new Float32Array([1]), text: "字".repeat(n) }), "base64");
+    for (let round = 0; round < 3; round++) {
+      for (let i = 0; i < 200; i++) store.put({ ...doc(`d${i}`, { hi: i, lo: round }, [`0${i % 3}:0000000${round}`, `w:${hex(i, 16)}`], i % 2 === 0, round * 1000 + i), candidateId: i === 77 ? "seven" : undefined, sketch: sketch(1 + (i % 9)) });
+    }
+    for (let i = 0; i < 50; i++) store.remove(`d${i}`);
+    expect(store.wasted).toBeGreaterThan(0.6);
+    const next = await store.compacted(17);
+    expect(next.size).toBe(150);
+    expect(next.wasted).toBe(0);
+    expect(next.deadBytes).toBe(0);
+    const probe = parseKeys(["00:00000002", "01:00000002", "02:00000002"]);
+    const read = (s: MirrorStore) =>
+      [...s.slots(probe, { hi: 0, lo: 0 }, 0)]
+        .map((slot) => ({ ...s.candidate(slot, probe), length: s.lengthOf(slot), seq: s.seqNoOf(s.idOf(slot)!) }))
+        .sort((a, b) => (a.id < b.id ? -1 : 1));
+    expect(read(next)).toEqual(read(store));
+    expect(read(next).length).toBe(150);
+    expect(read(next).find((c) => c.id === "seven")).toBeDefined();
+  });
+
   it("refuses keys of a form it cannot hold, holding nothing of that document", () => {
     const store = new MirrorStore();
     expect(parseKey("zz:00000000")).toBeUndefined();
