@@ -2,6 +2,7 @@
 import { connectEngine, installTemplates, type Engine } from "../../src/engine/index.js";
 import { parseIndexRules, startProxy } from "../../src/proxy/index.js";
 import { resolveDedupOptions, type DedupOptions } from "../../src/service/options.js";
+import type { DedupMetrics } from "../../src/service/metrics.js";
 import { sharedFingerprinter } from "./api.js";
 import type { EngineTarget } from "./engine-targets.js";
 
@@ -17,7 +18,7 @@ export interface ProxyHarness {
  * Starts the proxy on a free port with `rules` (`pattern:field[:policy]`).
  * `engineUrl` (default: the target's) is where both the proxy and its adapter go, e.g. a TCP proxy that can be cut.
  */
-export async function startProxyFor(target: EngineTarget, rules: string, options: { engineUrl?: string; dedup?: Partial<DedupOptions> } = {}): Promise<ProxyHarness> {
+export async function startProxyFor(target: EngineTarget, rules: string, options: { engineUrl?: string; dedup?: Partial<DedupOptions>; metrics?: DedupMetrics } = {}): Promise<ProxyHarness> {
   const url = options.engineUrl ?? target.url;
   const viaProxy = await connectEngine({ url, username: target.username, password: target.password, maxRetries: 0, requestTimeoutMs: 10_000 });
   await installTemplates(viaProxy);
@@ -30,6 +31,7 @@ export async function startProxyFor(target: EngineTarget, rules: string, options
     dedup: resolveDedupOptions(options.dedup ?? {}),
     engine: () => viaProxy,
     fingerprinter: sharedFingerprinter,
+    metrics: options.metrics,
   });
   return {
     url: proxy.url,
