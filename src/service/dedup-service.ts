@@ -29,7 +29,7 @@ import componentTemplate from "../../mappings/component-template.neardup.json" w
 import { keptVerdict, type Candidate } from "./candidate.js";
 import { documentSource, storedSketch, getDocument, writeDocuments, type Decision } from "./documents.js";
 import { candidateLengths, type LengthRange } from "../core/length-bounds.js";
-import { fetchCandidates, fillTexts, keyPlans, readNormalizedTexts, type CandidateObserver, DocValueReads, KeyStatistics, lookupProbe, windowAround, type Lookup, type LookupResult } from "./candidates/index.js";
+import { fetchCandidates, fillTexts, keyPlans, observeDrawn, readNormalizedTexts, type CandidateObserver, DocValueReads, KeyStatistics, lookupProbe, windowAround, type Lookup, type LookupResult } from "./candidates/index.js";
 import { parseTime, readSourceTime, type DocInput } from "./input.js";
 import type { DedupMetrics } from "./metrics.js";
 import type { DedupOptions, Policy } from "./options.js";
@@ -439,13 +439,20 @@ export class DedupService {
    * ({@link ensureIndex}) and the lookups asked again; a mapping that conflicts stays an error naming the field.
    */
   private async writeCandidates(lookups: Lookup[]): Promise<LookupResult[]> {
-    const mirrored = await this.mirrorCandidates(lookups, true);
-    if (!mirrored) return this.writeCandidatesFromEngine(lookups);
-    // The lookups the mirror declined (a key held by a crowd: the engine reads those oldest first) ask the engine.
+    return this.withEngineFor(lookups, await this.mirrorCandidates(lookups, true), (rest) => this.writeCandidatesFromEngine(rest));
+  }
+
+  /**
+   * The window mirror's results (`mirrored`), with the lookups it did not answer asked of the engine
+   * (`fromEngine`): every lookup when the mirror could not answer, the ones it declined (a key held by a crowd:
+   * the engine reads those oldest first) otherwise.
+   */
+  private async withEngineFor(lookups: Lookup[], mirrored: (LookupResult | undefined)[] | undefined, fromEngine: (rest: Lookup[]) => Promise<LookupResult[]>): Promise<LookupResult[]> {
+    if (!mirrored) return fromEngine(lookups);
     const declined = lookups.flatMap((_, i) => (mirrored[i] ? [] : [i]));
     if (declined.length > 0) {
-      const fromEngine = await this.writeCandidatesFromEngine(declined.map((i) => lookups[i]!));
-      declined.forEach((i, k) => (mirrored[i] = fromEngine[k]!));
+      const asked = await fromEngine(declined.map((i) => lookups[i]!));
+      declined.forEach((i, k) => (mirrored[i] = asked[k]!));
     }
     return mirrored as LookupResult[];
   }
@@ -484,8 +491,10 @@ export class DedupService {
    * nothing. A window over time-based indices skips what it cannot read (a lifecycle policy at work).
    */
   private async readCandidates(lookups: Lookup[]): Promise<LookupResult[]> {
-    const mirrored = await this.mirrorCandidates(lookups, false);
-    if (mirrored && mirrored.every((r) => r !== undefined)) return mirrored as LookupResult[];
+    return this.withEngineFor(lookups, await this.mirrorCandidates(lookups, false), (rest) => this.readCandidatesFromEngine(rest));
+  }
+
+  private async readCandidatesFromEngine(lookups: Lookup[]): Promise<LookupResult[]> {
     if (this.options.rollover) return this.engineCandidates(lookups, true);
     try {
       return await this.engineCandidates(lookups, false);
@@ -506,7 +515,7 @@ export class DedupService {
     if (!this.mirror || lookups.length === 0) return undefined;
     const source = this.candidateSource();
     // The band-key plans from the engine's term statistics, as its lookups take them (when they are wanted).
-    const plansOf = async () => (await keyPlans(this.engine, source, lookups, this.candidateObserver())).plans;
+    const plansOf = async (answered: readonly Lookup[]) => (await keyPlans(this.engine, source, [...answered], this.candidateObserver())).plans;
     const [view, mapped] = await Promise.all([this.mirror.lookup(lookups, plansOf), write ? this.engine.mapsField(this.options.index, "neardup.simhash").catch(() => true) : true]);
     if (!view || !mapped) return undefined;
     const answered = lookups.flatMap((_, i) => (view.results[i] ? [i] : []));
@@ -515,8 +524,8 @@ export class DedupService {
     for (const r of results) {
       r.seenAt = view.seenAt;
       this.metrics?.mirrorHits?.observe(r.hits);
-      // What it drew keeps the statistics on or off as the engine's lookups do (candidates/index.ts `fetchOnce`).
-      this.keyStatistics.observe(r.pairedKeys > 0 ? Math.max(this.options.lshKeyBudget, r.candidates.length) : r.candidates.length, r.pairedKeys > 0);
+      // What it drew keeps the statistics on or off as the engine's lookups do.
+      observeDrawn(this.keyStatistics, this.options.lshKeyBudget, r);
     }
     return view.results;
   }

@@ -126,7 +126,7 @@ export class MirrorStore {
   private sketchLength = new Uint32Array(1024);
   private readonly chunks: Buffer[] = [];
   private chunkUsed = 0;
-  /** Bytes of the chunks, and of them those written (live and dead sketches). */
+  /** Bytes of the chunks, and of them those written (live sketches and those of removed and replaced documents). */
   private chunkBytes = 0;
   private sketchUsed = 0;
   private readonly segments = new SegmentIndex();
@@ -135,19 +135,13 @@ export class MirrorStore {
     return this.slotOf.size;
   }
 
-  /** Bytes of the typed arrays and sketch chunks (the id strings and their maps not counted). */
-  get byteLength(): number {
-    const arrays = [this.hi, this.lo, this.times, this.seqNos, this.version, this.duplicate, this.scheme, this.keyStart, this.keyCount, this.poolKind, this.poolA, this.poolB, this.poolSlot, this.poolNext, this.tableKind, this.tableA, this.tableB, this.tableHead, this.sketchChunk, this.sketchOffset, this.sketchLength];
-    return arrays.reduce((n, a) => n + a.byteLength, 0) + this.chunkBytes + this.segments.byteLength;
-  }
-
   /**
    * The share of the key pool or of the sketch bytes that removed and replaced documents still take
    * (whichever is larger): neither is reclaimed in place, so a window whose documents are re-sent again and
    * again grows until it is compacted ({@link compacted}, mirror.ts).
    */
   get wasted(): number {
-    const sketches = this.sketchBytes === 0 ? 0 : this.sketchDead / this.sketchBytes;
+    const sketches = this.sketchUsed === 0 ? 0 : this.sketchDead / this.sketchUsed;
     const keys = this.poolUsed === 0 ? 0 : this.poolDead / this.poolUsed;
     return Math.max(sketches, keys);
   }
@@ -155,11 +149,6 @@ export class MirrorStore {
   /** Bytes that removed and replaced documents still take (sketches and keys). */
   get deadBytes(): number {
     return this.sketchDead + this.poolDead * KEY_BYTES;
-  }
-
-  /** Sketch bytes held (including those of replaced versions, not reclaimed before a compaction). */
-  get sketchBytes(): number {
-    return this.sketchUsed;
   }
 
   /**
@@ -201,10 +190,6 @@ export class MirrorStore {
   seqNoOf(id: string): number | undefined {
     const slot = this.slotOf.get(id);
     return slot === undefined ? undefined : this.seqNos[slot];
-  }
-
-  has(id: string): boolean {
-    return this.slotOf.has(id);
   }
 
   private nameId(name: string | undefined): number {

@@ -24,9 +24,9 @@ import { comparableVersions } from "../core/fingerprinter.js";
 import { fromHex } from "../core/fingerprint.js";
 import type { Engine, SearchHit } from "../engine/types.js";
 import type { Candidate } from "./candidate.js";
-import { hitId } from "./candidates/hit.js";
+import { first, hitId, keysOfList } from "./candidates/hit.js";
 import { lookupProbe, reaches, windowAround, ALONE_BEYOND, CANDIDATE_FIELDS, type KeyPlan, type Lookup, type LookupResult } from "./candidates/index.js";
-import { MirrorStore, parseKeys, type MirrorDoc } from "./mirror-store.js";
+import { MirrorStore, parseKeys, type MirrorDoc, type ProbeKeys } from "./mirror-store.js";
 
 export interface MirrorOptions {
   index: string;
@@ -123,14 +123,13 @@ export class WindowMirror {
   /**
    * Candidates of the lookups from the view, when it can answer them all: loaded, not stale, and every
    * lookup's window within what it holds. Otherwise `undefined` (the engine answers), and a load or poll
-   * starts in the background.
-   */
-  /**
-   * `plansOf`: each lookup's band-key plan (candidates/keys.ts), asked only once the mirror can answer: the
+   * starts in the background. A lookup it declines (`declines`) is `undefined` in the results.
+   *
+   * `plansOf`: the band-key plans (candidates/keys.ts) of the lookups it answers, asked only then: the
    * engine's own term statistics, as its lookups take them, so that both reach the same documents (counts of
    * the mirror's live documents differ from the engine's, which hold deleted versions until a merge).
    */
-  async lookup(lookups: readonly Lookup[], plansOf: () => Promise<readonly (KeyPlan | undefined)[]> = async () => []): Promise<MirrorResults | undefined> {
+  async lookup(lookups: readonly Lookup[], plansOf: (answered: readonly Lookup[]) => Promise<readonly (KeyPlan | undefined)[]> = async () => []): Promise<MirrorResults | undefined> {
     if (this.stateNow === "off") return undefined;
     if (this.stateNow === "idle") {
       if (this.clock() >= this.notBefore) this.startPoll();
@@ -144,21 +143,26 @@ export class WindowMirror {
       if (this.stateNow !== "ready" || this.clock() - this.viewAt > (this.options.staleMs ?? 10_000)) return undefined;
     }
     for (const l of lookups) if (windowAround(l.time, this.options.windowMs).since < this.coveredSince) return undefined;
-    const plans = await plansOf();
+    const keys = lookups.map((l) => parseKeys(l.analysis.lsh));
+    const kept = lookups.flatMap((l, i) => (this.declines(l, keys[i]!) ? [] : [i]));
+    const plans = kept.length === 0 ? [] : await plansOf(kept.map((i) => lookups[i]!));
     if (this.stateNow !== "ready") return undefined; // reset meanwhile
-    return { results: lookups.map((l, i) => this.lookupOne(l, plans[i])), seenAt: this.viewAt };
+    const results: (LookupResult | undefined)[] = lookups.map(() => undefined);
+    kept.forEach((i, k) => (results[i] = this.lookupOne(lookups[i]!, keys[i]!, plans[k])));
+    return { results, seenAt: this.viewAt };
   }
 
   /**
-   * One lookup's candidates, all of them; `undefined` for a write's lookup (`untilDuplicate`) with a key held
-   * by more than `ALONE_BEYOND` documents (a template's log lines). The engine reads those oldest first and
-   * stops at the first duplicate; here every one would be read and compared, each write reading more than
-   * the one before (quadratic ingest).
+   * A write's lookup (`untilDuplicate`) with a key held by more than `ALONE_BEYOND` documents (a template's
+   * log lines) is left to the engine, which reads those oldest first and stops at the first duplicate; here
+   * every one would be read and compared, each write reading more than the one before (quadratic ingest).
    */
-  private lookupOne(l: Lookup, plan: KeyPlan | undefined): LookupResult | undefined {
-    const keys = l.analysis.lsh;
-    const parsed = parseKeys(keys);
-    if (l.untilDuplicate && parsed.keys.some((k) => this.store.holders(k, ALONE_BEYOND + 1) > ALONE_BEYOND)) return undefined;
+  private declines(l: Lookup, parsed: ProbeKeys): boolean {
+    return l.untilDuplicate === true && parsed.keys.some((k) => this.store.holders(k, ALONE_BEYOND + 1) > ALONE_BEYOND);
+  }
+
+  /** One lookup's candidates, all of them (`parsed`: its keys). */
+  private lookupOne(l: Lookup, parsed: ProbeKeys, plan: KeyPlan | undefined): LookupResult {
     const alone = plan && plan.paired.length > 0 ? new Set(plan.alone) : undefined;
     const probe = lookupProbe(l.analysis, l.radius, alone, l.lengths);
     const { since, until } = windowAround(l.time, this.options.windowMs);
@@ -192,7 +196,7 @@ export class WindowMirror {
     this.store.remove(id);
   }
 
-  /** Stops for good (the service closes, or the index cannot be mirrored). */
+  /** Stops for good: the index cannot be mirrored (several primary shards, keys of a form it cannot hold). */
   stop(why: string): void {
     this.generation += 1;
     this.clear();
@@ -331,15 +335,11 @@ export class WindowMirror {
   }
 }
 
-function first(hit: SearchHit<unknown>, field: string): unknown {
-  return hit.fields?.[field]?.[0];
-}
-
 /** A tail hit as the mirror holds it; undefined when it lacks a readable simhash, version or time. */
 function docOfHit(hit: SearchHit<unknown>, id: string, candidateId: string, seqNo: number): MirrorDoc | undefined {
-  const hex = first(hit, "neardup.simhash");
-  const version = first(hit, "neardup.version");
-  const time = Number(first(hit, "neardup.timestamp"));
+  const hex = first(hit.fields, "neardup.simhash");
+  const version = first(hit.fields, "neardup.version");
+  const time = Number(first(hit.fields, "neardup.timestamp"));
   if (typeof hex !== "string" || typeof version !== "string" || !Number.isFinite(time)) return undefined;
   let simhash;
   try {
@@ -347,18 +347,17 @@ function docOfHit(hit: SearchHit<unknown>, id: string, candidateId: string, seqN
   } catch {
     return undefined;
   }
-  const listed = first(hit, "neardup.lsh_list");
-  const lsh = hit.fields?.["neardup.lsh"] ?? (typeof listed === "string" ? Buffer.from(listed, "base64").toString("utf8").split(" ").filter((k) => k.length > 0) : []);
-  const scheme = first(hit, "neardup.lsh_scheme");
-  const duplicateOf = first(hit, "neardup.duplicate_of");
-  const sketch = first(hit, "neardup.sketch");
+  const lsh = hit.fields?.["neardup.lsh"] ?? keysOfList(first(hit.fields, "neardup.lsh_list")) ?? [];
+  const scheme = first(hit.fields, "neardup.lsh_scheme");
+  const duplicateOf = first(hit.fields, "neardup.duplicate_of");
+  const sketch = first(hit.fields, "neardup.sketch");
   return {
     id,
     candidateId,
     seqNo,
     simhash,
     time,
-    status: first(hit, "neardup.status") === "duplicate" ? "duplicate" : "original",
+    status: first(hit.fields, "neardup.status") === "duplicate" ? "duplicate" : "original",
     duplicateOf: typeof duplicateOf === "string" ? duplicateOf : undefined,
     lsh: lsh.filter((k): k is string => typeof k === "string"),
     lshScheme: typeof scheme === "string" ? scheme : undefined,

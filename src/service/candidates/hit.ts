@@ -4,7 +4,8 @@ import { decodeSketch, type Sketch } from "../../core/sketch.js";
 import type { SearchHit } from "../../engine/types.js";
 import type { Candidate } from "../candidate.js";
 
-function first(fields: Record<string, unknown[]> | undefined, name: string): unknown {
+/** The first value of a doc-values field of a hit. */
+export function first(fields: Record<string, unknown[]> | undefined, name: string): unknown {
   return fields?.[name]?.[0];
 }
 
@@ -34,7 +35,7 @@ export function hasV4Fields(hit: SearchHit<unknown>): boolean {
 }
 
 /** The band keys of `neardup.lsh_list` (contract v4): base64 of the keys joined by spaces. */
-function keysOfList(raw: unknown): string[] | undefined {
+export function keysOfList(raw: unknown): string[] | undefined {
   if (typeof raw !== "string") return undefined;
   const joined = Buffer.from(raw, "base64").toString("utf8");
   return joined.length > 0 ? joined.split(" ") : [];

@@ -543,13 +543,19 @@ async function fetchOnce(engine: Engine, source: CandidateSource, lookups: Looku
       }),
     );
   }
-  for (const r of out) {
-    // A lookup that stopped at its first duplicate drew few of what its keys hold: it counts as a wide one.
-    const drew = r.readBefore !== undefined ? Math.max(ALONE_BEYOND, r.candidates.length) : r.candidates.length;
-    stats.observe(r.pairedKeys > 0 ? Math.max(source.lshKeyBudget ?? 0, drew) : drew, r.pairedKeys > 0);
-  }
+  for (const r of out) observeDrawn(stats, source.lshKeyBudget ?? 0, r);
   await fillTexts(engine, source, lookups, out);
   return out;
+}
+
+/**
+ * Tells the key statistics what one lookup drew (`KeyStatistics.observe`), which keeps them on or off; the
+ * window mirror's lookups count the same way (dedup-service.ts).
+ */
+export function observeDrawn(stats: KeyStatistics, budget: number, r: LookupResult): void {
+  // A lookup that stopped at its first duplicate drew few of what its keys hold: it counts as a wide one.
+  const drew = r.readBefore !== undefined ? Math.max(ALONE_BEYOND, r.candidates.length) : r.candidates.length;
+  stats.observe(r.pairedKeys > 0 ? Math.max(budget, drew) : drew, r.pairedKeys > 0);
 }
 
 /**
