@@ -22,6 +22,11 @@ describe("buildConfig", () => {
     expect(() => buildConfig({ NEARDUP_LSH_KEY_BUDGET: "-1" })).toThrow(/NEARDUP_LSH_KEY_BUDGET="-1" is invalid/);
     expect(() => buildConfig({ NEARDUP_LSH_KEY_BUDGET: "many" })).toThrow(/NEARDUP_LSH_KEY_BUDGET="many" is invalid/);
     expect(buildConfig({ NEARDUP_LSH_KEY_BUDGET: "0" }).dedup.lshKeyBudget).toBe(0);
+    expect(() => buildConfig({ NEARDUP_MIRROR_DOCS: "-5" })).toThrow(/NEARDUP_MIRROR_DOCS="-5" is invalid/);
+    expect(() => buildConfig({ NEARDUP_MIRROR_DOCS: "lots" })).toThrow(/NEARDUP_MIRROR_DOCS="lots" is invalid/);
+    expect(() => buildConfig({ NEARDUP_MIRROR_DOCS: "1.5" })).toThrow(/NEARDUP_MIRROR_DOCS="1.5" is invalid/);
+    expect(buildConfig({}).dedup.mirrorDocs).toBe(0);
+    expect(buildConfig({ NEARDUP_MIRROR_DOCS: "2000000" }).dedup.mirrorDocs).toBe(2_000_000);
     expect(() => buildConfig({ NEARDUP_LOCAL_HEAP: "2gb" })).toThrow(/NEARDUP_LOCAL_HEAP="2gb" is invalid: must be a JVM heap size/);
     expect(() => buildConfig({ NEARDUP_PEER_ANALYSES: "maybe" })).toThrow(/NEARDUP_PEER_ANALYSES="maybe" is invalid/);
     const peers = { NEARDUP_PROXY_PORT: "0" };

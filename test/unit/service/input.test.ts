@@ -51,6 +51,8 @@ describe("resolveDedupOptions", () => {
     expect(resolveDedupOptions().lshKeyBudget).toBe(200);
     expect(errorOf(() => resolveDedupOptions({ lshKeyBudget: -1 })).field).toBe("lshKeyBudget");
     expect(errorOf(() => resolveDedupOptions({ lshKeyBudget: 1.5 })).message).toBe("lshKeyBudget must be a non-negative integer, got 1.5");
+    expect(errorOf(() => resolveDedupOptions({ mirrorDocs: -1 })).field).toBe("mirrorDocs");
+    expect(errorOf(() => resolveDedupOptions({ mirrorDocs: 2.5 })).message).toBe("mirrorDocs must be a non-negative integer, got 2.5");
   });
 });
 
