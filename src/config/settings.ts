@@ -53,7 +53,7 @@ export const SETTINGS = {
   NEARDUP_MIRROR_DOCS: {
     default: "0",
     schema: z.coerce.number().int().min(0),
-    doc: "Most documents of the window a sidecar holds in memory to answer candidate lookups without the engine (the window mirror, docs/operations.md): about 2.5 KB a document of 300 characters, mostly off the JavaScript heap. It follows the engine by sequence number, so documents written by others reach it too; past this many the oldest by time leave it, and lookups reaching back to them ask the engine. Only for one concrete index of one primary shard. 0: off, every lookup asks the engine.",
+    doc: "Most documents of the window a sidecar holds in memory to answer candidate lookups without the engine (the window mirror, docs/operations.md): about 3 KB a document of 300 characters, mostly off the JavaScript heap. It follows the engine by sequence number, so documents written by others reach it too; past this many the oldest by time leave it, and lookups reaching back to them ask the engine. Only for one concrete index of one primary shard. 0: off, every lookup asks the engine.",
   },
   NEARDUP_MAX_BULK_ITEMS: { default: "1000", schema: z.coerce.number().int().positive(), doc: "Most documents in one bulk request." },
   NEARDUP_PIPELINE_CHUNK: {
