@@ -11,6 +11,8 @@
  *   the longer text in code units, and they lie inside the shorter one: with
  *   one code point taking one or two code units, shorter / longer in code
  *   points is at least half that share;
+ * - the containment rule runs only when shorter / longer >= minContainedShare
+ *   (`containmentApplies`);
  * - the simhash rule with a distance of at most 3 needs one of the four 16-bit
  *   segments equal (pigeonhole), whatever the lengths.
  * Only the cosine rule, and a simhash rule wider than 3 bits, hold at any
@@ -37,6 +39,7 @@ export function minLengthRatio(b: VerdictBucket): number {
   if (b.minEditSimilarity !== null) ratios.push(b.minEditSimilarity);
   if (b.minJaccard != null) ratios.push(b.minJaccard);
   if (b.minWordShare != null) ratios.push(b.minWordShare / 2);
+  if (b.minContainment != null && b.minContainedShare != null) ratios.push(b.minContainedShare);
   return ratios.length === 0 ? Infinity : Math.max(0, Math.min(...ratios));
 }
 

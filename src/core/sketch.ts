@@ -32,9 +32,9 @@ import { hamming, type Fingerprint } from "./fingerprint.js";
 import { NeardupError } from "./errors.js";
 import { murmur3 } from "./lsh.js";
 import type { SparseVector } from "./tfidf.js";
-import { bucketFor, editRuleApplies, editSimilarityReaching, lengthsAllow, vetoOf, withCharMeasures, type Verdict, type VerdictOptions } from "./verdict.js";
-import { oneWordSwap, trigramJaccard } from "./similarity/spread.js";
-import { editSimilarityBound, FILTER_BYTES, readTextFilter, textFilterOfText, trigramJaccardBound, writeTextFilter, type TextFilter } from "./text-filter.js";
+import { bucketFor, containmentApplies, editRuleApplies, editSimilarityReaching, lengthsAllow, vetoOf, withCharMeasures, type Verdict, type VerdictOptions } from "./verdict.js";
+import { oneWordSwap, trigramContainment, trigramJaccard } from "./similarity/spread.js";
+import { editSimilarityBound, FILTER_BYTES, readTextFilter, textFilterOfText, trigramContainmentBound, trigramJaccardBound, writeTextFilter, type TextFilter } from "./text-filter.js";
 
 /** Version of the sketch scheme; part of the data contract (`neardup.sketch`). */
 export const SKETCH_VERSION = "sk2";
@@ -284,9 +284,10 @@ export interface Sketched {
 }
 
 /**
- * Longest text (code points) for which some bucket's edit or Jaccard rule
- * could still hold against another text: edit similarity <= shorter / longer,
- * and the Jaccard rule is tried only when shorter / longer >= minJaccard, so a
+ * Longest text (code points) for which some bucket's edit, Jaccard or
+ * containment rule could still hold against another text: edit similarity
+ * <= shorter / longer, and the Jaccard rule is tried only when shorter /
+ * longer >= minJaccard (the containment rule >= minContainedShare), so a
  * pair in a bucket below `maxLength` with threshold m needs the longer text
  * under maxLength / m. The one-word rule needs nearly equal lengths (its
  * common opening and ending cover minWordShare of the longer text). Texts
@@ -295,7 +296,7 @@ export interface Sketched {
 export function editTextLimit(options: VerdictOptions): number {
   let limit = 0;
   for (const b of options.buckets) {
-    for (const m of [b.minEditSimilarity, b.minJaccard ?? null, b.minWordShare ?? null]) {
+    for (const m of [b.minEditSimilarity, b.minJaccard ?? null, b.minWordShare ?? null, b.minContainment != null ? (b.minContainedShare ?? 0) : null]) {
       if (m === null) continue;
       if (m <= 0 || b.maxLength === Infinity) return Infinity;
       limit = Math.max(limit, Math.ceil(b.maxLength / m));
@@ -306,7 +307,7 @@ export function editTextLimit(options: VerdictOptions): number {
 
 /**
  * The verdict of `decide` (same bucket, same rules, same order: simhash,
- * cosine, edit, Jaccard, one word; then the same veto) from two sketches, computing edit similarity and character
+ * cosine, edit, Jaccard, one word, containment; then the same veto) from two sketches, computing edit similarity and character
  * cosine only when the cheaper rules cannot decide: when the simhash or
  * cosine rule fires, or when the lengths alone bound edit similarity below
  * the threshold (edit similarity <= shorter / longer), they are `null`.
@@ -334,6 +335,7 @@ export function compareSketches(a: Sketched, b: Sketched, options: VerdictOption
   let editTried = false;
   let jac: number | null = null;
   let wordShare: number | null = null;
+  let containment: number | null = null;
   if (bucket.maxDistance !== null && distance <= bucket.maxDistance) rule = `${bucket.name}.simhash`;
   else if (bucket.minCosine !== null && cos >= bucket.minCosine) rule = `${bucket.name}.cosine`;
   else {
@@ -342,9 +344,10 @@ export function compareSketches(a: Sketched, b: Sketched, options: VerdictOption
     const editCanFire = editRuleApplies(bucket, shorter, longer);
     const minJaccard = bucket.minJaccard != null && lengthsAllow(shorter, longer, bucket.minJaccard) ? bucket.minJaccard : null;
     const minWord = bucket.minWordShare ?? null;
-    const textRules = editCanFire || minJaccard !== null || minWord !== null;
+    const minContainment = containmentApplies(bucket, shorter, longer) ? bucket.minContainment! : null;
+    const textRules = editCanFire || minJaccard !== null || minWord !== null || minContainment !== null;
     // Without a text, only a caller that keeps duplicates alone may settle for the filters' bounds (no text rule can hold).
-    if (textRules && !texts && (!decideOnly || minWord !== null || !outOfReach(a.sketch, b.sketch, editCanFire ? minEdit! : null, minJaccard))) return undefined;
+    if (textRules && !texts && (!decideOnly || minWord !== null || !outOfReach(a.sketch, b.sketch, editCanFire ? minEdit! : null, minJaccard, minContainment))) return undefined;
     if (textRules && texts) {
       if (editCanFire) {
         editTried = true;
@@ -359,6 +362,10 @@ export function compareSketches(a: Sketched, b: Sketched, options: VerdictOption
         wordShare = oneWordSwap(textA, textB);
         if (wordShare !== null && wordShare >= minWord) rule = `${bucket.name}.word`;
       }
+      if (rule === null && minContainment !== null) {
+        containment = trigramContainment(textA, textB);
+        if (containment >= minContainment) rule = `${bucket.name}.contained`;
+      }
     }
   }
   let vetoed: string | null = null;
@@ -368,7 +375,7 @@ export function compareSketches(a: Sketched, b: Sketched, options: VerdictOption
     if (texts) vetoed = vetoOf(textA, textB, bucket, options);
     if (vetoed !== null) rule = null;
   }
-  return withCharMeasures({ duplicate: rule !== null, rule, bucket: bucket.name, distance, cosine: cos, jaccard: jac, wordShare, vetoed }, textA ?? "", textB ?? "", editTried, edit);
+  return withCharMeasures({ duplicate: rule !== null, rule, bucket: bucket.name, distance, cosine: cos, jaccard: jac, wordShare, containment, vetoed }, textA ?? "", textB ?? "", editTried, edit);
 }
 
 /** The filter of a side: stored, or made from its text. */
@@ -376,12 +383,13 @@ function filterOf(s: Sketch): TextFilter | undefined {
   return s.filter ?? (s.text === undefined ? undefined : textFilterOfText(s.text));
 }
 
-/** True when the filters show that neither the edit rule (`minEdit`) nor the Jaccard rule (`minJaccard`) can hold; null: that rule does not apply. */
-function outOfReach(a: Sketch, b: Sketch, minEdit: number | null, minJaccard: number | null): boolean {
+/** True when the filters show that none of the edit (`minEdit`), Jaccard (`minJaccard`) and containment (`minContainment`) rules can hold; null: that rule does not apply. */
+function outOfReach(a: Sketch, b: Sketch, minEdit: number | null, minJaccard: number | null, minContainment: number | null): boolean {
   const fa = filterOf(a);
   const fb = filterOf(b);
   if (!fa || !fb) return false;
   if (minEdit !== null && editSimilarityBound(fa, fb) >= minEdit) return false;
+  if (minContainment !== null && trigramContainmentBound(fa, fb) >= minContainment) return false;
   return minJaccard === null || trigramJaccardBound(fa, fb) < minJaccard;
 }
 

@@ -15,6 +15,7 @@
  *   min(distinct grams of A in it, of B in it), and J = |A ∩ B| / (|A| + |B|
  *   - |A ∩ B|) grows with |A ∩ B|, so I / (|A| + |B| - I) >= J. The grams are
  *   the ones `trigramJaccard` compares (spread.ts `sortedGrams`).
+ * - Trigram containment, |A ∩ B| / min(|A|, |B|) <= I / min(|A|, |B|).
  *
  * A stored count saturates at its type's maximum, which then means "at least":
  * the bound takes the other side's count there.
@@ -124,6 +125,13 @@ export function trigramJaccardBound(a: TextFilter, b: TextFilter): number {
   if (a.grams === 0 && b.grams === 0) return 1;
   const shared = Math.min(commonCount(a.parts, maxOf(a.parts), b.parts, maxOf(b.parts)), a.grams, b.grams);
   return shared / (a.grams + b.grams - shared);
+}
+
+/** An upper bound of `trigramContainment` of the two filters' texts: I / min(|A|, |B|), with I as for the Jaccard bound. */
+export function trigramContainmentBound(a: TextFilter, b: TextFilter): number {
+  const smaller = Math.min(a.grams, b.grams);
+  if (smaller === 0) return 1;
+  return Math.min(commonCount(a.parts, maxOf(a.parts), b.parts, maxOf(b.parts)), smaller) / smaller;
 }
 
 /** Writes `f` (saturating its counts) at `offset`: FILTER_BYTES bytes. */

@@ -16,8 +16,13 @@
  *      at least minWordShare of the longer text ("are you a little" / "are
  *      couples a little": one word replaced is a quarter of a tiny text, too
  *      much for edit similarity and 3-grams, but the texts are one sentence).
+ *   6. `<bucket>.contained`: the character 3-grams of one text are found in
+ *      the other's (|A ∩ B| / min(|A|, |B|) >= minContainment), and the shorter is at
+ *      least minContainedShare of the longer's length: a copy cut short
+ *      (the first 80% of an article), or one with a notice or a paragraph
+ *      added, which edit similarity (at most shorter / longer) cannot reach.
  * A rule whose threshold is null is off. Then two vetoes (issue 14):
- *   6. `<bucket>.middle`: a pair a rule called duplicate is NOT one when the
+ *   7. `<bucket>.middle`: a pair a rule called duplicate is NOT one when the
  *      two texts differ in a middle part present on both sides, at least
  *      `minShare` of the longer text and `minLength` code units long, whose
  *      character 3-gram Jaccard is below `maxSimilarity` (similarity/spread.ts):
@@ -25,13 +30,13 @@
  *      around two different bodies. Spread-out edits leave a middle that is
  *      still alike; a truncated copy or one with a notice added leaves an empty
  *      middle on one side; neither is vetoed.
- *   7. `<bucket>.ending` (buckets with `minEndingSimilarity`; the default tiny
+ *   8. `<bucket>.ending` (buckets with `minEndingSimilarity`; the default tiny
  *      bucket): a pair a rule called duplicate is NOT one when the texts share
  *      their opening but end differently, in more than one word on some side,
  *      and the two endings' 3-gram Jaccard is below `minEndingSimilarity`
  *      (similarity/spread.ts `differentEnding`): "the only way to insure i'd
  *      just" / "the only way to insure martin", two tiny texts that go on
- *      differently after a shared opening, too short for rule 6's 8 code
+ *      differently after a shared opening, too short for rule 7's 8 code
  *      units. One word replaced at the end ("...(and guido," / "...(and
  *      contained") is still a duplicate, as in the `.word` rule.
  * `searchRadius` is the Hamming radius
@@ -45,7 +50,7 @@ import { cosine, charCosine } from "./similarity/cosine.js";
 import { editSimilarityAtLeast } from "./similarity/banded.js";
 import { characterBound } from "./similarity/edit-bound.js";
 import { editSimilarity } from "./similarity/levenshtein.js";
-import { differentEnding, differingMiddle, oneWordSwap, trigramJaccard } from "./similarity/spread.js";
+import { differentEnding, differingMiddle, oneWordSwap, trigramContainment, trigramJaccard } from "./similarity/spread.js";
 import type { SparseVector } from "./tfidf.js";
 
 export interface VerdictBucket {
@@ -65,11 +70,15 @@ export interface VerdictBucket {
   minJaccard?: number | null;
   /** Duplicate if the texts differ in at most one word and their common opening and ending (both non-empty) cover >= this share of the longer text (null or absent: rule off). */
   minWordShare?: number | null;
-  /** Not a duplicate when the texts share their opening but end differently (not in one word only) and the endings' 3-gram Jaccard is below this (rule 7; null or absent: off). */
+  /** Duplicate if the distinct character 3-grams of one text are in the other's at least this share, |A ∩ B| / min(|A|, |B|) (rule 6; null or absent: off; needs `minContainedShare`). */
+  minContainment?: number | null;
+  /** The containment rule is tried only when shorter / longer (code points) >= this (0..1). */
+  minContainedShare?: number | null;
+  /** Not a duplicate when the texts share their opening but end differently (not in one word only) and the endings' 3-gram Jaccard is below this (rule 8; null or absent: off). */
   minEndingSimilarity?: number | null;
 }
 
-/** The shared-part veto (rule 6 above); all three conditions must hold. */
+/** The shared-part veto (rule 7 above); all three conditions must hold. */
 export interface MiddleVeto {
   /** Smallest differing middle, as a share of the longer text (0..1). Default 0.1. */
   minShare: number;
@@ -99,6 +108,9 @@ export interface VerdictOptions {
  * - medium (< 1,000): distance <= 3, edit similarity >= 0.85 or 3-gram Jaccard >= 0.9
  *   (0.9: what the quality benchmark calls one document; it catches moved sentences);
  * - long (< 5,000): distance <= 3 or edit similarity >= 0.75;
+ * - short, medium and long: also the shorter text contained in the longer
+ *   (>= 0.98 of its 3-grams, at shorter / longer >= 0.7): a copy cut short
+ *   or with a paragraph added (an outside labelled set, docs/quality.md);
  * - huge: distance <= 3 or cosine >= 0.8. No edit rule: edit distance is
  *   quadratic (about 8 ms for a pair of 5,000 characters, 30 ms at 10,000,
  *   seconds at 100,000), so texts this long are judged on the linear measures.
@@ -116,9 +128,9 @@ export const DEFAULT_VERDICT_OPTIONS: VerdictOptions = Object.freeze({
   middleVeto: { minShare: 0.1, minLength: 8, maxSimilarity: 0.3 },
   buckets: [
     { name: "tiny", maxLength: 50, searchRadius: 3, maxDistance: null, minCosine: null, minEditSimilarity: 0.85, minJaccard: 0.45, minWordShare: 0.6, minEndingSimilarity: 0.3 },
-    { name: "short", maxLength: 200, searchRadius: 3, maxDistance: null, minCosine: 0.95, minEditSimilarity: 0.8, minJaccard: 0.9 },
-    { name: "medium", maxLength: 1000, searchRadius: 3, maxDistance: 3, minCosine: null, minEditSimilarity: 0.85, minJaccard: 0.9 },
-    { name: "long", maxLength: 5000, searchRadius: 3, maxDistance: 3, minCosine: null, minEditSimilarity: 0.75 },
+    { name: "short", maxLength: 200, searchRadius: 3, maxDistance: null, minCosine: 0.95, minEditSimilarity: 0.8, minJaccard: 0.9, minContainment: 0.98, minContainedShare: 0.7 },
+    { name: "medium", maxLength: 1000, searchRadius: 3, maxDistance: 3, minCosine: null, minEditSimilarity: 0.85, minJaccard: 0.9, minContainment: 0.98, minContainedShare: 0.7 },
+    { name: "long", maxLength: 5000, searchRadius: 3, maxDistance: 3, minCosine: null, minEditSimilarity: 0.75, minContainment: 0.98, minContainedShare: 0.7 },
     { name: "huge", maxLength: Infinity, searchRadius: 3, maxDistance: 3, minCosine: 0.8, minEditSimilarity: null },
   ],
 });
@@ -147,6 +159,8 @@ export interface Verdict {
   charCosine: number | null;
   /** Character 3-gram Jaccard; null when the bucket has no Jaccard rule or the lengths rule it out (always set by `decide`). */
   jaccard?: number | null;
+  /** 3-gram containment, |A ∩ B| / min(|A|, |B|); null when the containment rule was not tried. */
+  containment?: number | null;
   /** Share of the longer text outside a one-word difference (`oneWordSwap`); null when the rule was not tried or the texts differ in more than one word. */
   wordShare?: number | null;
   /** The veto that overruled a duplicate rule, e.g. `long.middle`; null when none did (always set by `decide`). */
@@ -159,7 +173,7 @@ function checkThreshold(v: unknown, field: string, max: number): void {
   }
 }
 
-const BUCKET_KEYS = ["name", "maxLength", "searchRadius", "maxDistance", "minCosine", "minEditSimilarity", "minJaccard", "minWordShare", "minEndingSimilarity"];
+const BUCKET_KEYS = ["name", "maxLength", "searchRadius", "maxDistance", "minCosine", "minEditSimilarity", "minJaccard", "minWordShare", "minContainment", "minContainedShare", "minEndingSimilarity"];
 
 /** Validates verdict options; @throws NeardupError INVALID_CONFIG naming the field. */
 export function validateVerdictOptions(o: VerdictOptions, path = "verdict"): VerdictOptions {
@@ -189,6 +203,11 @@ export function validateVerdictOptions(o: VerdictOptions, path = "verdict"): Ver
     if (b.minJaccard !== undefined) checkThreshold(b.minJaccard, `${p}.minJaccard`, 1);
     if (b.minWordShare !== undefined) checkThreshold(b.minWordShare, `${p}.minWordShare`, 1);
     if (b.minEndingSimilarity !== undefined) checkThreshold(b.minEndingSimilarity, `${p}.minEndingSimilarity`, 1);
+    if (b.minContainment !== undefined) checkThreshold(b.minContainment, `${p}.minContainment`, 1);
+    if (b.minContainedShare !== undefined) checkThreshold(b.minContainedShare, `${p}.minContainedShare`, 1);
+    if (b.minContainment != null && b.minContainedShare == null) {
+      throw new NeardupError("INVALID_CONFIG", `${p}.minContainedShare must be a number in 0..1 when ${p}.minContainment is set (the shortest shorter / longer length ratio the rule is tried at)`, { field: `${p}.minContainedShare` });
+    }
   });
   if (last !== Infinity) throw new NeardupError("INVALID_CONFIG", `${path}.buckets: the last bucket must have maxLength Infinity`, { field: `${path}.buckets` });
   const veto = o.middleVeto;
@@ -214,6 +233,11 @@ export function validateVerdictOptions(o: VerdictOptions, path = "verdict"): Ver
 export function lengthsAllow(x: number, y: number, min: number): boolean {
   const longer = Math.max(x, y);
   return longer === 0 || Math.min(x, y) / longer >= min;
+}
+
+/** Whether the bucket's containment rule is tried for texts of these lengths (code points): on, and shorter / longer >= minContainedShare. */
+export function containmentApplies(bucket: VerdictBucket, x: number, y: number): boolean {
+  return bucket.minContainment != null && bucket.minContainedShare != null && lengthsAllow(x, y, bucket.minContainedShare);
 }
 
 /** The bucket for a text (or pair) of the given length. */
@@ -309,25 +333,30 @@ export function decide(a: Comparable, b: Comparable, options: VerdictOptions = D
     wordShare = oneWordSwap(a.normalized, b.normalized);
     if (wordShare !== null && wordShare >= minWord) rule = `${bucket.name}.word`;
   }
+  let containment: number | null = null;
+  if (rule === null && containmentApplies(bucket, a.length, b.length)) {
+    containment = trigramContainment(a.normalized, b.normalized);
+    if (containment >= bucket.minContainment!) rule = `${bucket.name}.contained`;
+  }
   const vetoed = rule === null ? null : vetoOf(a.normalized, b.normalized, bucket, options);
   if (vetoed !== null) rule = null;
-  return withCharMeasures({ duplicate: rule !== null, rule, bucket: bucket.name, distance, cosine: cos, jaccard: jac, wordShare, vetoed }, a.normalized, b.normalized, withEdit, edit);
+  return withCharMeasures({ duplicate: rule !== null, rule, bucket: bucket.name, distance, cosine: cos, jaccard: jac, wordShare, containment, vetoed }, a.normalized, b.normalized, withEdit, edit);
 }
 
-/** The veto (rules 6 and 7, in that order) that overrules a duplicate rule for these texts, e.g. `short.middle`; null when none does. */
+/** The veto (rules 7 and 8, in that order) that overrules a duplicate rule for these texts, e.g. `short.middle`; null when none does. */
 export function vetoOf(a: string, b: string, bucket: VerdictBucket, options: VerdictOptions): string | null {
   if (options.middleVeto && vetoedByMiddle(a, b, options.middleVeto)) return `${bucket.name}.middle`;
   if (vetoedByEnding(a, b, bucket)) return `${bucket.name}.ending`;
   return null;
 }
 
-/** Rule 6: a long differing middle on both sides that is not alike. Linear; the 3-grams only when the lengths qualify. */
+/** Rule 7: a long differing middle on both sides that is not alike. Linear; the 3-grams only when the lengths qualify. */
 export function vetoedByMiddle(a: string, b: string, veto: MiddleVeto): boolean {
   const m = differingMiddle(a, b, veto.minLength, veto.minShare);
   return m !== null && m.similarity < veto.maxSimilarity;
 }
 
-/** Rule 7: a shared opening, then different endings (not one word each) that are not alike. Linear. */
+/** Rule 8: a shared opening, then different endings (not one word each) that are not alike. Linear. */
 export function vetoedByEnding(a: string, b: string, bucket: VerdictBucket): boolean {
   const min = bucket.minEndingSimilarity ?? null;
   if (min === null) return false;
@@ -340,9 +369,11 @@ export function vetoedByEnding(a: string, b: string, bucket: VerdictBucket): boo
  * fired, 3-gram Jaccard when the Jaccard rule fired, TF-IDF cosine when the
  * cosine or simhash rule fired; for a non-duplicate, edit similarity where
  * the bucket computes it, else cosine. The `.word` rule reports the share of
- * the longer text outside the replaced word.
+ * the longer text outside the replaced word, the `.contained` rule its 3-gram
+ * containment.
  */
 export function reportedSimilarity(verdict: Verdict): number {
+  if (verdict.rule?.endsWith(".contained") && verdict.containment != null) return verdict.containment;
   if (verdict.rule?.endsWith(".word") && verdict.wordShare != null) return verdict.wordShare;
   if (verdict.rule?.endsWith(".edit") && verdict.editSimilarity !== null) return verdict.editSimilarity;
   if (verdict.rule?.endsWith(".jaccard") && verdict.jaccard != null) return verdict.jaccard;

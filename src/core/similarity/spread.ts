@@ -101,6 +101,35 @@ export function trigramJaccard(a: string, b: string): number {
   return trigramJaccardRange(a, 0, a.length, b, 0, b.length);
 }
 
+/**
+ * Overlap coefficient of the character 3-gram sets of two texts:
+ * |A ∩ B| / min(|A|, |B|) over the same grams as `trigramJaccard` (1 when
+ * either has none). It is the share of the smaller set found in the other:
+ * a text cut short, or one with a notice added to it, is contained in the
+ * other (1); edits inside it lower the share. Symmetric.
+ */
+export function trigramContainment(a: string, b: string): number {
+  const x = sortedGrams(a, 0, a.length);
+  const y = sortedGrams(b, 0, b.length);
+  let i = 0;
+  let j = 0;
+  let inter = 0;
+  let distinctX = 0;
+  let distinctY = 0;
+  while (i < x.length || j < y.length) {
+    const u = i < x.length ? x[i]! : Infinity;
+    const v = j < y.length ? y[j]! : Infinity;
+    if (u <= v) distinctX++;
+    if (v <= u) distinctY++;
+    if (u === v) inter++;
+    const m = Math.min(u, v);
+    while (i < x.length && x[i] === m) i++;
+    while (j < y.length && y[j] === m) j++;
+  }
+  const smaller = Math.min(distinctX, distinctY);
+  return smaller === 0 ? 1 : inter / smaller;
+}
+
 export interface DifferingMiddle {
   /** Length of the common prefix, code units. */
   prefix: number;

@@ -8,7 +8,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { buildPairs, type Pair } from "../../../bench/quality/dataset.js";
 import { loadChinese, loadEnglish } from "../../../bench/quality/sources.js";
 import { candidateLengths, lengthAllowed, mergeLengthRanges } from "../../../src/core/length-bounds.js";
-import { bucketFor, DEFAULT_VERDICT_OPTIONS, editRuleApplies, lengthsAllow, type VerdictBucket, type VerdictOptions } from "../../../src/core/verdict.js";
+import { bucketFor, containmentApplies, DEFAULT_VERDICT_OPTIONS, editRuleApplies, lengthsAllow, type VerdictBucket, type VerdictOptions } from "../../../src/core/verdict.js";
 import { sharedSegments } from "../../../src/service/candidates/query.js";
 import type { Fingerprinter } from "../../../src/core/index.js";
 import { analysedPairs, defaultFingerprinter } from "./helpers.js";
@@ -24,6 +24,7 @@ function someRuleMayHold(options: VerdictOptions, x: number, y: number): boolean
   if (b.minJaccard != null && lengthsAllow(shorter, longer, b.minJaccard)) return true;
   // The one-word rule's share is in code units, at most twice the code points of the shorter text.
   if (b.minWordShare != null && (longer === 0 || (2 * shorter) / longer >= b.minWordShare)) return true;
+  if (containmentApplies(b, shorter, longer)) return true;
   return false;
 }
 
@@ -37,6 +38,8 @@ const bucketsArb = fc
       minEditSimilarity: threshold,
       minJaccard: threshold,
       minWordShare: threshold,
+      minContainment: threshold,
+      minContainedShare: fc.double({ min: 0, max: 1, noNaN: true }),
     }),
     { minLength: 1, maxLength: 5 },
   )
@@ -67,23 +70,23 @@ describe("candidateLengths", () => {
   });
 
   it("gives the default rules' ranges (widened by one code point at each bound)", () => {
-    // medium: edit >= 0.85 and Jaccard >= 0.9 need 0.85 of the longer; the short bucket's cosine rule takes any ratio.
+    // medium: the containment rule needs 0.7 of the longer (edit >= 0.85 and Jaccard >= 0.9 more); the short bucket's cosine rule takes any ratio.
     expect(candidateLengths(DEFAULT_VERDICT_OPTIONS, 300)).toEqual([
       [50, 199],
-      [254, 353],
+      [209, 429],
     ]);
     // tiny: Jaccard from 0.45 and the one-word rule from 0.6 of the longer in code units (0.3 in code points).
     expect(candidateLengths(DEFAULT_VERDICT_OPTIONS, 40)).toEqual([[11, 134]]);
     // short: the cosine rule holds at any ratio above the tiny bucket.
     expect(candidateLengths(DEFAULT_VERDICT_OPTIONS, 100)).toEqual([[29, Infinity]]);
-    // long, then huge (cosine >= 0.8 at any ratio).
+    // long (containment from 0.7), then huge (cosine >= 0.8 at any ratio).
     expect(candidateLengths(DEFAULT_VERDICT_OPTIONS, 2000)).toEqual([
       [50, 199],
-      [1499, 2667],
+      [1399, 2858],
     ]);
     expect(candidateLengths(DEFAULT_VERDICT_OPTIONS, 6000)).toEqual([
       [50, 199],
-      [4499, Infinity],
+      [4199, Infinity],
     ]);
   });
 

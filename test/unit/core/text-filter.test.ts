@@ -6,7 +6,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { editSimilarity, trigramJaccard } from "../../../src/core/similarity/index.js";
-import { editSimilarityBound, FILTER_BYTES, readTextFilter, textFilterOf, textFilterOfText, trigramJaccardBound, writeTextFilter, type TextFilter } from "../../../src/core/text-filter.js";
+import { editSimilarityBound, FILTER_BYTES, readTextFilter, textFilterOf, textFilterOfText, trigramContainmentBound, trigramJaccardBound, writeTextFilter, type TextFilter } from "../../../src/core/text-filter.js";
+import { trigramContainment } from "../../../src/core/similarity/spread.js";
 import { sketchOf } from "../../../src/core/sketch.js";
 
 /** The filter as a sketch stores it: counts saturated. */
@@ -33,11 +34,12 @@ const pair = fc.tuple(text, fc.array(fc.tuple(fc.nat(), fc.constantFrom(...alpha
 });
 
 describe("text filter", () => {
-  it("bounds edit similarity and trigram Jaccard from above, exact or stored on either side", () => {
+  it("bounds edit similarity, trigram Jaccard and containment from above, exact or stored on either side", () => {
     fc.assert(
       fc.property(fc.oneof(pair, fc.tuple(text, text)), ([a, b]) => {
         const edit = editSimilarity(a, b);
         const jaccard = trigramJaccard(a, b);
+        const containment = trigramContainment(a, b);
         for (const [fa, fb] of [
           [textFilterOf(a), textFilterOf(b)],
           [stored(a), textFilterOf(b)],
@@ -46,6 +48,7 @@ describe("text filter", () => {
         ] as const) {
           expect(editSimilarityBound(fa, fb)).toBeGreaterThanOrEqual(edit);
           expect(trigramJaccardBound(fa, fb)).toBeGreaterThanOrEqual(jaccard);
+          expect(trigramContainmentBound(fa, fb)).toBeGreaterThanOrEqual(containment - 1e-12);
         }
       }),
       { numRuns: 3000 },
