@@ -75,7 +75,7 @@ const schemas = {
   },
   Compare: {
     type: "object",
-    required: ["hamming", "simhash", "tfidf_cosine", "tf_cosine", "char_cosine", "edit_distance", "edit_similarity", "edit_measure", "jaccard_bigrams", "jaccard_trigrams", "verdict"],
+    required: ["hamming", "simhash", "tfidf_cosine", "tf_cosine", "char_cosine", "edit_distance", "edit_similarity", "edit_measure", "jaccard_bigrams", "jaccard_trigrams", "containment_trigrams", "verdict"],
     properties: {
       hamming: int,
       simhash: { type: "object", required: ["a", "b"], properties: { a: str, b: str } },
@@ -87,6 +87,7 @@ const schemas = {
       edit_measure: { enum: ["levenshtein", "qgram_bound"] },
       jaccard_bigrams: num,
       jaccard_trigrams: { type: "number", description: "Character 3-gram Jaccard: the measure of the `<bucket>.jaccard` rule." },
+      containment_trigrams: { type: "number", description: "Character 3-gram containment, |A ∩ B| / min(|A|, |B|): the measure of the `<bucket>.contained` rule (a copy cut short or with a paragraph added)." },
       verdict: {
         type: "object",
         required: ["duplicate", "rule", "bucket", "vetoed"],

@@ -6,7 +6,7 @@
 import type { Analysis, Fingerprinter } from "../core/fingerprinter.js";
 import { hamming } from "../core/fingerprint.js";
 import { charCosine, cosine, editSimilarityUpperBound, levenshteinInBudget, shingleJaccard } from "../core/similarity/index.js";
-import { trigramJaccard } from "../core/similarity/spread.js";
+import { trigramContainment, trigramJaccard } from "../core/similarity/spread.js";
 
 export interface FingerprintJob {
   kind: "fingerprint";
@@ -73,6 +73,8 @@ export function compareReport(fp: Fingerprinter, job: CompareJob) {
     jaccard_bigrams: round(shingleJaccard(a.normalized, b.normalized, 2)),
     // The `<bucket>.jaccard` rule's measure (docs audit: compare did not show it, only search and check did).
     jaccard_trigrams: round(trigramJaccard(a.normalized, b.normalized)),
+    // The `<bucket>.contained` rule's measure: the share of the smaller 3-gram set found in the other.
+    containment_trigrams: round(trigramContainment(a.normalized, b.normalized)),
     // `vetoed`: the veto that overruled a duplicate rule (the pair then is not one), so a caller can see why.
     verdict: { duplicate: verdict.duplicate, rule: verdict.rule, bucket: verdict.bucket, vetoed: verdict.vetoed ?? null },
   };

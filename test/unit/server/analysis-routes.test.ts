@@ -7,7 +7,7 @@ import { createMetrics } from "../../../src/server/metrics.js";
 import { Readiness } from "../../../src/server/readiness.js";
 import { MOM_A, MOM_B } from "../../fixtures/texts/near-duplicates.js";
 import { expectSchema } from "../../helpers/openapi.js";
-import { trigramJaccard } from "../../../src/core/similarity/spread.js";
+import { trigramContainment, trigramJaccard } from "../../../src/core/similarity/spread.js";
 
 const fingerprinter = createFingerprinter();
 const app = createApp({
@@ -52,6 +52,17 @@ describe("engine-free endpoints", () => {
     // The `.jaccard` rule's own measure, on the normalized texts (docs audit: compare did not show it).
     const fp = await fingerprinter;
     expect(res.body.jaccard_trigrams).toBeCloseTo(trigramJaccard(fp.analyze(MOM_A).normalized, fp.analyze(MOM_B).normalized), 6);
+  });
+
+  it("compare gives the containment rule's measure, and names the rule for a copy cut short", async () => {
+    const whole = "The committee met on Tuesday to review the budget for next year. After a long debate it approved the plan for new bicycle lanes across the city centre, and asked for a report on costs by March. Members also discussed the library's opening hours and the state of the old swimming pool.";
+    const cut = whole.slice(0, Math.round(whole.length * 0.75));
+    const res = await request(app).post("/v1/compare").send({ a: whole, b: cut });
+    expect(res.status).toBe(200);
+    const fp = await fingerprinter;
+    expect(res.body.containment_trigrams).toBeCloseTo(trigramContainment(fp.analyze(whole).normalized, fp.analyze(cut).normalized), 6);
+    expect(res.body.containment_trigrams).toBe(1);
+    expect(res.body.verdict).toMatchObject({ duplicate: true, rule: "medium.contained", vetoed: null });
   });
 
   it("compare names the veto that overruled a duplicate rule (quality audit: a pair was refused and nothing said why)", async () => {
