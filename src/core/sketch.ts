@@ -34,7 +34,7 @@ import { murmur3 } from "./lsh.js";
 import type { SparseVector } from "./tfidf.js";
 import { bucketFor, containmentApplies, editRuleApplies, editSimilarityReaching, lengthsAllow, vetoOf, withCharMeasures, type Verdict, type VerdictOptions } from "./verdict.js";
 import { oneWordSwap, trigramContainment, trigramJaccard } from "./similarity/spread.js";
-import { editSimilarityBound, FILTER_BYTES, readTextFilter, textFilterOfText, trigramContainmentBound, trigramJaccardBound, writeTextFilter, type TextFilter } from "./text-filter.js";
+import { editSimilarityBound, FILTER_BYTES, knownTextFilter, readTextFilter, textFilterOfText, trigramContainmentBound, trigramJaccardBound, writeTextFilter, type TextFilter } from "./text-filter.js";
 
 /** Version of the sketch scheme; part of the data contract (`neardup.sketch`). */
 export const SKETCH_VERSION = "sk2";
@@ -362,7 +362,9 @@ export function compareSketches(a: Sketched, b: Sketched, options: VerdictOption
         wordShare = oneWordSwap(textA, textB);
         if (wordShare !== null && wordShare >= minWord) rule = `${bucket.name}.word`;
       }
-      if (rule === null && minContainment !== null) {
+      // Filters both sides already have (stored, or built for this text) bound it first: a long candidate read
+      // for the edit rule is rarely contained, and its 3-grams take a sort.
+      if (rule === null && minContainment !== null && !containmentRuledOut(a.sketch, b.sketch, minContainment)) {
         containment = trigramContainment(textA, textB);
         if (containment >= minContainment) rule = `${bucket.name}.contained`;
       }
@@ -391,6 +393,13 @@ function outOfReach(a: Sketch, b: Sketch, minEdit: number | null, minJaccard: nu
   if (minEdit !== null && editSimilarityBound(fa, fb) >= minEdit) return false;
   if (minContainment !== null && trigramContainmentBound(fa, fb) >= minContainment) return false;
   return minJaccard === null || trigramJaccardBound(fa, fb) < minJaccard;
+}
+
+/** True when filters both sides have at hand (none is built) show that the containment rule cannot reach `min`. */
+function containmentRuledOut(a: Sketch, b: Sketch, min: number): boolean {
+  const fa = a.filter ?? (a.text === undefined ? undefined : knownTextFilter(a.text));
+  const fb = b.filter ?? (b.text === undefined ? undefined : knownTextFilter(b.text));
+  return fa !== undefined && fb !== undefined && trigramContainmentBound(fa, fb) < min;
 }
 
 /** True when `compareSketches` could need `s`'s text against some text (its length is within the edit limit). */

@@ -93,6 +93,11 @@ export function textFilterOfText(text: string): TextFilter {
   return filter;
 }
 
+/** The filter of a text `textFilterOfText` built recently, without building one. */
+export function knownTextFilter(text: string): TextFilter | undefined {
+  return memo.get(text);
+}
+
 /**
  * Sum over buckets of the smaller count. A saturated count stands for "at
  * least": the other side's count bounds the bucket, and with both saturated

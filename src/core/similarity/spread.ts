@@ -65,6 +65,20 @@ let lastA: { s: string; from: number; to: number; grams: Int32Array } | undefine
 /** Longest range kept in `lastA` (code units): a huge text is not held between calls. */
 const MEMO_MAX = 20_000;
 
+/** The range before `lastA`: a re-rank alternates the whole query (containment, Jaccard) with its middles (the veto). */
+let lastButOneA: typeof lastA;
+
+/** `sortedGrams(a, from, to)`, kept for the next calls with the same first side (the last two ranges asked). */
+function firstSideGrams(a: string, from: number, to: number): Int32Array {
+  for (const m of [lastA, lastButOneA]) if (m !== undefined && m.from === from && m.to === to && m.s === a) return m.grams;
+  const grams = sortedGrams(a, from, to);
+  if (to - from <= MEMO_MAX) {
+    lastButOneA = lastA;
+    lastA = { s: a, from, to, grams };
+  }
+  return grams;
+}
+
 /**
  * Jaccard of the 3-gram sets of a[fromA, toA) and b[fromB, toB): the same
  * value as `setJaccard(trigramSet(...), trigramSet(...))`, computed by
@@ -72,12 +86,7 @@ const MEMO_MAX = 20_000;
  * verdict runs on every candidate).
  */
 export function trigramJaccardRange(a: string, fromA: number, toA: number, b: string, fromB: number, toB: number): number {
-  let x: Int32Array;
-  if (lastA !== undefined && lastA.from === fromA && lastA.to === toA && lastA.s === a) x = lastA.grams;
-  else {
-    x = sortedGrams(a, fromA, toA);
-    lastA = toA - fromA <= MEMO_MAX ? { s: a, from: fromA, to: toA, grams: x } : undefined;
-  }
+  const x = firstSideGrams(a, fromA, toA);
   const y = sortedGrams(b, fromB, toB);
   if (x.length === 0 && y.length === 0) return 1;
   let i = 0;
@@ -109,7 +118,7 @@ export function trigramJaccard(a: string, b: string): number {
  * other (1); edits inside it lower the share. Symmetric.
  */
 export function trigramContainment(a: string, b: string): number {
-  const x = sortedGrams(a, 0, a.length);
+  const x = firstSideGrams(a, 0, a.length);
   const y = sortedGrams(b, 0, b.length);
   let i = 0;
   let j = 0;
