@@ -344,6 +344,7 @@ interface BackfillFlags {
   engineUrl: string;
   engineUsername?: string;
   enginePassword?: string;
+  engineApiKey?: string;
   textField: string;
   timeField: string;
   batchSize: number;
@@ -372,6 +373,7 @@ export function addBackfillCommand(program: Command, env: { stdout: Writable; st
     .addOption(new Option("--engine-url <url>", "Elasticsearch or OpenSearch URL").env("NEARDUP_ENGINE_URL").makeOptionMandatory())
     .addOption(new Option("--engine-username <name>", "basic auth user").env("NEARDUP_ENGINE_USERNAME"))
     .addOption(new Option("--engine-password <password>", "basic auth password").env("NEARDUP_ENGINE_PASSWORD"))
+    .addOption(new Option("--engine-api-key <key>", "Elasticsearch API key (base64 id:key), sent as Authorization: ApiKey").env("NEARDUP_ENGINE_API_KEY"))
     .option("--text-field <name>", "source field with the text", "text")
     .option("--time-field <name>", "date field giving the order (oldest first)", "@timestamp")
     .option("--batch-size <n>", "documents per page and per bulk update (1..10000)", parseNonNegativeInt("--batch-size", 10_000, 1), 1000)
@@ -403,7 +405,7 @@ async function backfillCommand(index: string, flags: BackfillFlags, env: { stdou
   // The fingerprint version names the IDF table (nd2+idf.<identity>): the service compares only its own table's.
   const idf = flags.idf ? await loadIdfFile(flags.idf) : undefined;
   const fingerprinter = await createFingerprinter({ verdict: verdictWith(thresholds), ...(idf ? { idf } : {}) });
-  const engine = await connectEngine({ url: flags.engineUrl, username: flags.engineUsername, password: flags.enginePassword });
+  const engine = await connectEngine({ url: flags.engineUrl, username: flags.engineUsername, password: flags.enginePassword, apiKey: flags.engineApiKey });
   const tty = flags.progress && env.stderr.isTTY === true;
   let progress: ReturnType<typeof createProgress> | undefined;
   const startedAt = performance.now();

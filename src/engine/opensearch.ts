@@ -1,6 +1,6 @@
 import { Client, type ClientOptions } from "@opensearch-project/opensearch";
 import { createGuard, createIfAbsent, orUndefinedIfMissing } from "./guard.js";
-import { mapsFieldIn, msearchLines, refreshIntervalFrom, searchParams, toAliasedIndices, toBulkResult, toMsearchResults, toRolloverResult, toSourceMap, toSourceSettings, toResolvedIndices, termStatisticsBody, toDocFrequencies, TERM_STATISTICS_FILTER, toVersioned, toRefreshCounts, toSeqNoCheckpoints } from "./responses.js";
+import { mapsFieldIn, toFieldTypes, msearchLines, refreshIntervalFrom, searchParams, toAliasedIndices, toBulkResult, toMsearchResults, toRolloverResult, toSourceMap, toSourceSettings, toResolvedIndices, termStatisticsBody, toDocFrequencies, TERM_STATISTICS_FILTER, toVersioned, toRefreshCounts, toSeqNoCheckpoints } from "./responses.js";
 import type { AliasedIndex, BulkResult, Engine, EngineConnection, EngineInfo, PointInTimePage, PutOptions, RolloverResult, SearchRequest, SearchResponse, SourceSettings, Versioned } from "./types.js";
 
 /** Builds the OpenSearch client options; also used to probe an unknown engine's root endpoint. */
@@ -48,6 +48,10 @@ export class OpenSearchEngine implements Engine {
 
   mapsField(index: string, field: string): Promise<boolean> {
     return this.guard(`field mapping ${index}`, async () => mapsFieldIn((await orUndefinedIfMissing(() => this.client.indices.getFieldMapping({ index, fields: field } as never)))?.body, field));
+  }
+
+  fieldTypes(index: string, fields: readonly string[]): Promise<Map<string, string[]>> {
+    return this.guard(`field mapping ${index}`, async () => toFieldTypes((await orUndefinedIfMissing(() => this.client.indices.getFieldMapping({ index, fields: [...fields] } as never)))?.body));
   }
 
   sourceSettings(index: string): Promise<SourceSettings[]> {

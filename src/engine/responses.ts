@@ -209,6 +209,22 @@ export function mapsFieldIn(answer: unknown, field: string): boolean {
   return indices.length > 0 && indices.every((i) => i.mappings?.[field] !== undefined);
 }
 
+/** `GET <index>/_mapping/field/<fields>`'s answer (`undefined`: no such index) as field -> its types over the indices, sorted. */
+export function toFieldTypes(answer: unknown): Map<string, string[]> {
+  const types = new Map<string, Set<string>>();
+  for (const index of Object.values((answer ?? {}) as Record<string, { mappings?: Record<string, { mapping?: Record<string, { type?: unknown }> }> }>)) {
+    for (const [field, entry] of Object.entries(index.mappings ?? {})) {
+      // `mapping` holds one entry, under the field's last name: `{ "keyword": { "type": "keyword" } }` for `x.keyword`.
+      for (const leaf of Object.values(entry.mapping ?? {})) {
+        if (typeof leaf.type !== "string") continue;
+        if (!types.has(field)) types.set(field, new Set());
+        types.get(field)!.add(leaf.type);
+      }
+    }
+  }
+  return new Map([...types].map(([field, set]) => [field, [...set].sort()]));
+}
+
 type ShardCopyStats = { routing?: { node?: string | null; primary?: boolean }; refresh?: { total?: number; external_total?: number }; seq_no?: { local_checkpoint?: number } };
 type RefreshStatsBody = { indices?: Record<string, { shards?: Record<string, ShardCopyStats[]> }> };
 

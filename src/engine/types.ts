@@ -143,6 +143,12 @@ export interface Engine {
   indexExists(name: string): Promise<boolean>;
   /** True when `index` (an index, or every index behind an alias or pattern) exists and maps `field`. */
   mapsField(index: string, field: string): Promise<boolean>;
+  /**
+   * The mapped types of those of `fields` that some index `index` names maps (`GET <index>/_mapping/field/<fields>`):
+   * leaf fields and multi-fields (`x.keyword`), each with its types over the indices. Objects and the keys of a
+   * `flattened` / `flat_object` field are not listed; nor is anything when no index has the name.
+   */
+  fieldTypes(index: string, fields: readonly string[]): Promise<Map<string, string[]>>;
   /** The `_source` settings of the indices `index` names (`GET <index>/_mapping`), one entry an index. */
   sourceSettings(index: string): Promise<SourceSettings[]>;
   /** Bulk operations in the engine's NDJSON order (action line, then source line). */

@@ -10,6 +10,7 @@ import { isUtf8 } from "node:buffer";
 import http from "node:http";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import type { Duplex } from "node:stream";
 import { promisify } from "node:util";
 import zlib from "node:zlib";
 import type { Logger } from "pino";
@@ -20,6 +21,7 @@ import type { DedupOptions } from "../service/options.js";
 import type { Analyzer } from "../workers/index.js";
 import { isNeardupError } from "../core/errors.js";
 import { BulkHandler } from "./bulk.js";
+import { onClientError } from "./client-error.js";
 import { PEER_PATH } from "./peer.js";
 import { InflightBudget } from "./budget.js";
 import { drain } from "../server/drain.js";
@@ -360,7 +362,11 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
 
   const badRequest = (res: ServerResponse, reason: string) => json(res, 400, engineErrorBody(400, "illegal_argument_exception", reason), undefined);
 
+  /** Each connection's request in progress, for {@link onClientError}. */
+  const inflight = new WeakMap<Duplex, { req: IncomingMessage; res: ServerResponse }>();
   const server = http.createServer((req, res) => {
+    inflight.set(req.socket, { req, res });
+    res.once("close", () => inflight.get(req.socket)?.res === res && inflight.delete(req.socket));
     const url = parseRequestUrl(req.url ?? "/");
     if (url === null) {
       badRequest(res, `invalid request path ${JSON.stringify((req.url ?? "").slice(0, 200))}`);
@@ -384,8 +390,8 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
         return;
       }
       onBulk(req, res, url, pathIndex).catch((err: unknown) => {
-        // A client that went away mid-body is not the proxy's failure.
-        if (req.destroyed || (err as Error | undefined)?.message === "aborted") logger?.debug({ err: String(err) }, "proxy: _bulk client went away");
+        // A client that went away mid-body is not the proxy's failure; nothing of its body was sent to the engine.
+        if (req.destroyed || (err as Error | undefined)?.message === "aborted") logger?.info({ err: String(err) }, "proxy: _bulk client went away before its body ended; nothing sent to the engine");
         else logger?.error({ err: String(err) }, "proxy: _bulk failed");
         if (!res.headersSent) json(res, 500, engineErrorBody(500, "neardup_exception", "internal error in the neardup proxy"), undefined);
         else res.destroy();
@@ -394,6 +400,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     }
     pipeThrough(upstream, req, res, down(res, undefined), originForm(req, url));
   });
+  server.on("clientError", onClientError(inflight, () => (options.engine()?.kind === "elasticsearch" ? "Elasticsearch" : undefined), logger));
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);

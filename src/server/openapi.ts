@@ -350,7 +350,7 @@ export const openApiDocument = {
           { name: "from", in: "query", schema: { type: "string", minLength: 1 }, description: "Start, ISO-8601 or epoch milliseconds. Default: to minus the dedup window." },
           { name: "to", in: "query", schema: { type: "string", minLength: 1 }, description: "End, ISO-8601 or epoch milliseconds. Default: now." },
           { name: "interval", in: "query", schema: { type: "string", pattern: "^[1-9][0-9]{0,5}(ms|s|m|h|d)$" }, description: "Date histogram interval, e.g. 1h. Default: the smallest of 1m..365d giving at most 60 buckets; at most 2000 buckets." },
-          { name: "by", in: "query", schema: str, description: "User field for the rate-by panel. Default fields.source (its .keyword subfield when it is a text field)." },
+          { name: "by", in: "query", schema: str, description: "User field for the rate-by panel. Default fields.source (its .keyword subfield when it is a text field). A field named here that the index does not map, or a text field with no .keyword subfield, is a 400 naming by; the default is never refused (its rows are empty when unmapped)." },
           { name: "top", in: "query", schema: { type: "integer", minimum: 1, maximum: 100 }, description: "Size of the top-N lists. Default 10." },
         ],
         responses: { "200": { description: "The statistics.", content: ref("Stats") }, ...errors, ...engineErrors },

@@ -25,6 +25,12 @@ export interface StatsQuery {
   interval?: string | undefined;
   /** User field to group the rate by, e.g. `fields.source`. */
   by: string;
+  /**
+   * Whether the caller named `by`: such a field the index does not map, or cannot aggregate (a text field with
+   * no `.keyword`), is refused (INVALID_INPUT naming `by`). The default field is never refused, since an index
+   * may well have no `fields` (one of the user's own, or OpenSearch before 2.7): its rows are then empty.
+   */
+  byGiven?: boolean;
   /** Size of the top-N lists. */
   top: number;
 }
@@ -76,6 +82,28 @@ function isTextFieldError(err: unknown): boolean {
   return isNeardupError(err) && /fielddata|text fields are not optimised/i.test(err.message);
 }
 
+/** Field types that hold keys aggregatable as `<field>.<key>`. */
+const KEYED_TYPES = new Set(["flattened", "flat_object"]);
+
+/** The names to ask the field mapping for: `by`, its `.keyword` subfield, and each parent (a flattened field's keys are not listed). */
+function namesOf(by: string): string[] {
+  const parts = by.split(".");
+  return [by, `${by}.keyword`, ...parts.slice(1).map((_, k) => parts.slice(0, k + 1).join("."))];
+}
+
+/**
+ * Why `by` cannot be aggregated on `index` (undefined when it can), given the types the index maps
+ * ({@link Engine.fieldTypes} of {@link namesOf}) and `byField`, the field the search aggregated.
+ * The engines answer a `terms` aggregation on an unmapped field with no buckets, as if no document had a value.
+ */
+export function byProblem(index: string, by: string, byField: string, types: ReadonlyMap<string, readonly string[]>): string | undefined {
+  if (byField !== by && !types.has(byField)) return `by ${JSON.stringify(by)} is a text field with no keyword subfield (${byField}): the engine cannot aggregate it`;
+  if (types.has(by)) return undefined;
+  const parts = by.split(".");
+  for (let k = 1; k < parts.length; k++) if (types.get(parts.slice(0, k).join("."))?.some((t) => KEYED_TYPES.has(t))) return undefined;
+  return `by ${JSON.stringify(by)} is not a field in the mapping of index ${JSON.stringify(index)}: nothing to aggregate (a field is named by its full path, like fields.source)`;
+}
+
 interface StatsAnswer {
   hits: { total: { value: number; relation: string } | number };
   aggregations?: Record<string, unknown> & { duplicates?: { doc_count: number } };
@@ -102,6 +130,8 @@ export async function computeStats(engine: Engine, index: string, query: StatsQu
         },
       },
     });
+  const types = query.byGiven ? engine.fieldTypes(index, namesOf(query.by)) : undefined;
+  types?.catch(() => undefined); // awaited below, after the search (whose error comes first)
   let byField = query.by;
   let answer: StatsAnswer;
   try {
@@ -118,6 +148,8 @@ export async function computeStats(engine: Engine, index: string, query: StatsQu
     }
     throw err;
   }
+  const problem = types && byProblem(index, query.by, byField, await types);
+  if (problem) throw new NeardupError("INVALID_INPUT", problem, { field: "by" });
   const aggs = answer.aggregations ?? {};
   const total = totalHits(answer as never);
   const duplicates = aggs.duplicates?.doc_count ?? 0;

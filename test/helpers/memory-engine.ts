@@ -277,6 +277,10 @@ export class MemoryEngine implements Engine {
   async mapsField(index: string): Promise<boolean> {
     return this.indices.has(index);
   }
+  /** No mappings are kept: nothing is listed. */
+  async fieldTypes(): Promise<Map<string, string[]>> {
+    return new Map();
+  }
   async sourceSettings(index: string): Promise<{ enabled: boolean; includes: string[]; excludes: string[] }[]> {
     return this.indices.has(index) ? [{ enabled: true, includes: [], excludes: [] }] : [];
   }

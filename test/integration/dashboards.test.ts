@@ -130,6 +130,32 @@ describe.each(engineTargets())("dashboards on $kind $version ($source)", (target
     expect(res.body.error).toMatchObject({ code: "INVALID_INPUT", field: "by", message: expect.stringContaining("cannot be aggregated") });
   });
 
+  it("GET /v1/stats by a field the index does not map, or a text field with no keyword subfield, is a 400 naming by (both were a 200 with empty rows)", async () => {
+    const unmapped = await request(h.app).get("/v1/stats").query({ from: START, to: END, by: "fields_source" });
+    expect(unmapped.status).toBe(400);
+    expectSchema(unmapped.body, "Error");
+    expect(unmapped.body.error).toMatchObject({ code: "INVALID_INPUT", field: "by", message: expect.stringContaining('by "fields_source" is not a field in the mapping of index') });
+    const text = await request(h.app).get("/v1/stats").query({ from: START, to: END, by: "text" });
+    expect(text.status).toBe(400);
+    expect(text.body.error).toMatchObject({ code: "INVALID_INPUT", field: "by", message: expect.stringContaining('by "text" is a text field with no keyword subfield') });
+  });
+
+  it("the default rate-by field is never refused: where `fields` is not searchable (OpenSearch before 2.7) its rows are empty; named, it is a 400", async () => {
+    const index = uniqueIndex("neardup-dash-nofields");
+    const mappings = structuredClone(componentTemplate.template.mappings) as { properties: Record<string, unknown> };
+    mappings.properties.fields = { type: "object", enabled: false };
+    await h.engine.createIndex(index, { mappings });
+    try {
+      await writeSeed(h.engine, index, docs);
+      const stats = await computeStats(h.engine, index, { from: START, to: END, interval: "1d", by: "fields.source", top: 10 });
+      expect(stats.total).toBe(docs.length);
+      expect(stats.panels.rate_by_field).toEqual([]);
+      await expect(computeStats(h.engine, index, { from: START, to: END, interval: "1d", by: "fields.source", byGiven: true, top: 10 })).rejects.toMatchObject({ code: "INVALID_INPUT", field: "by" });
+    } finally {
+      await h.engine.deleteIndex(index);
+    }
+  });
+
   it("rate by a key of a flattened (Elasticsearch) / flat_object (OpenSearch) field", async () => {
     const index = uniqueIndex("neardup-dash-flat");
     const mappings = structuredClone(componentTemplate.template.mappings) as { properties: Record<string, unknown> };
@@ -138,7 +164,7 @@ describe.each(engineTargets())("dashboards on $kind $version ($source)", (target
     await h.engine.createIndex(index, { mappings });
     try {
       await writeSeed(h.engine, index, docs);
-      const stats = await computeStats(h.engine, index, { from: START, to: END, interval: "1d", by: "fields.source", top: 10 });
+      const stats = await computeStats(h.engine, index, { from: START, to: END, interval: "1d", by: "fields.source", byGiven: true, top: 10 });
       expect(stats.by_field).toBe("fields.source");
       expect(stats.panels.rate_by_field).toEqual(expected.rate_by_field);
     } finally {

@@ -36,12 +36,13 @@ export function statsRoutes(service: () => DedupService): Router {
     const from = time(single(query, "from"), "from", to - svc.options.windowMs);
     const interval = single(query, "interval");
     if (interval !== undefined) intervalMs(interval);
-    const by = single(query, "by") ?? DEFAULT_BY_FIELD;
+    const byGiven = single(query, "by");
+    const by = byGiven ?? DEFAULT_BY_FIELD;
     if (by.length > 255 || !FIELD.test(by)) throw new NeardupError("INVALID_INPUT", `by must be a field path like fields.source; got ${JSON.stringify(by)}`, { field: "by" });
     const topRaw = single(query, "top");
     const top = topRaw === undefined ? DEFAULT_TOP : /^\d{1,3}$/.test(topRaw) ? Number(topRaw) : NaN; // not "0x10", "1e1" or " 5"
     if (!Number.isInteger(top) || top < 1 || top > 100) throw new NeardupError("INVALID_INPUT", `top must be a whole number from 1 to 100; got ${JSON.stringify(topRaw)}`, { field: "top" });
-    res.json(await computeStats(svc.engine, svc.options.index, { from, to, interval, by, top }));
+    res.json(await computeStats(svc.engine, svc.options.index, { from, to, interval, by, byGiven: byGiven !== undefined, top }));
   });
   return router;
 }

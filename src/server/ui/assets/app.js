@@ -101,6 +101,7 @@ async function refresh() {
     params.set("from", String(to - Number(span)));
     params.set("to", String(to));
   }
+  // An empty box asks for the default field, which is never refused (a field named is, when the index does not map it).
   const by = $("by").value.trim();
   if (by) params.set("by", by);
   try {
