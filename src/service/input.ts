@@ -156,8 +156,46 @@ export function parseWith<T>(schema: z.ZodType<T>, raw: unknown, prefix = ""): T
     throw new NeardupError("INVALID_INPUT", `${field} is not a known field`, { field });
   }
   const field = fieldPath(prefix, issue.path);
-  const message = issue.code === "invalid_type" && issue.path.length === 0 ? `${field} must be a JSON object` : `${field} ${issue.message}`;
+  let message = `${field} ${issue.message}`;
+  // zod's own wording ("Invalid input: expected string, received number") is replaced; a schema's message is kept.
+  if (issue.code === "invalid_type" && (issue.path.length === 0 || issue.message.startsWith("Invalid input"))) {
+    const value = valueAt(raw, issue.path);
+    message = issue.path.length === 0 ? `${field} must be a JSON object` : value === undefined ? `${field} is required` : `${field} must be ${withArticle(issue.expected)}, got ${kindOf(value)}`;
+  } else if ((issue.code === "too_small" || issue.code === "too_big") && issue.message.startsWith("Too ")) {
+    const small = issue.code === "too_small";
+    const bound = Number(small ? issue.minimum : issue.maximum);
+    const strict = issue.inclusive === false;
+    const value = valueAt(raw, issue.path);
+    const got = typeof value === "number" ? `, got ${value}` : "";
+    const items = issue.origin === "array" || issue.origin === "set";
+    const unit = issue.origin === "string" ? " characters long" : items ? " items" : "";
+    const words = issue.origin === "number" || issue.origin === "int" || issue.origin === "bigint" ? (small ? (strict ? "greater than" : "at least") : strict ? "less than" : "at most") : small ? "at least" : "at most";
+    message = `${field} must ${items ? "have" : "be"} ${words} ${bound}${unit}${got}`;
+  }
   throw new NeardupError("INVALID_INPUT", message, { field });
+}
+
+/** The value at a zod issue path in the raw input; undefined when absent. */
+function valueAt(raw: unknown, path: PropertyKey[]): unknown {
+  let v = raw;
+  for (const key of path) {
+    if (v === null || typeof v !== "object") return undefined;
+    v = (v as Record<PropertyKey, unknown>)[key];
+  }
+  return v;
+}
+
+/** "a string", "an object": a JSON type named in an error (zod's `record` and `map` are JSON objects). */
+function withArticle(type: string): string {
+  const json = type === "record" || type === "map" ? "object" : type;
+  return /^[aeiou]/.test(json) ? `an ${json}` : `a ${json}`;
+}
+
+/** What a JSON value is, for an error: "a number", "null", "an array". */
+function kindOf(v: unknown): string {
+  if (v === null) return "null";
+  if (Array.isArray(v)) return "an array";
+  return withArticle(typeof v);
 }
 
 /** Default allowance for clocks ahead of ours: 5 minutes (NEARDUP_TIME_SKEW_MS). */

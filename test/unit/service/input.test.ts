@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { NeardupError } from "../../../src/core/errors.js";
-import { MAX_FIELDS_DEPTH, MAX_FIELDS_KEY_LENGTH, MAX_FIELDS_KEYS, MAX_FIELDS_VALUE_BYTES, parseDocInput, parseId, parsePolicy, parseTime } from "../../../src/service/input.js";
+import { z } from "zod";
+import { MAX_FIELDS_DEPTH, MAX_FIELDS_KEY_LENGTH, MAX_FIELDS_KEYS, MAX_FIELDS_VALUE_BYTES, parseDocInput, parseId, parsePolicy, parseTime, parseWith } from "../../../src/service/input.js";
 import { resolveDedupOptions } from "../../../src/service/options.js";
 
 function errorOf(f: () => unknown): NeardupError {
@@ -26,6 +27,24 @@ describe("parseDocInput", () => {
     expect(errorOf(() => parseDocInput({ text: "t", extra: 1 }, "items[0]"))).toMatchObject({ field: "items[0].extra", message: "items[0].extra is not a known field" });
     expect(errorOf(() => parseDocInput("just a string"))).toMatchObject({ field: "body", message: "body must be a JSON object" });
     expect(errorOf(() => parseDocInput({ id: "x".repeat(513), text: "t" })).message).toBe("id must be at most 512 bytes");
+  });
+
+  it("names the type a field must have and the one it got, in plain words (zod's own wording leaked through)", () => {
+    expect(errorOf(() => parseDocInput({ id: 7, text: "t" }, "items[2]", 1))).toMatchObject({ code: "INVALID_INPUT", field: "items[2].id", message: "items[2].id must be a string, got a number" });
+    expect(errorOf(() => parseDocInput({ text: ["t"] }, "", 1))).toMatchObject({ field: "text", message: "text must be a string" });
+    expect(errorOf(() => parseDocInput({ text: "t", fields: 5 }, "", 1))).toMatchObject({ field: "fields", message: "fields must be an object, got a number" });
+    expect(errorOf(() => parseDocInput({ text: "t", fields: null }, "", 1))).toMatchObject({ field: "fields", message: "fields must be an object, got null" });
+    expect(errorOf(() => parseDocInput({ id: "x" }, "", 1))).toMatchObject({ field: "text", message: "text is required" });
+    for (const e of [errorOf(() => parseDocInput({ id: 7, text: "t" }, "", 1)), errorOf(() => parseDocInput({ text: "t", fields: 5 }, "", 1))]) expect(e.message).not.toMatch(/Invalid input|received|record/);
+  });
+
+  it("says a number's bound in plain words, with the value sent", () => {
+    const schema = z.object({ limit: z.number().int().min(1).max(100).optional(), share: z.number().gt(0).lt(1).optional(), tags: z.array(z.string()).max(2).optional() }).strict();
+    expect(errorOf(() => parseWith(schema, { limit: -1 }))).toMatchObject({ code: "INVALID_INPUT", field: "limit", message: "limit must be at least 1, got -1" });
+    expect(errorOf(() => parseWith(schema, { limit: 101 }))).toMatchObject({ field: "limit", message: "limit must be at most 100, got 101" });
+    expect(errorOf(() => parseWith(schema, { share: 1 }))).toMatchObject({ field: "share", message: "share must be less than 1, got 1" });
+    expect(errorOf(() => parseWith(schema, { share: 0 }))).toMatchObject({ field: "share", message: "share must be greater than 0, got 0" });
+    expect(errorOf(() => parseWith(schema, { tags: ["a", "b", "c"] }))).toMatchObject({ field: "tags", message: "tags must have at most 2 items" });
   });
 
   it("refuses an unparseable or out-of-range time", () => {
