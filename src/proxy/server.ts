@@ -10,7 +10,6 @@ import { isUtf8 } from "node:buffer";
 import http from "node:http";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { Duplex } from "node:stream";
 import { promisify } from "node:util";
 import zlib from "node:zlib";
 import type { Logger } from "pino";
@@ -21,7 +20,8 @@ import type { DedupOptions } from "../service/options.js";
 import type { Analyzer } from "../workers/index.js";
 import { isNeardupError } from "../core/errors.js";
 import { BulkHandler } from "./bulk.js";
-import { onClientError } from "./client-error.js";
+import { onProxyClientError } from "./client-error.js";
+import { track, type Inflight } from "../server/client-error.js";
 import { PEER_PATH } from "./peer.js";
 import { InflightBudget } from "./budget.js";
 import { drain } from "../server/drain.js";
@@ -362,11 +362,10 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
 
   const badRequest = (res: ServerResponse, reason: string) => json(res, 400, engineErrorBody(400, "illegal_argument_exception", reason), undefined);
 
-  /** Each connection's request in progress, for {@link onClientError}. */
-  const inflight = new WeakMap<Duplex, { req: IncomingMessage; res: ServerResponse }>();
+  /** Each connection's request in progress, for the parser's errors (server/client-error.ts). */
+  const inflight: Inflight = new WeakMap();
   const server = http.createServer((req, res) => {
-    inflight.set(req.socket, { req, res });
-    res.once("close", () => inflight.get(req.socket)?.res === res && inflight.delete(req.socket));
+    track(inflight, req, res);
     const url = parseRequestUrl(req.url ?? "/");
     if (url === null) {
       badRequest(res, `invalid request path ${JSON.stringify((req.url ?? "").slice(0, 200))}`);
@@ -400,7 +399,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     }
     pipeThrough(upstream, req, res, down(res, undefined), originForm(req, url));
   });
-  server.on("clientError", onClientError(inflight, () => (options.engine()?.kind === "elasticsearch" ? "Elasticsearch" : undefined), logger));
+  server.on("clientError", onProxyClientError(inflight, () => (options.engine()?.kind === "elasticsearch" ? "Elasticsearch" : undefined), logger));
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);

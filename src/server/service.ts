@@ -16,6 +16,7 @@ import { redactText } from "../engine/errors.js";
 import { AnalysisPrefetch } from "./prefetch.js";
 import { createApp } from "./app.js";
 import { drain } from "./drain.js";
+import { onClientError, track, type ClientErrorAnswer, type Inflight } from "./client-error.js";
 import { CircuitBreaker, withBreaker } from "./breaker.js";
 import { withTiming } from "./engine-timing.js";
 import { createMetrics, leaseEventCounter, registerPoolMetrics, type Metrics } from "./metrics.js";
@@ -134,7 +135,7 @@ export async function startService(config: Config, deps: ServiceDeps): Promise<R
     limits: config.limits,
   });
   const tls = config.security.tls;
-  const server = await listen(tls ? createHttpsServer({ cert: tls.cert, key: tls.key }, app) : createHttpServer(app), config.server.host, config.server.port);
+  const server = await listen(withClientErrors(tls ? createHttpsServer({ cert: tls.cert, key: tls.key }, app) : createHttpServer(app), logger), config.server.host, config.server.port);
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : config.server.port;
   const url = `${tls ? "https" : "http"}://${config.server.host.includes(":") ? `[${config.server.host}]` : config.server.host}:${port}`;
@@ -301,6 +302,26 @@ export async function startService(config: Config, deps: ServiceDeps): Promise<R
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** API error codes for what Node's HTTP parser refuses (server/client-error.ts): the request never reached a route. */
+const CLIENT_ERROR_CODES: Record<ClientErrorAnswer["kind"], string> = {
+  short_body: "INVALID_INPUT",
+  malformed: "INVALID_INPUT",
+  headers_too_large: "TOO_LARGE",
+  chunk_extensions_too_large: "TOO_LARGE",
+  timeout: "REQUEST_TIMEOUT",
+};
+
+/** Answers the requests Node's parser refuses with the API's error body (`{"error": ...}`), not Node's empty 400. */
+function withClientErrors(server: Server, logger: Logger): Server {
+  const inflight: Inflight = new WeakMap();
+  server.prependListener("request", (req, res) => track(inflight, req, res));
+  server.on(
+    "clientError",
+    onClientError(inflight, (answer) => ({ body: JSON.stringify({ error: { code: CLIENT_ERROR_CODES[answer.kind], message: answer.reason, field: answer.kind === "headers_too_large" ? "headers" : "body" } }) }), logger, "api"),
+  );
+  return server;
 }
 
 function listen(server: Server, host: string, port: number): Promise<Server> {
