@@ -36,6 +36,7 @@ import { neardupErrorItem, noopItem, rejectedItem, unavailableItem, verdictOf, w
 import { metaText, parseBulkInSlices, textSource, lineToWrite, type BulkItem } from "./ndjson.js";
 import { forwardChunk, isRetry, parseChunkRequest, retryFailure, type ChunkAnswer, type ChunkRequest, type ProxyDoc } from "./peer.js";
 import { MissingIndex, type IndexDedup, type ServicePool } from "./pool.js";
+import { lineBytes } from "./raw-lines.js";
 import { ruleFor, type IndexRule } from "./rules.js";
 import { engineErrorBody, send, type Upstream } from "./upstream.js";
 import { actionLine, withPlan, type WritePlan } from "./write-through.js";
@@ -336,11 +337,13 @@ export class BulkHandler {
   private async runPass(pass: Pass[], pathIndex: string | undefined, query: string, headers: Record<string, string | string[]>, results: Record<string, ItemBody>[]): Promise<Outcome> {
     if (pass.length === 0) return NOTHING;
     const failed = (failure: Failure): Outcome => ({ written: 0, failures: [{ failure, items: pass }] });
-    const body = pass.map(({ item }) => (item.sourceLine === undefined ? `${item.actionLine}\n` : `${item.actionLine}\n${item.sourceLine}\n`)).join("");
+    // A source line that was not UTF-8 goes as the client sent it (raw-lines.ts): the engine answers that item.
+    const newline = Buffer.from("\n");
+    const body = Buffer.concat(pass.flatMap(({ item }) => (item.sourceLine === undefined ? [Buffer.from(item.actionLine), newline] : [Buffer.from(item.actionLine), newline, lineBytes(item.sourceLine), newline])));
     const path = `${pathIndex === undefined ? "" : `/${encodeURIComponent(pathIndex)}`}/_bulk${query ? `?${query}` : ""}`;
     let response;
     try {
-      response = await send(this.deps.upstream, { method: "POST", path, headers: { "content-type": "application/x-ndjson", ...headers }, body: Buffer.from(body) });
+      response = await send(this.deps.upstream, { method: "POST", path, headers: { "content-type": "application/x-ndjson", ...headers }, body });
     } catch (err) {
       return failed({ kind: "unavailable", status: 503, reason: (err as Error).message });
     }

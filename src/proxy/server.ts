@@ -6,7 +6,6 @@
  * the engine it fronts. `POST /_neardup/internal/bulk` takes other sidecars'
  * chunks when this one holds an index's proxy writer lease (peer.ts).
  */
-import { isUtf8 } from "node:buffer";
 import http from "node:http";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -21,6 +20,7 @@ import type { Analyzer } from "../workers/index.js";
 import { isNeardupError } from "../core/errors.js";
 import { BulkHandler } from "./bulk.js";
 import { onProxyClientError } from "./client-error.js";
+import { holdInvalidLines } from "./raw-lines.js";
 import { track, type Inflight } from "../server/client-error.js";
 import { PEER_PATH } from "./peer.js";
 import { InflightBudget } from "./budget.js";
@@ -321,14 +321,20 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     }
     if (body === undefined) return forwardRaw(`content-encoding ${String(req.headers["content-encoding"])} is not one neardup decodes`);
     if (body !== raw && !decodedSize(body.length)) return busy(res, product);
-    // Bytes that are not UTF-8 would be read with U+FFFD in their place, and written so: the engine refuses
-    // such items itself (`Invalid UTF-8 middle byte`), so the request goes to it as sent.
-    if (!isUtf8(body)) return forwardRaw("the body is not valid UTF-8");
     if (!engine) {
       json(res, 503, engineErrorBody(503, "neardup_engine_unavailable_exception", "neardup is not connected to the engine yet"), product);
       return;
     }
-    const answer = await (await bulkHandler(engine)).handle({ pathIndex, query: url.searchParams, headers: req.headers, body: body.toString("utf8") });
+    // Lines that are not UTF-8 would be read with U+FFFD in their place: they are held and go to the engine as
+    // sent, which refuses those items itself; the other items are checked as usual (raw-lines.ts).
+    const invalid = holdInvalidLines(body);
+    if (invalid) logger?.debug({ lines: invalid.lines }, "proxy: _bulk lines that are not UTF-8 go to the engine as sent");
+    let answer;
+    try {
+      answer = await (await bulkHandler(engine)).handle({ pathIndex, query: url.searchParams, headers: req.headers, body: invalid?.text ?? body.toString("utf8") });
+    } finally {
+      invalid?.release();
+    }
     if (answer.kind === "raw") return forwardRaw(answer.reason, answer.answered, answer.before);
     if (answer.status === 503 || answer.status === 429) res.setHeader("retry-after", "5");
     json(res, answer.status, answer.body, product);

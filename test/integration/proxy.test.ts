@@ -721,6 +721,37 @@ describe.each(engineTargets())("_bulk proxy on $kind $version ($source)", (targe
     await fetch(`${target.url}/${other}`, { method: "DELETE" });
   });
 
+  it("one source line that is not UTF-8 fails alone, as in the engine; the other items of the request are still deduplicated (a Latin-1 log line turned dedup off for its whole batch)", async () => {
+    const index = name("skip");
+    const action = (id: string) => `{"index":{"_index":"${index}","_id":"${id}"}}\n`;
+    const body = Buffer.concat([
+      Buffer.from(action("orig") + JSON.stringify({ message: MOM_A }) + "\n"),
+      Buffer.from(action("latin1") + '{"message":"caf'),
+      Buffer.from([0xe9]),
+      Buffer.from(' au lait"}\n' + action("near") + JSON.stringify({ message: MOM_B }) + "\n"),
+    ]);
+    const res = await fetch(`${h.url}/_bulk`, { method: "POST", headers: { "content-type": "application/x-ndjson" }, body });
+    expect(res.status).toBe(200);
+    const answer = (await res.json()) as { errors: boolean; items: Record<string, { status: number; result?: string; error?: { type: string; reason: string }; neardup?: { status: string; duplicate_of?: string } }>[] };
+    expect(answer.errors).toBe(true);
+    const [orig, latin1, near] = answer.items.map((i) => i.index!);
+    expect(orig).toMatchObject({ status: 201 });
+    // The engine's own refusal of that item: its bytes reached it as sent.
+    expect(latin1!.status).toBe(400);
+    expect(JSON.stringify(latin1!.error)).toMatch(/UTF-8/);
+    // skip: the near-duplicate is checked and dropped, not written unchecked.
+    expect(near).toMatchObject({ status: 200, result: "noop", neardup: { status: "duplicate", duplicate_of: "orig" } });
+    await fetch(`${target.url}/${index}/_refresh`, { method: "POST" });
+    expect((await fetch(`${target.url}/${index}/_doc/near`)).status).toBe(404);
+    expect((await fetch(`${target.url}/${index}/_doc/latin1`)).status).toBe(404);
+    // Not UTF-8 in an action line: the engine refuses the whole request, and so does the proxy (nothing written).
+    const badAction = Buffer.concat([Buffer.from(`{"index":{"_index":"${index}","_id":"caf`), Buffer.from([0xe9]), Buffer.from(`"}}\n{"message":"x"}\n` + action("after") + JSON.stringify({ message: NEWS_EN }) + "\n")]);
+    const whole = await fetch(`${h.url}/_bulk`, { method: "POST", headers: { "content-type": "application/x-ndjson" }, body: badAction });
+    expect(whole.status).toBe(400);
+    await fetch(`${target.url}/${index}/_refresh`, { method: "POST" });
+    expect((await fetch(`${target.url}/${index}/_doc/after`)).status).toBe(404);
+  });
+
   it.runIf(target.kind === "opensearch")("the first write to a data stream that does not exist yet creates it, as the engine alone would (it was a per-item 502 on every retry)", async () => {
     // OpenSearch only: the local Elasticsearch build cannot delete a data stream (405), which would leave it behind.
     const stream = `${prefix}-mark-ds`;
