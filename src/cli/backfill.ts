@@ -340,11 +340,22 @@ function updateAction(hit: SearchHit<unknown>): Record<string, unknown> {
   return { update: { _index: hit._index, _id: hit._id, ...(routing === undefined ? {} : { routing }) } };
 }
 
+/** The PEM text of `--engine-ca-file`, or a clear error naming the flag. */
+function readCaFile(path: string | undefined): string | undefined {
+  if (!path) return undefined;
+  try {
+    return readFileSync(path, "utf8");
+  } catch (err) {
+    throw new NeardupError("INVALID_INPUT", `--engine-ca-file ${JSON.stringify(path)} cannot be read: ${(err as Error).message}`, { field: "--engine-ca-file", cause: err });
+  }
+}
+
 interface BackfillFlags {
   engineUrl: string;
   engineUsername?: string;
   enginePassword?: string;
   engineApiKey?: string;
+  engineCaFile?: string;
   textField: string;
   timeField: string;
   batchSize: number;
@@ -374,6 +385,7 @@ export function addBackfillCommand(program: Command, env: { stdout: Writable; st
     .addOption(new Option("--engine-username <name>", "basic auth user").env("NEARDUP_ENGINE_USERNAME"))
     .addOption(new Option("--engine-password <password>", "basic auth password").env("NEARDUP_ENGINE_PASSWORD"))
     .addOption(new Option("--engine-api-key <key>", "Elasticsearch API key (base64 id:key), sent as Authorization: ApiKey").env("NEARDUP_ENGINE_API_KEY"))
+    .addOption(new Option("--engine-ca-file <path>", "PEM CA certificate for an https engine URL (a private CA)").env("NEARDUP_ENGINE_CA_FILE"))
     .option("--text-field <name>", "source field with the text", "text")
     .option("--time-field <name>", "date field giving the order (oldest first)", "@timestamp")
     .option("--batch-size <n>", "documents per page and per bulk update (1..10000)", parseNonNegativeInt("--batch-size", 10_000, 1), 1000)
@@ -405,7 +417,7 @@ async function backfillCommand(index: string, flags: BackfillFlags, env: { stdou
   // The fingerprint version names the IDF table (nd2+idf.<identity>): the service compares only its own table's.
   const idf = flags.idf ? await loadIdfFile(flags.idf) : undefined;
   const fingerprinter = await createFingerprinter({ verdict: verdictWith(thresholds), ...(idf ? { idf } : {}) });
-  const engine = await connectEngine({ url: flags.engineUrl, username: flags.engineUsername, password: flags.enginePassword, apiKey: flags.engineApiKey });
+  const engine = await connectEngine({ url: flags.engineUrl, username: flags.engineUsername, password: flags.enginePassword, apiKey: flags.engineApiKey, caCert: readCaFile(flags.engineCaFile) });
   const tty = flags.progress && env.stderr.isTTY === true;
   let progress: ReturnType<typeof createProgress> | undefined;
   const startedAt = performance.now();
