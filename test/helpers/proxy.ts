@@ -1,6 +1,9 @@
 /** The `_bulk` proxy in process, in front of a real engine, for the proxy's integration tests. */
 import { connectEngine, installTemplates, type Engine } from "../../src/engine/index.js";
-import { parseIndexRules, startProxy } from "../../src/proxy/index.js";
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Logger } from "pino";
+import { parseIndexRules, startProxy, type RunningProxy } from "../../src/proxy/index.js";
 import { resolveDedupOptions, type DedupOptions } from "../../src/service/options.js";
 import type { DedupMetrics } from "../../src/service/metrics.js";
 import { sharedFingerprinter } from "./api.js";
@@ -42,4 +45,21 @@ export async function startProxyFor(target: EngineTarget, rules: string, options
       await direct.close();
     },
   };
+}
+
+/**
+ * A proxy in front of a stand-in engine (a local HTTP server answering what a test needs), with the rule
+ * `logs-*:message` and no engine client (`engine: () => undefined`): for what the proxy does before or without one.
+ */
+export function startProxyOver(engine: Server, logger?: Logger): Promise<RunningProxy> {
+  return startProxy({
+    host: "127.0.0.1",
+    port: 0,
+    connection: { url: `http://127.0.0.1:${(engine.address() as AddressInfo).port}`, requestTimeoutMs: 2_000 },
+    rules: parseIndexRules("logs-*:message"),
+    dedup: resolveDedupOptions({}),
+    engine: () => undefined,
+    fingerprinter: sharedFingerprinter,
+    ...(logger ? { logger } : {}),
+  });
 }

@@ -4,7 +4,7 @@
  * the engine's per-item shapes, gzip, update/delete in order, untouched
  * indices, malformed lines, passthrough of everything else.
  */
-import { connect } from "node:net";
+import { rawHttp } from "../helpers/raw-http.js";
 import { deflateSync, gzipSync } from "node:zlib";
 import { Client as ElasticClient } from "@elastic/elasticsearch";
 import { Client as OpenSearchClient } from "@opensearch-project/opensearch";
@@ -935,18 +935,7 @@ describe.each(engineTargets())("_bulk proxy on $kind $version ($source)", (targe
   it("a _bulk whose body ends before its Content-Length gets a 400 in the engine's shape, and none of its documents is written (it was Node's empty 400)", async () => {
     const index = name("mark");
     const body = lines({ index: { _index: index, _id: "a" } }, { message: NEWS_EN }, { index: { _index: index, _id: "b" } }, { message: RECIPE_EN });
-    const { hostname, port } = new URL(h.url);
-    const answer = await new Promise<string>((resolve, reject) => {
-      const socket = connect(Number(port), hostname, () => {
-        socket.write(`POST /_bulk?refresh=true HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-ndjson\r\nContent-Length: ${Buffer.byteLength(body) + 100}\r\n\r\n${body}`);
-        setTimeout(() => socket.end(), 50);
-      });
-      let text = "";
-      socket.setEncoding("utf8");
-      socket.on("data", (d: string) => (text += d));
-      socket.on("error", reject);
-      socket.on("close", () => resolve(text));
-    });
+    const answer = await rawHttp(h.url, `POST /_bulk?refresh=true HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-ndjson\r\nContent-Length: ${Buffer.byteLength(body) + 100}\r\n\r\n${body}`);
     expect(answer).toMatch(/^HTTP\/1\.1 400 /);
     expect(JSON.parse(answer.slice(answer.indexOf("\r\n\r\n") + 4))).toMatchObject({ status: 400, error: { type: "illegal_argument_exception", reason: expect.stringContaining("Content-Length") } });
     expect(await h.engine.indexExists(index)).toBe(false);

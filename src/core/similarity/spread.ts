@@ -89,20 +89,36 @@ export function trigramJaccardRange(a: string, fromA: number, toA: number, b: st
   const x = firstSideGrams(a, fromA, toA);
   const y = sortedGrams(b, fromB, toB);
   if (x.length === 0 && y.length === 0) return 1;
+  mergeCounts(x, y);
+  return shared / (distinctX + distinctY - shared);
+}
+
+/** Counts of the last `mergeCounts`: distinct values both arrays hold, and each holds (module scratch: no object a call). */
+let shared = 0;
+let distinctX = 0;
+let distinctY = 0;
+
+/** Merges two sorted arrays (duplicates kept) into the counts above. */
+function mergeCounts(x: Int32Array, y: Int32Array): void {
+  // Locals in the loop, the module's counts set once: a hot loop on module variables is slower.
   let i = 0;
   let j = 0;
-  let inter = 0;
-  let union = 0;
+  let both = 0;
+  let dx = 0;
+  let dy = 0;
   while (i < x.length || j < y.length) {
     const u = i < x.length ? x[i]! : Infinity;
     const v = j < y.length ? y[j]! : Infinity;
-    union++;
-    if (u === v) inter++;
+    if (u <= v) dx++;
+    if (v <= u) dy++;
+    if (u === v) both++;
     const m = Math.min(u, v);
     while (i < x.length && x[i] === m) i++;
     while (j < y.length && y[j] === m) j++;
   }
-  return inter / union;
+  shared = both;
+  distinctX = dx;
+  distinctY = dy;
 }
 
 /** Jaccard similarity of the character 3-gram sets of two texts. */
@@ -118,25 +134,9 @@ export function trigramJaccard(a: string, b: string): number {
  * other (1); edits inside it lower the share. Symmetric.
  */
 export function trigramContainment(a: string, b: string): number {
-  const x = firstSideGrams(a, 0, a.length);
-  const y = sortedGrams(b, 0, b.length);
-  let i = 0;
-  let j = 0;
-  let inter = 0;
-  let distinctX = 0;
-  let distinctY = 0;
-  while (i < x.length || j < y.length) {
-    const u = i < x.length ? x[i]! : Infinity;
-    const v = j < y.length ? y[j]! : Infinity;
-    if (u <= v) distinctX++;
-    if (v <= u) distinctY++;
-    if (u === v) inter++;
-    const m = Math.min(u, v);
-    while (i < x.length && x[i] === m) i++;
-    while (j < y.length && y[j] === m) j++;
-  }
+  mergeCounts(firstSideGrams(a, 0, a.length), sortedGrams(b, 0, b.length));
   const smaller = Math.min(distinctX, distinctY);
-  return smaller === 0 ? 1 : inter / smaller;
+  return smaller === 0 ? 1 : shared / smaller;
 }
 
 export interface DifferingMiddle {

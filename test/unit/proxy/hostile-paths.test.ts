@@ -6,13 +6,13 @@
  */
 import http from "node:http";
 import net from "node:net";
-import type { AddressInfo } from "node:net";
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseIndexRules, startProxy, type RunningProxy } from "../../../src/proxy/index.js";
 import { parseChunkRequest } from "../../../src/proxy/peer.js";
 import { resolveDedupOptions } from "../../../src/service/options.js";
 import { sharedFingerprinter } from "../../helpers/api.js";
+import { startProxyOver } from "../../helpers/proxy.js";
 
 /** Sends one raw request line (no client library normalizes it) and reads the status and body. */
 function raw(url: string, requestLine: string): Promise<{ status: number; body: string }> {
@@ -80,15 +80,7 @@ describe("the proxy's pass-through and an absolute-form request line", () => {
       res.end("{}");
     });
     await new Promise<void>((r) => engine.listen(0, "127.0.0.1", r));
-    const proxy = await startProxy({
-      host: "127.0.0.1",
-      port: 0,
-      connection: { url: `http://127.0.0.1:${(engine.address() as AddressInfo).port}`, requestTimeoutMs: 2_000 },
-      rules: parseIndexRules("logs-*:message"),
-      dedup: resolveDedupOptions({}),
-      engine: () => undefined,
-      fingerprinter: sharedFingerprinter,
-    });
+    const proxy = await startProxyOver(engine);
     // The socket stays open until the answer (raw() half-closes it, and the proxy then drops a pass-through).
     const get = (target: string) =>
       new Promise<string>((resolve, reject) => {

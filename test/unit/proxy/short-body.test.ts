@@ -7,30 +7,15 @@
  * is gone altogether gets no answer and is logged too.
  */
 import http from "node:http";
-import net from "node:net";
-import type { AddressInfo } from "node:net";
 import { PassThrough } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseIndexRules, startProxy, type RunningProxy } from "../../../src/proxy/index.js";
+import type { RunningProxy } from "../../../src/proxy/index.js";
 import { createLogger } from "../../../src/server/logger.js";
-import { resolveDedupOptions } from "../../../src/service/options.js";
-import { sharedFingerprinter } from "../../helpers/api.js";
+import { rawHttp } from "../../helpers/raw-http.js";
+import { startProxyOver } from "../../helpers/proxy.js";
 
 /** Sends `head` and `body` on a raw socket, then ends its side (`end`) or drops the connection (`destroy`); resolves with what came back. */
-function send(url: string, head: string, body: string, close: "end" | "destroy"): Promise<string> {
-  const { hostname, port } = new URL(url);
-  return new Promise((resolve, reject) => {
-    const socket = net.connect(Number(port), hostname, () => {
-      socket.write(head + body);
-      setTimeout(() => (close === "end" ? socket.end() : (socket.destroy(), resolve(""))), 50);
-    });
-    let text = "";
-    socket.setEncoding("utf8");
-    socket.on("data", (d: string) => (text += d));
-    socket.on("error", reject);
-    socket.on("close", () => resolve(text));
-  });
-}
+const send = (url: string, head: string, body: string, close: "end" | "destroy"): Promise<string> => rawHttp(url, head + body, { close });
 
 const ACTION = '{"index":{"_index":"logs-1","_id":"a"}}\n{"message":"hello"}\n';
 const head = (contentType: string, length: number) => `POST /logs-1/_bulk HTTP/1.1\r\nHost: x\r\nContent-Type: ${contentType}\r\nContent-Length: ${length}\r\n\r\n`;
@@ -49,16 +34,7 @@ describe("the _bulk proxy and a body shorter than its Content-Length", () => {
       req.on("end", () => res.writeHead(200, { "content-type": "application/json" }).end('{"took":1,"errors":false,"items":[]}'));
     });
     await new Promise<void>((resolve) => engine.listen(0, "127.0.0.1", resolve));
-    proxy = await startProxy({
-      host: "127.0.0.1",
-      port: 0,
-      connection: { url: `http://127.0.0.1:${(engine.address() as AddressInfo).port}`, requestTimeoutMs: 2_000 },
-      rules: parseIndexRules("logs-*:message"),
-      dedup: resolveDedupOptions({}),
-      engine: () => undefined,
-      fingerprinter: sharedFingerprinter,
-      logger: createLogger("info", logs),
-    });
+    proxy = await startProxyOver(engine, createLogger("info", logs));
   });
   afterAll(async () => {
     await proxy?.close();

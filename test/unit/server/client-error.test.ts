@@ -4,29 +4,13 @@
  * started on an engine that answers nothing useful: the parser's refusal comes before any route.
  */
 import { createServer, type Server } from "node:http";
-import net from "node:net";
 import { Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildConfig } from "../../../src/config/config.js";
 import { clientErrorAnswer } from "../../../src/server/client-error.js";
 import { createLogger } from "../../../src/server/logger.js";
 import { startService, type RunningService } from "../../../src/server/service.js";
-
-/** Writes `raw` on a socket, ends its side after a moment, and resolves with what came back. */
-function rawRequest(url: string, raw: string): Promise<string> {
-  const { hostname, port } = new URL(url);
-  return new Promise((resolve, reject) => {
-    const socket = net.connect(Number(port), hostname, () => {
-      socket.write(raw);
-      setTimeout(() => socket.end(), 50);
-    });
-    let text = "";
-    socket.setEncoding("utf8");
-    socket.on("data", (d: string) => (text += d));
-    socket.on("error", reject);
-    socket.on("close", () => resolve(text));
-  });
-}
+import { rawHttp } from "../../helpers/raw-http.js";
 
 /** The status line's code and the JSON body of a raw HTTP answer. */
 function parse(answer: string): { status: number; body: unknown; head: string } {
@@ -53,7 +37,7 @@ describe("the API answers what Node's HTTP parser refuses in its own error shape
   });
 
   it("a body that ends before its Content-Length: 400 INVALID_INPUT naming the body and the length, and a log line", async () => {
-    const answer = parse(await rawRequest(service.url, 'POST /v1/check HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"text":"ab'));
+    const answer = parse(await rawHttp(service.url, 'POST /v1/check HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"text":"ab'));
     expect(answer.status).toBe(400);
     expect(answer.head.toLowerCase()).toContain("content-type: application/json");
     expect(answer.body).toEqual({ error: { code: "INVALID_INPUT", field: "body", message: expect.stringContaining("before the 100 bytes its Content-Length announced") } });
@@ -62,7 +46,7 @@ describe("the API answers what Node's HTTP parser refuses in its own error shape
   });
 
   it("headers too large: 431 TOO_LARGE naming the headers", async () => {
-    const answer = parse(await rawRequest(service.url, `GET /livez HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(20_000)}\r\n\r\n`));
+    const answer = parse(await rawHttp(service.url, `GET /livez HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(20_000)}\r\n\r\n`));
     expect(answer.status).toBe(431);
     expect(answer.body).toMatchObject({ error: { code: "TOO_LARGE", field: "headers" } });
   });
