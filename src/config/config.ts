@@ -28,6 +28,8 @@ export interface Config {
   lease: { ttlMs: number; advertiseUrl: string | undefined; peerApiKey: string | undefined; peerAnalyses: boolean } | undefined;
   /** IDF file (`neardup idf fit`) to weigh terms with; undefined: the bundled table. The entry point reads it. */
   idfFile?: string | undefined;
+  /** Verdict options file (NEARDUP_VERDICT_FILE); undefined: the defaults. Read at start. */
+  verdictFile?: string | undefined;
   security: SecurityConfig;
   limits: LimitsConfig;
   supervision: SupervisionConfig;
@@ -128,6 +130,7 @@ export function buildConfig(raw: Partial<Record<SettingName | string, string | u
         ? { ttlMs: s.NEARDUP_LEASE_TTL_MS, advertiseUrl: s.NEARDUP_ADVERTISE_URL || undefined, peerApiKey: s.NEARDUP_PEER_API_KEY || undefined, peerAnalyses: s.NEARDUP_PEER_ANALYSES === "on" }
         : undefined,
     idfFile: s.NEARDUP_IDF_FILE || undefined,
+    verdictFile: s.NEARDUP_VERDICT_FILE || undefined,
     security: {
       apiKeys: parseApiKeys(s.NEARDUP_API_KEYS, "NEARDUP_API_KEYS"),
       apiKeysFile: s.NEARDUP_API_KEYS_FILE || undefined,

@@ -68,6 +68,11 @@ export const SETTINGS = {
     schema: z.string(),
     doc: "IDF table written by `neardup idf fit` (read at start). Empty: jieba's bundled table. Fingerprints then carry the table's identity in `neardup.version` (`nd2+idf.<8 hex>`).",
   },
+  NEARDUP_VERDICT_FILE: {
+    default: "",
+    schema: z.string(),
+    doc: "Verdict options as JSON (`buckets`, `middleVeto`; docs/fingerprint-spec.md §8; the last bucket's `maxLength` written `null`), read at start: for example a bucket's `minContainment` set to null turns the `.contained` rule off there. Empty: the defaults. Sidecars sharing an index must use the same.",
+  },
   NEARDUP_API_KEYS: {
     default: "",
     schema: z.string(),

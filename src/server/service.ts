@@ -5,6 +5,7 @@ import { parseSize, type Config } from "../config/config.js";
 import { hasErrorCode, isNeardupError } from "../core/errors.js";
 import { createFingerprinter, type Fingerprinter } from "../core/fingerprinter.js";
 import { loadIdfFile } from "../resources/idf-file.js";
+import { loadVerdictFile } from "../resources/verdict-file.js";
 import { DedupService } from "../service/dedup-service.js";
 import { createDedupMetrics, type DedupMetrics } from "../service/metrics.js";
 import { connectEngine, installTemplates, redactUrl, type Engine, type EngineConnection } from "../engine/index.js";
@@ -87,8 +88,9 @@ export async function startService(config: Config, deps: ServiceDeps): Promise<R
   }
   // Read at start, so a missing or corrupt IDF file stops the service before it listens.
   const idf = config.idfFile === undefined ? undefined : await loadIdfFile(config.idfFile);
+  const verdict = config.verdictFile === undefined ? undefined : await loadVerdictFile(config.verdictFile);
   let fingerprinterPromise: Promise<Fingerprinter> | undefined;
-  const fingerprinterOptions = { maxTextLength: config.maxTextChars, ...(idf === undefined ? {} : { idf }) };
+  const fingerprinterOptions = { maxTextLength: config.maxTextChars, ...(idf === undefined ? {} : { idf }), ...(verdict === undefined ? {} : { verdict }) };
   const fingerprinter = () => (fingerprinterPromise ??= createFingerprinter(fingerprinterOptions));
   // The one worker pool (NEARDUP_WORKERS threads, at least one): write requests, large texts, large comparisons.
   const analyzer = createOffloadingAnalyzer(fingerprinter, { workers: config.workers, options: fingerprinterOptions });
