@@ -3,7 +3,8 @@ import { NeardupError } from "../core/errors.js";
 import { parseApiKeys } from "./api-keys.js";
 import { buildConfig, checkExposure, type Config } from "./config.js";
 
-function readSetting(path: string, setting: string): string {
+/** The text of a file named by a setting (or a flag): INVALID_CONFIG naming it when it cannot be read. */
+export function readSetting(path: string, setting: string): string {
   try {
     return readFileSync(path, "utf8");
   } catch (err) {
@@ -14,16 +15,7 @@ function readSetting(path: string, setting: string): string {
 /** The one place that reads the process environment (plus the CA, key and TLS files it names). */
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
   const config = buildConfig(env);
-  if (config.engine && config.engineCaFile) {
-    try {
-      config.engine.caCert = readFileSync(config.engineCaFile, "utf8");
-    } catch (err) {
-      throw new NeardupError("INVALID_CONFIG", `NEARDUP_ENGINE_CA_FILE=${JSON.stringify(config.engineCaFile)} cannot be read`, {
-        field: "NEARDUP_ENGINE_CA_FILE",
-        cause: err,
-      });
-    }
-  }
+  if (config.engine && config.engineCaFile) config.engine.caCert = readSetting(config.engineCaFile, "NEARDUP_ENGINE_CA_FILE");
   const { security } = config;
   if (security.apiKeysFile) {
     const fromFile = parseApiKeys(readSetting(security.apiKeysFile, "NEARDUP_API_KEYS_FILE"), "NEARDUP_API_KEYS_FILE");
