@@ -169,7 +169,7 @@ export function parseWith<T>(schema: z.ZodType<T>, raw: unknown, prefix = ""): T
     const got = typeof value === "number" ? `, got ${value}` : "";
     const items = issue.origin === "array" || issue.origin === "set";
     const unit = issue.origin === "string" ? " characters long" : items ? " items" : "";
-    const words = issue.origin === "number" || issue.origin === "int" || issue.origin === "bigint" ? (small ? (strict ? "greater than" : "at least") : strict ? "less than" : "at most") : small ? "at least" : "at most";
+    const words = small ? (strict ? "greater than" : "at least") : strict ? "less than" : "at most";
     message = `${field} must ${items ? "have" : "be"} ${words} ${bound}${unit}${got}`;
   }
   throw new NeardupError("INVALID_INPUT", message, { field });
