@@ -36,7 +36,7 @@ import { neardupErrorItem, noopItem, rejectedItem, unavailableItem, verdictOf, w
 import { metaText, parseBulkInSlices, textSource, lineToWrite, type BulkItem } from "./ndjson.js";
 import { forwardChunk, isRetry, parseChunkRequest, retryFailure, type ChunkAnswer, type ChunkRequest, type ProxyDoc } from "./peer.js";
 import { MissingIndex, type IndexDedup, type ServicePool } from "./pool.js";
-import { lineBytes } from "./raw-lines.js";
+import { ndjsonBytes } from "./raw-lines.js";
 import { ruleFor, type IndexRule } from "./rules.js";
 import { engineErrorBody, send, type Upstream } from "./upstream.js";
 import { actionLine, withPlan, type WritePlan } from "./write-through.js";
@@ -338,8 +338,7 @@ export class BulkHandler {
     if (pass.length === 0) return NOTHING;
     const failed = (failure: Failure): Outcome => ({ written: 0, failures: [{ failure, items: pass }] });
     // A source line that was not UTF-8 goes as the client sent it (raw-lines.ts): the engine answers that item.
-    const newline = Buffer.from("\n");
-    const body = Buffer.concat(pass.flatMap(({ item }) => (item.sourceLine === undefined ? [Buffer.from(item.actionLine), newline] : [Buffer.from(item.actionLine), newline, lineBytes(item.sourceLine), newline])));
+    const body = ndjsonBytes(pass.flatMap(({ item }) => (item.sourceLine === undefined ? [item.actionLine] : [item.actionLine, item.sourceLine])));
     const path = `${pathIndex === undefined ? "" : `/${encodeURIComponent(pathIndex)}`}/_bulk${query ? `?${query}` : ""}`;
     let response;
     try {

@@ -7,7 +7,7 @@
  *
  * Each such line is held here under a placeholder line (a NUL, a random token:
  * never JSON, so the item is not fingerprinted and goes to the engine as sent),
- * and {@link lineBytes} gives its bytes back when the item is written: the
+ * and {@link ndjsonBytes} gives its bytes back when the item is written: the
  * engine sees the line as the client sent it and answers that item as it would
  * have. A placeholder in an action line makes the request unreadable to the
  * proxy, which then forwards the original body, as for any action it cannot read.
@@ -46,7 +46,26 @@ export function holdInvalidLines(body: Buffer): { text: string; lines: number; r
   };
 }
 
-/** The bytes to send for a line: the client's own for a held one, else its UTF-8. */
-export function lineBytes(line: string): Buffer {
-  return (line.charCodeAt(0) === 0 ? held.get(line) : undefined) ?? Buffer.from(line);
+/** The client's own bytes of a held line; undefined for any other line. */
+function heldBytes(line: string): Buffer | undefined {
+  return line.charCodeAt(0) === 0 ? held.get(line) : undefined;
 }
+
+/** NDJSON of `lines` (each ended by a newline) as bytes, a held line as the client's own: runs of text are encoded whole. */
+export function ndjsonBytes(lines: readonly string[]): Buffer {
+  const parts: Buffer[] = [];
+  let text = "";
+  for (const line of lines) {
+    const bytes = heldBytes(line);
+    if (bytes === undefined) {
+      text += `${line}\n`;
+      continue;
+    }
+    parts.push(Buffer.from(text), bytes, NEWLINE);
+    text = "";
+  }
+  parts.push(Buffer.from(text));
+  return Buffer.concat(parts);
+}
+
+const NEWLINE = Buffer.from("\n");

@@ -1,6 +1,9 @@
 // Lines of a _bulk body that are not UTF-8 are held under placeholders and given back, byte for byte, when written.
 import { describe, expect, it } from "vitest";
-import { holdInvalidLines, lineBytes } from "../../../src/proxy/raw-lines.js";
+import { holdInvalidLines, ndjsonBytes } from "../../../src/proxy/raw-lines.js";
+
+/** The bytes `ndjsonBytes` sends for one line, without its newline. */
+const lineBytes = (line: string): Buffer => ndjsonBytes([line]).subarray(0, -1);
 
 describe("raw lines (a _bulk body that is not all UTF-8)", () => {
   it("is nothing to hold for a UTF-8 body", () => {
@@ -23,6 +26,8 @@ describe("raw lines (a _bulk body that is not all UTF-8)", () => {
     expect(lineBytes(lines[1]!).equals(bad1)).toBe(true);
     expect(lineBytes(lines[3]!).equals(bad2)).toBe(true);
     expect(lineBytes('{"message":"ok"}').equals(Buffer.from('{"message":"ok"}'))).toBe(true);
+    // The whole body, lines held and not, comes back byte for byte.
+    expect(ndjsonBytes(lines.slice(0, -1)).equals(body)).toBe(true);
     held.release();
     // Released: a placeholder is just its own text (never sent: the request is over).
     expect(lineBytes(lines[1]!).equals(bad1)).toBe(false);
