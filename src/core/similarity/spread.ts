@@ -79,6 +79,17 @@ function firstSideGrams(a: string, from: number, to: number): Int32Array {
   return grams;
 }
 
+/** The second side's last range: a pair's Jaccard and then its containment sort the candidate's grams once. */
+let lastB: typeof lastA;
+
+/** `sortedGrams(b, from, to)`, kept for the next call with the same second side. */
+function secondSideGrams(b: string, from: number, to: number): Int32Array {
+  if (lastB !== undefined && lastB.from === from && lastB.to === to && lastB.s === b) return lastB.grams;
+  const grams = sortedGrams(b, from, to);
+  lastB = to - from <= MEMO_MAX ? { s: b, from, to, grams } : undefined;
+  return grams;
+}
+
 /**
  * Jaccard of the 3-gram sets of a[fromA, toA) and b[fromB, toB): the same
  * value as `setJaccard(trigramSet(...), trigramSet(...))`, computed by
@@ -87,7 +98,7 @@ function firstSideGrams(a: string, from: number, to: number): Int32Array {
  */
 export function trigramJaccardRange(a: string, fromA: number, toA: number, b: string, fromB: number, toB: number): number {
   const x = firstSideGrams(a, fromA, toA);
-  const y = sortedGrams(b, fromB, toB);
+  const y = secondSideGrams(b, fromB, toB);
   if (x.length === 0 && y.length === 0) return 1;
   mergeCounts(x, y);
   return shared / (distinctX + distinctY - shared);
@@ -134,7 +145,7 @@ export function trigramJaccard(a: string, b: string): number {
  * other (1); edits inside it lower the share. Symmetric.
  */
 export function trigramContainment(a: string, b: string): number {
-  mergeCounts(firstSideGrams(a, 0, a.length), sortedGrams(b, 0, b.length));
+  mergeCounts(firstSideGrams(a, 0, a.length), secondSideGrams(b, 0, b.length));
   const smaller = Math.min(distinctX, distinctY);
   return smaller === 0 ? 1 : shared / smaller;
 }
