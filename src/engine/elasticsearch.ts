@@ -1,6 +1,6 @@
 import { Client, type ClientOptions } from "@elastic/elasticsearch";
 import { createGuard, createIfAbsent, orUndefinedIfMissing } from "./guard.js";
-import { mapsFieldIn, toFieldTypes, msearchLines, refreshIntervalFrom, searchParams, toAliasedIndices, toBulkResult, toMsearchResults, toRolloverResult, toSourceMap, toSourceSettings, toResolvedIndices, termStatisticsBody, toDocFrequencies, TERM_STATISTICS_FILTER, toVersioned, toRefreshCounts, toSeqNoCheckpoints } from "./responses.js";
+import { mapsFieldIn, toFieldTypes, msearchLines, refreshIntervalFrom, searchParams, toAliasedIndices, toWriteAliases, unflaggedAliases, toBulkResult, toMsearchResults, toRolloverResult, toSourceMap, toSourceSettings, toResolvedIndices, termStatisticsBody, toDocFrequencies, TERM_STATISTICS_FILTER, toVersioned, toRefreshCounts, toSeqNoCheckpoints } from "./responses.js";
 import type { AliasedIndex, BulkResult, Engine, EngineConnection, EngineInfo, PointInTimePage, PutOptions, RolloverResult, SearchRequest, SearchResponse, SourceSettings, Versioned } from "./types.js";
 
 /** Elasticsearch 8.x through `@elastic/elasticsearch` (client major = server major). */
@@ -174,6 +174,16 @@ export class ElasticsearchEngine implements Engine {
     return this.guard(`get alias ${alias}`, async () => {
       const body = await orUndefinedIfMissing(() => this.client.indices.getAlias({ name: alias }));
       return body ? toAliasedIndices(body as never, alias) : [];
+    });
+  }
+
+  writeAliasesOf(index: string): Promise<string[]> {
+    return this.guard(`get aliases of ${index}`, async () => {
+      const own = (await orUndefinedIfMissing(() => this.client.indices.getAlias({ index }))) as never;
+      if (!own) return [];
+      const unsure = unflaggedAliases(own, index);
+      const members = unsure.length > 0 ? ((await orUndefinedIfMissing(() => this.client.indices.getAlias({ name: unsure.join(",") }))) as never) : undefined;
+      return toWriteAliases(own, index, members);
     });
   }
 

@@ -1,6 +1,6 @@
 import { Client, type ClientOptions } from "@opensearch-project/opensearch";
 import { createGuard, createIfAbsent, orUndefinedIfMissing } from "./guard.js";
-import { mapsFieldIn, toFieldTypes, msearchLines, refreshIntervalFrom, searchParams, toAliasedIndices, toBulkResult, toMsearchResults, toRolloverResult, toSourceMap, toSourceSettings, toResolvedIndices, termStatisticsBody, toDocFrequencies, TERM_STATISTICS_FILTER, toVersioned, toRefreshCounts, toSeqNoCheckpoints } from "./responses.js";
+import { mapsFieldIn, toFieldTypes, msearchLines, refreshIntervalFrom, searchParams, toAliasedIndices, toWriteAliases, unflaggedAliases, toBulkResult, toMsearchResults, toRolloverResult, toSourceMap, toSourceSettings, toResolvedIndices, termStatisticsBody, toDocFrequencies, TERM_STATISTICS_FILTER, toVersioned, toRefreshCounts, toSeqNoCheckpoints } from "./responses.js";
 import type { AliasedIndex, BulkResult, Engine, EngineConnection, EngineInfo, PointInTimePage, PutOptions, RolloverResult, SearchRequest, SearchResponse, SourceSettings, Versioned } from "./types.js";
 
 /** Builds the OpenSearch client options; also used to probe an unknown engine's root endpoint. */
@@ -190,6 +190,16 @@ export class OpenSearchEngine implements Engine {
     return this.guard(`get alias ${alias}`, async () => {
       const response = await orUndefinedIfMissing(() => this.client.indices.getAlias({ name: alias }));
       return response ? toAliasedIndices(response.body as never, alias) : [];
+    });
+  }
+
+  writeAliasesOf(index: string): Promise<string[]> {
+    return this.guard(`get aliases of ${index}`, async () => {
+      const own = (await orUndefinedIfMissing(() => this.client.indices.getAlias({ index })))?.body as never;
+      if (!own) return [];
+      const unsure = unflaggedAliases(own, index);
+      const members = unsure.length > 0 ? ((await orUndefinedIfMissing(() => this.client.indices.getAlias({ name: unsure.join(",") })))?.body as never) : undefined;
+      return toWriteAliases(own, index, members);
     });
   }
 

@@ -65,6 +65,27 @@ export function toAliasedIndices(body: Record<string, { aliases?: Record<string,
   return out.sort((x, y) => (x.index < y.index ? -1 : x.index > y.index ? 1 : 0));
 }
 
+type AliasesBody = Record<string, { aliases?: Record<string, { is_write_index?: boolean }> }>;
+
+/** Aliases of the concrete index `index` (`GET <index>/_alias`) that do not say whether they write to it (no `is_write_index`). */
+export function unflaggedAliases(own: AliasesBody, index: string): string[] {
+  return Object.entries(own?.[index]?.aliases ?? {})
+    .filter(([, a]) => a.is_write_index === undefined)
+    .map(([alias]) => alias);
+}
+
+/**
+ * The aliases whose writes go to the concrete index `index`, sorted: from `GET <index>/_alias` (`own`), those
+ * with `is_write_index: true`, and those without the flag that stand for this one index alone (their indices
+ * from `GET _alias/<names>`, `members`). An alias over several indices without the flag takes no writes.
+ */
+export function toWriteAliases(own: AliasesBody, index: string, members: AliasesBody = {}): string[] {
+  return Object.entries(own?.[index]?.aliases ?? {})
+    .filter(([alias, a]) => a.is_write_index === true || (a.is_write_index === undefined && toAliasedIndices(members, alias).length === 1))
+    .map(([alias]) => alias)
+    .sort();
+}
+
 /** `_rollover` response body. */
 export function toRolloverResult(body: { rolled_over?: boolean; old_index?: string; new_index?: string }): RolloverResult {
   return { rolledOver: body.rolled_over === true, oldIndex: body.old_index ?? "", newIndex: body.new_index ?? "" };

@@ -192,6 +192,11 @@ export interface Engine {
   searchPointInTime<TSource>(pitId: string, keepAlive: string, body: Record<string, unknown>): Promise<PointInTimePage<TSource>>;
   /** The indices behind an alias; [] when there is no such alias. */
   aliasIndices(alias: string): Promise<AliasedIndex[]>;
+  /**
+   * The aliases whose writes go to the concrete index `index` (`is_write_index`, or an alias over that index
+   * alone), sorted; [] for an index without such an alias, a missing index, or an alias name.
+   */
+  writeAliasesOf(index: string): Promise<string[]>;
   /** Rolls a write alias over to a new index (the `_rollover` API, no conditions). */
   rollover(alias: string): Promise<RolloverResult>;
   /**

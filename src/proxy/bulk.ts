@@ -634,7 +634,7 @@ export class BulkHandler {
     const docs: DocInput[] = [];
     const plans: WritePlan[] = [];
     for (const d of request.docs) {
-      const plan: WritePlan = { op: d.op, meta: d.meta, query, headers, sourceLine: d.sourceLine === undefined ? undefined : lineToWrite(d.sourceLine, d.source) };
+      const plan: WritePlan = { op: d.op, index, meta: d.meta, query, headers, sourceLine: d.sourceLine === undefined ? undefined : lineToWrite(d.sourceLine, d.source) };
       const analysis = d.analysis === undefined ? undefined : entry.service.analysisFromWire(d.analysis, d.text);
       const doc: DocInput = { id: d.id, idGiven: d.idGiven, text: d.text, fields: undefined, time: d.time, source: withPlan(d.source, plan), analysis, createOnly: d.op === "create" };
       docs.push(doc);

@@ -1,6 +1,7 @@
 /**
- * One dedup service per concrete target index, made on first use and let go
- * after `idleMs` unused (`sweep`): the index
+ * One dedup service per target index, made on first use and let go after
+ * `idleMs` unused (`sweep`); an index that an alias writes to shares the
+ * alias's service (`targetOf`). The index
  * gets the neardup mapping (created when missing, upgraded in place when not),
  * and the service writes through a {@link WriteThrough} so the client's action
  * reaches the engine as sent. A failed set-up is not cached: the next request tries again.
@@ -64,6 +65,9 @@ export interface PoolDeps {
   logger?: { warn(details: object, message: string): void; error(details: object, message: string): void } | undefined;
 }
 
+/** How long the name an index's writes are deduplicated under (its write alias, or itself) is kept before it is asked again. */
+export const TARGET_TTL_MS = 30_000;
+
 /** How long an index's service may go unasked before it is let go (`PoolDeps.idleMs`). */
 export const DEFAULT_IDLE_MS = 10 * 60_000;
 
@@ -71,6 +75,10 @@ export class ServicePool {
   private readonly entries = new Map<string, Promise<IndexDedup>>();
   /** The services made, by index, and when each was last asked for. */
   private readonly made = new Map<string, { dedup: IndexDedup; usedAt: number }>();
+  /** The rule each service was made with, by the name it stands for. */
+  private readonly rules = new Map<string, IndexRule>();
+  /** The name each index name's writes are deduplicated under ({@link targetOf}), and when it was learnt. */
+  private readonly targets = new Map<string, { target: string; at: number }>();
   private readonly sweeper: NodeJS.Timeout | undefined;
   private readonly clock: () => number;
   private readonly idleMs: number;
@@ -102,27 +110,38 @@ export class ServicePool {
       if (this.idleMs <= 0 || now - usedAt < this.idleMs || !dedup.service.quiet()) continue;
       this.made.delete(index);
       this.entries.delete(index);
+      this.rules.delete(index);
       gone.push({ index, dedup });
     }
     await Promise.all(gone.map(({ dedup }) => dedup.lease?.stop()));
     return gone.map((g) => g.index);
   }
 
-  /** The index's service; `mayCreate: false` (the client asked `require_alias`) rejects with {@link MissingIndex} rather than create the index. */
-  get(index: string, rule: IndexRule, mayCreate = true): Promise<IndexDedup> {
-    const used = this.made.get(index);
+  /**
+   * The index's service; `mayCreate: false` (the client asked `require_alias`) rejects with {@link MissingIndex}
+   * rather than create the index. A concrete index that an alias writes to (its write index) shares the alias's
+   * service ({@link targetOf}), when both names' rules agree.
+   */
+  async get(index: string, rule: IndexRule, mayCreate = true): Promise<IndexDedup> {
+    let target = await this.targetOf(index);
+    const owner = this.rules.get(target);
+    if (target !== index && owner && (owner.textField !== rule.textField || owner.policy !== rule.policy)) target = index;
+    const used = this.made.get(target);
     if (used) used.usedAt = this.clock();
-    let entry = this.entries.get(index);
+    let entry = this.entries.get(target);
     if (!entry) {
-      const made = this.create(index, rule, mayCreate);
+      const made = this.create(target, index, rule, mayCreate);
       entry = made;
-      this.entries.set(index, made);
+      this.entries.set(target, made);
+      this.rules.set(target, rule);
       made.then(
         (dedup) => {
-          if (this.entries.get(index) === made) this.made.set(index, { dedup, usedAt: this.clock() });
+          if (this.entries.get(target) === made) this.made.set(target, { dedup, usedAt: this.clock() });
         },
         () => {
-          if (this.entries.get(index) === made) this.entries.delete(index);
+          if (this.entries.get(target) !== made) return;
+          this.entries.delete(target);
+          this.rules.delete(target);
         },
       );
     }
@@ -131,12 +150,34 @@ export class ServicePool {
 
   /** The index's service when this proxy has started one (nothing is created). */
   existing(index: string): Promise<IndexDedup> | undefined {
-    return this.entries.get(index);
+    const target = this.targets.get(index)?.target;
+    return (target === undefined ? undefined : this.entries.get(target)) ?? this.entries.get(index);
   }
 
-  private async create(index: string, rule: IndexRule, mayCreate: boolean): Promise<IndexDedup> {
+  /**
+   * The name writes to `index` are deduplicated under: an alias (or a name that is no index yet) is itself; a
+   * concrete index that exactly one alias writes to (`Engine.writeAliasesOf`: the alias's write index) is that
+   * alias. So writes through a write alias and writes naming its current index directly meet in one service
+   * (one recent-writes window, one order of decisions, one lease) and first one wins holds across both; its
+   * lookups read the whole alias. Kept {@link TARGET_TTL_MS}: after a rollover, the old index is itself again.
+   */
+  private async targetOf(index: string): Promise<string> {
+    const known = this.targets.get(index);
+    if (known && this.clock() - known.at < TARGET_TTL_MS) return known.target;
+    const { engine } = this.deps;
+    let target = index;
+    if ((await engine.aliasIndices(index)).length === 0) {
+      const aliases = await engine.writeAliasesOf(index);
+      if (aliases.length === 1) target = aliases[0]!;
+    }
+    this.targets.set(index, { target, at: this.clock() });
+    return target;
+  }
+
+  /** The service of `index` (a name {@link targetOf} gives), first asked for under the client's name `named`. */
+  private async create(index: string, named: string, rule: IndexRule, mayCreate: boolean): Promise<IndexDedup> {
     const { engine, fingerprinter, upstream, dedup, timeoutMs } = this.deps;
-    if (!mayCreate && !(await engine.indexExists(index))) throw new MissingIndex(index);
+    if (!mayCreate && !(await engine.indexExists(named))) throw new MissingIndex(named);
     // The index is the client's, set up for its own ingest: a refresh interval longer than the window lengthens the
     // window, and a missing index gets the neardup fields and nothing else of the service's own window.
     const options = resolveDedupOptions({ ...dedup, index, textField: rule.textField, policy: rule.policy ?? dedup.policy, recentWindowFitsRefresh: true, clientIndex: true });
@@ -170,6 +211,8 @@ export class ServicePool {
     const entries = [...this.entries.values()];
     this.entries.clear();
     this.made.clear();
+    this.rules.clear();
+    this.targets.clear();
     await Promise.all(entries.map((e) => e.then((x) => x.lease?.stop(), () => undefined)));
   }
 }

@@ -18,6 +18,8 @@ import { send, type Upstream } from "./upstream.js";
 
 export interface WritePlan {
   op: "index" | "create";
+  /** The index the client named: the write goes there, whatever name the service stands for (its write alias). */
+  index?: string | undefined;
   /** The client's action metadata as a JSON object's text, values as sent; `_index` and `_id` are set from the write. */
   meta: string;
   /** Query string forwarded to `_bulk` (without `?`). */
@@ -62,7 +64,7 @@ export class WriteThrough {
       const meta = action[op] as { _index: string; _id: string };
       const source = operations[i + 1]!;
       const plan = planOf(source);
-      const line = plan ? actionLine(plan, meta._index, meta._id) : JSON.stringify(action);
+      const line = plan ? actionLine(plan, plan.index ?? meta._index, meta._id) : JSON.stringify(action);
       const key = plan ? JSON.stringify([plan.query, plan.headers.authorization ?? ""]) : "";
       const sourceText = plan?.sourceLine === undefined || source.neardup === undefined ? JSON.stringify(source) : withNeardup(plan.sourceLine, source.neardup);
       const entry = { plan, at: i / 2, lines: `${line}\n${sourceText}\n` };

@@ -7,7 +7,7 @@
  * come from test/helpers/faulty-engine.ts wrapped around it.
  */
 import { NeardupError } from "../../src/core/errors.js";
-import type { BulkItemResult, BulkResult, Engine, EngineInfo, PutOptions, SearchHit, SearchRequest, SearchResponse, Versioned } from "../../src/engine/types.js";
+import type { AliasedIndex, BulkItemResult, BulkResult, Engine, EngineInfo, PutOptions, SearchHit, SearchRequest, SearchResponse, Versioned } from "../../src/engine/types.js";
 
 type Source = Record<string, unknown>;
 interface Stored {
@@ -287,7 +287,10 @@ export class MemoryEngine implements Engine {
   async templateMappings(): Promise<Record<string, unknown>> {
     return {};
   }
-  async aliasIndices(): Promise<never[]> {
+  async aliasIndices(_alias: string): Promise<AliasedIndex[]> {
+    return [];
+  }
+  async writeAliasesOf(_index: string): Promise<string[]> {
     return [];
   }
   async resolveIndices(name: string): Promise<string[]> {

@@ -648,6 +648,29 @@ describe.each(engineTargets())("_bulk proxy on $kind $version ($source)", (targe
     for (const [index, id] of [[slow, "b"], [off, "a"], [tight, "a"]] as const) expect((await fetch(`${target.url}/${index}/_doc/${id}`)).status).toBe(200);
   });
 
+  it("an alias and the index it writes to are one service: near-duplicates sent through each, before any refresh, keep one original (fourth audit: two services, two originals)", async () => {
+    const put = (path: string, body: unknown) => fetch(`${target.url}${path}`, { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    const [a, b, c] = englishVariants(RECIPE_EN, 3);
+    const index = name("mark");
+    const alias = `${index}-alias`;
+    // A refresh interval longer than the test: the engine's search shows none of these writes, so only one
+    // recent-writes window can see the earlier document.
+    expect((await put(`/${index}`, { settings: { refresh_interval: "60s" }, aliases: { [alias]: { is_write_index: true } } })).status).toBe(200);
+    const viaAlias = await rawBulk(h.url, `/${alias}/_bulk`, lines({ index: { _id: "a" } }, { message: a }));
+    const viaIndex = await rawBulk(h.url, `/${index}/_bulk`, lines({ index: { _id: "b" } }, { message: b }));
+    const viaBody = await rawBulk(h.url, "/_bulk", lines({ index: { _index: alias, _id: "c" } }, { message: c }));
+    expect(viaAlias.body.items[0]!.index).toMatchObject({ _index: index, status: 201, neardup: { status: "original" } });
+    expect(viaIndex.body.items[0]!.index).toMatchObject({ _index: index, status: 201, neardup: { status: "duplicate", duplicate_of: "a" } });
+    expect(viaBody.body.items[0]!.index).toMatchObject({ _index: index, status: 201, neardup: { status: "duplicate", duplicate_of: "a" } });
+    // At the same moment, the other way round: one of the two is the original.
+    const [x, y] = englishVariants(NEWS_EN, 2);
+    const [first, second] = await Promise.all([rawBulk(h.url, `/${index}/_bulk`, lines({ index: { _id: "x" } }, { message: x })), rawBulk(h.url, `/${alias}/_bulk`, lines({ index: { _id: "y" } }, { message: y }))]);
+    const verdicts = [first, second].map((r) => (r.body.items[0]!.index!.neardup as { status: string }).status).sort();
+    expect(verdicts).toEqual(["duplicate", "original"]);
+    await h.engine.refresh(index);
+    for (const id of ["a", "b", "c", "x", "y"]) expect((await h.engine.get<{ neardup: { status: string } }>(index, id))?.neardup.status, id).toBeDefined();
+  });
+
   it("an empty _id, op_type create and require_alias spelt as the engines also read it are answered as the engine answers them (third audit)", async () => {
     const index = name("mark");
     const alias = `${prefix}-mark-alias-only`;

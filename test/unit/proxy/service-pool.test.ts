@@ -61,4 +61,40 @@ describe("ServicePool", () => {
       await pool.close();
     }
   });
+
+  it("gives an index that an alias writes to the alias's service, unless their rules differ; after a rollover the old index is itself again", async () => {
+    const engine = new MemoryEngine();
+    let writeIndex = "logs-1";
+    engine.aliasIndices = async (name: string) => (name === "logs" ? [{ index: writeIndex, writeIndex: true }] : []);
+    engine.writeAliasesOf = async (index: string) => (index === writeIndex ? ["logs"] : []);
+    let now = 1_000_000;
+    const pool = new ServicePool({ engine, fingerprinter, upstream, dedup: resolveDedupOptions({ index: "unused" }), timeoutMs: 5000, idleMs: 0, clock: () => now });
+    const [rule, body] = parseIndexRules("logs*:message,logs*:body");
+    try {
+      const viaAlias = await pool.get("logs", rule!);
+      expect((await pool.get("logs-1", rule!)).service).toBe(viaAlias.service);
+      expect(await pool.existing("logs-1")).toBe(viaAlias);
+      expect(viaAlias.service.options.index).toBe("logs");
+      writeIndex = "logs-2";
+      now += 29_000;
+      expect((await pool.get("logs-1", rule!)).service).toBe(viaAlias.service); // the name is kept a while
+      now += 2_000;
+      const old = await pool.get("logs-1", rule!);
+      expect(old.service).not.toBe(viaAlias.service);
+      expect(old.service.options.index).toBe("logs-1");
+      expect((await pool.get("logs-2", rule!)).service).toBe(viaAlias.service);
+    } finally {
+      await pool.close();
+    }
+    // Rules that differ (another text field for the index's name than for the alias's): kept apart.
+    const apart = new ServicePool({ engine, fingerprinter, upstream, dedup: resolveDedupOptions({ index: "unused" }), timeoutMs: 5000, idleMs: 0, clock: () => now });
+    try {
+      const viaAlias = await apart.get("logs", rule!);
+      const direct = await apart.get("logs-2", body!);
+      expect(direct.service).not.toBe(viaAlias.service);
+      expect(direct.service.options.textField).toBe("body");
+    } finally {
+      await apart.close();
+    }
+  });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { msearchLines, toAliasedIndices } from "../../../src/engine/responses.js";
+import { msearchLines, toAliasedIndices, toWriteAliases, unflaggedAliases } from "../../../src/engine/responses.js";
 import type { BulkResult, Engine } from "../../../src/engine/types.js";
 import { isMissingTarget, writeDocuments } from "../../../src/service/documents.js";
 
@@ -43,6 +43,16 @@ describe("engine responses", () => {
       { index: "w-000002", writeIndex: true },
     ]);
     expect(toAliasedIndices({ only: { aliases: { w: {} } } }, "w")).toEqual([{ index: "only", writeIndex: true }]);
+  });
+
+  it("reads the aliases that write to an index: flagged, or unflagged over that index alone", () => {
+    const own = { "w-2": { aliases: { w: { is_write_index: true }, old: { is_write_index: false }, solo: {}, shared: {} } } };
+    expect(unflaggedAliases(own, "w-2").sort()).toEqual(["shared", "solo"]);
+    const members = { "w-2": { aliases: { solo: {}, shared: {} } }, "w-1": { aliases: { shared: {} } } };
+    expect(toWriteAliases(own, "w-2", members)).toEqual(["solo", "w"]);
+    // Asked with an alias's name, the engine answers its indices: none is the name itself.
+    expect(toWriteAliases({ "w-2": { aliases: { w: { is_write_index: true } } } }, "w")).toEqual([]);
+    expect(toWriteAliases({ "w-2": { aliases: {} } }, "w-2")).toEqual([]);
   });
 
   it("puts ignore_unavailable in the msearch header when asked", () => {
