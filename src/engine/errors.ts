@@ -77,9 +77,10 @@ export function toEngineError(err: unknown, kind: EngineKind, operation: string,
   const where = `${kind} at ${redactUrl(baseUrl)}`;
   const status = e.meta?.statusCode;
   if (e.name && UNAVAILABLE_NAMES.has(e.name)) {
+    // The client retries timeouts and lost connections: any try may have reached the engine, which goes on with it.
     return new NeardupError("ENGINE_UNAVAILABLE", `${operation}: ${where} is unreachable (${e.name})`, {
       cause,
-      details: { operation },
+      details: { operation, outcomeUnknown: true },
     });
   }
   const described = describeEngineError(e.meta?.body);
@@ -94,6 +95,16 @@ export function toEngineError(err: unknown, kind: EngineKind, operation: string,
     return new NeardupError("ENGINE_ERROR", `${operation}: ${where} refused the credentials (${text})`, { cause, details });
   }
   return new NeardupError(code, `${operation}: ${where} answered ${text}`, { cause, details });
+}
+
+/**
+ * Whether a failed engine call may still have been carried out: the request
+ * may have reached the engine, and no answer says what it did (a timeout, a
+ * connection lost after sending; `details.outcomeUnknown`). A write that failed
+ * so may be stored.
+ */
+export function outcomeUnknown(err: unknown): boolean {
+  return err instanceof NeardupError && err.details?.outcomeUnknown === true;
 }
 
 /** What the engine said went wrong, for a whole request, a `_msearch` entry or a `_bulk` item. */

@@ -57,10 +57,17 @@ function responseHeaders(headers: IncomingHttpHeaders): Record<string, string | 
   return forwardHeaders(headers);
 }
 
-/** The engine could not be reached (refused, reset, timed out). */
+/** Errors of a connection that was never made: nothing of the request reached the engine. */
+const NOT_CONNECTED = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH"]);
+
+/**
+ * The engine could not be reached (refused, reset, timed out). Unless the connection was never made, the
+ * request may have reached it: `details.outcomeUnknown` (engine/errors.ts `outcomeUnknown`).
+ */
 export class UpstreamDown extends NeardupError {
   constructor(shown: string, cause: unknown) {
-    super("ENGINE_UNAVAILABLE", `the engine at ${shown} is unreachable (${(cause as NodeJS.ErrnoException)?.code ?? String(cause)})`, { cause });
+    const code = (cause as NodeJS.ErrnoException)?.code;
+    super("ENGINE_UNAVAILABLE", `the engine at ${shown} is unreachable (${code ?? String(cause)})`, { cause, details: { outcomeUnknown: code === undefined || !NOT_CONNECTED.has(code) } });
   }
 }
 

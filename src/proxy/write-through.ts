@@ -88,7 +88,8 @@ export class WriteThrough {
         for (const e of group) if (e.plan) e.plan.refusal = { status: response.status, body };
         const status = response.status;
         const code = status === 429 || status === 502 || status === 503 || status === 504 ? "ENGINE_UNAVAILABLE" : "ENGINE_ERROR";
-        throw new NeardupError(code, `the engine at ${this.upstream.shown} refused the bulk write with HTTP ${status}`, { details: { status } });
+        // A gateway's 502/504: the engine behind it may have taken the request.
+        throw new NeardupError(code, `the engine at ${this.upstream.shown} refused the bulk write with HTTP ${status}`, { details: { status, outcomeUnknown: status === 502 || status === 504 } });
       }
       errors ||= body.errors;
       group.forEach((e, k) => {

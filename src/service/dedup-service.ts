@@ -21,7 +21,7 @@
 import { hasErrorCode, NeardupError } from "../core/errors.js";
 import type { Analysis, Fingerprinter } from "../core/fingerprinter.js";
 import { bucketFor } from "../core/verdict.js";
-import { bulkItemError } from "../engine/errors.js";
+import { bulkItemError, outcomeUnknown } from "../engine/errors.js";
 import { sourceProblem } from "../engine/responses.js";
 import { createIndexWithFields, fieldsMapping, indexSettings } from "../engine/templates.js";
 import type { Engine } from "../engine/types.js";
@@ -946,17 +946,29 @@ export class DedupService {
       () => undefined,
     );
     if (!before) for (const d of batch) this.inflight.set(d.item.doc.id, settled);
+    let unknown = false;
     try {
       const bulk = await run.catch((err: unknown) => {
         // Engine failures arrive as NeardupErrors (the adapters' guard); anything else is a fault here, which a retry
         // would only repeat: a 500 and a log line with its stack, not a retryable 503 that clients send for ever.
         if (!(err instanceof NeardupError)) this.log?.error({ err }, "bulk write failed inside neardup");
         const error = err instanceof NeardupError ? err : new NeardupError("INTERNAL", "bulk write failed inside neardup (logged); nothing was written", { cause: err });
-        for (const d of batch) d.error = error;
+        // The engine may have taken the request (a timeout): the documents may be stored, so they stay in the
+        // recent-writes window as written. Dropped, a near-duplicate sent after the 503 became a second original
+        // once the engine stored the first (audit 12); the client's retry is decided against itself.
+        if (outcomeUnknown(err)) {
+          unknown = true;
+          const message = `${error.message}; the write may have been written: send it again (the same id), and it is decided again`;
+          for (const d of batch) d.error = new NeardupError(error.code, message, { cause: error, details: error.details });
+        } else for (const d of batch) d.error = error;
         return undefined;
       });
       batch.forEach((d, i) => {
         const engineItem = bulk?.items[i];
+        if (unknown) {
+          this.recent.settle(d.entry!, true);
+          return;
+        }
         if (!engineItem || engineItem.error) {
           if (engineItem && isRefusal(engineItem.status)) d.entry!.refused = true;
           this.recent.settle(d.entry!, false);

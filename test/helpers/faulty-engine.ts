@@ -1,4 +1,6 @@
+import { NeardupError } from "../../src/core/errors.js";
 import type { Fingerprinter } from "../../src/core/fingerprinter.js";
+import { toEngineError } from "../../src/engine/errors.js";
 import type { BulkItemResult, BulkResult, Engine } from "../../src/engine/types.js";
 import { DedupService } from "../../src/service/dedup-service.js";
 import type { DedupMetrics } from "../../src/service/metrics.js";
@@ -17,6 +19,13 @@ export interface Faults {
   refuseNextWrite: Set<string>;
   /** Ids whose bulk items the engine answers 429 es_rejected_execution_exception (a full write queue), every time. */
   overload: Set<string>;
+  /**
+   * Ids whose bulk the engine takes but whose answer is lost: the documents are written, and the call fails as
+   * a request that timed out does (the adapters' error for the client's TimeoutError), every time.
+   */
+  lostAnswer: Set<string>;
+  /** Ids whose bulk fails as a request the engine never got does (the breaker's refusal while open): nothing is written. */
+  neverSent: Set<string>;
   /** Delay before a bulk that contains one of these ids is sent, in ms. */
   slowWrite: Map<string, number>;
   /** Writes of these ids wait until released (see {@link Faults.holdWrite}). */
@@ -37,6 +46,8 @@ export function withFaults<E extends Engine>(engine: E): { engine: E; faults: Fa
     refuse: new Set(),
     refuseNextWrite: new Set(),
     overload: new Set(),
+    lostAnswer: new Set(),
+    neverSent: new Set(),
     slowWrite: new Map(),
     heldWrites,
     holdWrite(id) {
@@ -63,6 +74,9 @@ export function withFaults<E extends Engine>(engine: E): { engine: E; faults: Fa
       return [h.promise];
     });
     await Promise.all(held);
+    if (pairs.some((p) => faults.neverSent.has(idOf(p)))) {
+      throw new NeardupError("ENGINE_UNAVAILABLE", "bulk: the engine is failing (circuit breaker open, injected by the test)", { details: { operation: "bulk", breaker: "open", retryAfterSeconds: 1 } });
+    }
     const refused = new Set(pairs.map(idOf).filter((id) => faults.refuse.has(id) || faults.refuseNextWrite.delete(id) || faults.overload.has(id)));
     for (const id of refused) if (!faults.overload.has(id)) faults.onRefuse?.(id);
     const sent = pairs.filter((p) => !refused.has(idOf(p)));
@@ -75,6 +89,7 @@ export function withFaults<E extends Engine>(engine: E): { engine: E; faults: Fa
           ? { action: "index", id: idOf(p), status: 429, error: { type: "es_rejected_execution_exception", reason: "rejected execution of coordinating operation (injected by the test)" } }
           : { action: "index", id: idOf(p), status: 400, error: { type: "mapper_parsing_exception", reason: "failed to parse field [fields.n] of type [long] (injected by the test)" } },
     );
+    if (pairs.some((p) => faults.lostAnswer.has(idOf(p)))) throw toEngineError(Object.assign(new Error("Request timed out"), { name: "TimeoutError" }), "opensearch", "bulk", "http://127.0.0.1:9200");
     return { errors: real.errors || items.some((i) => i.error), items };
   };
   const wrapped = new Proxy(engine, {

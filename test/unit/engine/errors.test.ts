@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { NeardupError } from "../../../src/core/errors.js";
 import { connectEngine, normaliseConnection, parseRoot, redactUrl, toEngineError } from "../../../src/engine/index.js";
+import { outcomeUnknown } from "../../../src/engine/errors.js";
+import { UpstreamDown } from "../../../src/proxy/upstream.js";
 
 describe("redactUrl", () => {
   it("removes user and password", () => {
@@ -87,5 +89,20 @@ describe("connectEngine against nothing", () => {
     expect((err as NeardupError).code).toBe("ENGINE_UNAVAILABLE");
     expect((err as NeardupError).message).toContain("detect engine: opensearch at http://127.0.0.1:1 is unreachable");
     expect(JSON.stringify({ m: (err as Error).message, s: (err as Error).stack })).not.toContain("very-secret-pw");
+  });
+});
+
+describe("outcomeUnknown", () => {
+  it("is true where the request may have reached the engine (a timeout, a lost connection) and false where it cannot have or the engine answered", () => {
+    const client = (name: string, statusCode?: number, body?: unknown) => Object.assign(new Error(name), { name, meta: { statusCode, body } });
+    expect(outcomeUnknown(toEngineError(client("TimeoutError"), "opensearch", "bulk", "http://e:9200"))).toBe(true);
+    expect(outcomeUnknown(toEngineError(client("ConnectionError"), "opensearch", "bulk", "http://e:9200"))).toBe(true);
+    // The engine answered: it says what it did.
+    const rejected = { error: { type: "es_rejected_execution_exception", reason: "queue full" }, status: 429 };
+    expect(outcomeUnknown(toEngineError(client("ResponseError", 429, rejected), "opensearch", "bulk", "http://e:9200"))).toBe(false);
+    expect(outcomeUnknown(new NeardupError("ENGINE_UNAVAILABLE", "breaker open", { details: { breaker: "open" } }))).toBe(false);
+    expect(outcomeUnknown(new UpstreamDown("e", Object.assign(new Error("refused"), { code: "ECONNREFUSED" })))).toBe(false);
+    expect(outcomeUnknown(new UpstreamDown("e", Object.assign(new Error("timed out"), { code: "ETIMEDOUT" })))).toBe(true);
+    expect(outcomeUnknown(new UpstreamDown("e", Object.assign(new Error("socket hang up"), { code: "ECONNRESET" })))).toBe(true);
   });
 });

@@ -42,6 +42,33 @@ describe("DedupService on an engine double", () => {
     expect(again).toMatchObject({ id: "b", status: "original" });
   });
 
+  it("a write whose answer was lost (a timeout after the engine took it) stays in the recent-writes window: a near-duplicate sent after its 503 is its duplicate, not a second original (audit 12)", async () => {
+    const { engine, faults, service } = await faultyDedupService(new MemoryEngine(), fp, { index: "ghost", lshKeyBudget: 0 });
+    const [a, b] = variants(LONG_ZH, 2);
+    faults.lostAnswer.add("x");
+    const [x] = await service.index([parseDocInput({ id: "x", text: a!, time: 1000 })], "reject");
+    expect(x).toMatchObject({ code: "ENGINE_UNAVAILABLE", status: 503 });
+    expect((x as NeardupError).message).toMatch(/may have been written/);
+    expect(await engine.get("ghost", "x")).toBeDefined(); // the engine took it
+    // No refresh yet: only the recent-writes window can show x. Under reject, y is refused for it.
+    const [y] = await service.index([parseDocInput({ id: "y", text: b!, time: 2000 })], "reject");
+    expect(y).toMatchObject({ id: "y", status: "duplicate", duplicate_of: "x" });
+    // The client sends x again, as told: it is decided again (itself left out) and stays the original.
+    faults.lostAnswer.delete("x");
+    const [again] = await service.index([parseDocInput({ id: "x", text: a!, time: 1000 })], "reject");
+    expect(again).toMatchObject({ id: "x", status: "original" });
+  });
+
+  it("a write the engine never got (refused before it was sent) leaves the window: a near-duplicate sent after it is the original", async () => {
+    const { faults, service } = await faultyDedupService(new MemoryEngine(), fp, { index: "unsent", lshKeyBudget: 0 });
+    const [a, b] = variants(LONG_ZH, 2);
+    faults.neverSent.add("x");
+    const [x] = await service.index([parseDocInput({ id: "x", text: a!, time: 1000 })], "reject");
+    expect(x).toMatchObject({ code: "ENGINE_UNAVAILABLE" });
+    const [y] = await service.index([parseDocInput({ id: "y", text: b!, time: 2000 })], "reject");
+    expect(y).toMatchObject({ id: "y", status: "original" });
+  });
+
   it("a request whose lookup fails early does not let a later near-duplicate decide before an earlier request still looking up", async () => {
     const { faults, service } = await faultyDedupService(new MemoryEngine(), fp, { index: "order", lshKeyBudget: 0 });
     const [textA, textC] = variants(LONG_ZH, 2);
