@@ -28,6 +28,7 @@ import { BatchDeduper, type DedupRecord, type DedupSummary } from "./dedup.js";
 import { parseDuration, parseFraction, parseNonNegativeInt, verdictWith } from "./options.js";
 import { createProgress } from "./progress.js";
 import { loadIdfFile } from "../resources/idf-file.js";
+import { loadVerdictFile } from "../resources/verdict-file.js";
 import { parseSettings } from "../config/settings.js";
 
 export interface BackfillOptions {
@@ -373,6 +374,7 @@ interface BackfillFlags {
   maxCandidates: number;
   progress: boolean;
   idf?: string;
+  verdictFile?: string;
 }
 
 /** Adds `backfill` to the program. */
@@ -401,6 +403,7 @@ export function addBackfillCommand(program: Command, env: { stdout: Writable; st
     .addOption(new Option("--window-hours <hours>", "the service's window, in hours: --window's default").env("NEARDUP_WINDOW_HOURS").hideHelp())
     .option("--max-candidates <n>", "most candidates verified per document", parseNonNegativeInt("--max-candidates"), 100)
     .addOption(new Option("--idf <file>", "IDF table from `neardup idf fit`: the one the service uses (its NEARDUP_IDF_FILE), or the service will not compare what this writes").env("NEARDUP_IDF_FILE"))
+    .addOption(new Option("--verdict-file <file>", "verdict options as JSON: the service's (its NEARDUP_VERDICT_FILE), so that backfilled verdicts are the ones it decides (default: the built-in rules); the threshold flags apply on top").env("NEARDUP_VERDICT_FILE"))
     .option("--no-progress", "no progress bar")
     .addHelpText("after", "\nExamples:\n  $ neardup backfill logs-2026.12 --text-field message --dry-run\n  $ NEARDUP_ENGINE_URL=http://localhost:9200 neardup backfill articles --text-field body --time-field published\n")
     .action(async (index: string, flags: BackfillFlags) => {
@@ -416,7 +419,8 @@ async function backfillCommand(index: string, flags: BackfillFlags, env: { stdou
   const thresholds = { maxDistance: flags.maxDistance, minCosine: flags.minCosine, minEditSimilarity: flags.minEditSimilarity };
   // The fingerprint version names the IDF table (nd2+idf.<identity>): the service compares only its own table's.
   const idf = flags.idf ? await loadIdfFile(flags.idf) : undefined;
-  const fingerprinter = await createFingerprinter({ verdict: verdictWith(thresholds), ...(idf ? { idf } : {}) });
+  const base = flags.verdictFile ? await loadVerdictFile(flags.verdictFile, "--verdict-file") : undefined;
+  const fingerprinter = await createFingerprinter({ verdict: verdictWith(thresholds, base), ...(idf ? { idf } : {}) });
   const engine = await connectEngine({ url: flags.engineUrl, username: flags.engineUsername, password: flags.enginePassword, apiKey: flags.engineApiKey, caCert: readCaFile(flags.engineCaFile) });
   const tty = flags.progress && env.stderr.isTTY === true;
   let progress: ReturnType<typeof createProgress> | undefined;

@@ -39,11 +39,11 @@ export interface ThresholdOverrides {
   minJaccard?: number | undefined;
 }
 
-/** The default verdict buckets with each given threshold set in every bucket (turning that rule on where it was off). */
-export function verdictWith(overrides: ThresholdOverrides): VerdictOptions {
+/** The verdict buckets (`base`: a verdict file's, else the defaults) with each given threshold set in every bucket (turning that rule on where it was off). */
+export function verdictWith(overrides: ThresholdOverrides, base: VerdictOptions = DEFAULT_VERDICT_OPTIONS): VerdictOptions {
   return {
-    ...DEFAULT_VERDICT_OPTIONS,
-    buckets: DEFAULT_VERDICT_OPTIONS.buckets.map((b) => ({
+    ...base,
+    buckets: base.buckets.map((b) => ({
       ...b,
       maxDistance: overrides.maxDistance ?? b.maxDistance,
       minCosine: overrides.minCosine ?? b.minCosine,

@@ -14,6 +14,7 @@ import { runDedup } from "./run-dedup.js";
 import type { RunDedupOptions } from "./run-dedup.js";
 import { formatSummary } from "./summary.js";
 import { loadIdfFile } from "../resources/idf-file.js";
+import { loadVerdictFile } from "../resources/verdict-file.js";
 import { addIdfCommand } from "./idf-command.js";
 import { createAnalyzer, defaultWorkers } from "../workers/index.js";
 import { PACKAGE_VERSION } from "../version.js";
@@ -35,6 +36,7 @@ interface DedupFlags {
   /** Undefined: the first common time field present; false: `--no-time-field`. */
   timeField?: string | false;
   idf?: string;
+  verdictFile?: string;
   minJaccard?: number;
   timeUnit: "ms" | "s";
   out?: string;
@@ -85,6 +87,7 @@ export function createProgram(env: CliEnv): Command {
     .option("--time-field <name>", "JSONL field with the time, ISO 8601 or epoch number (default: the first of time, timestamp, @timestamp, date, created_at a line has)")
     .option("--no-time-field", "no document times: documents are in line order")
     .option("--idf <file>", "IDF table from `neardup idf fit` (default: the bundled one); fingerprints then carry its identity")
+    .addOption(new Option("--verdict-file <file>", "verdict options as JSON, as the service takes them (its NEARDUP_VERDICT_FILE; default: the built-in rules); the threshold flags apply on top").env("NEARDUP_VERDICT_FILE"))
     .addOption(new Option("--time-unit <unit>", "unit of numeric times").choices(["ms", "s"]).default("ms"))
     .option("-o, --out <file>", "write verdicts here instead of stdout")
     .option("--radius <bits>", "Hamming radius for candidates (default: by text length, from the verdict buckets; >= 12 scans everything)", parseNonNegativeInt("--radius", 64))
@@ -143,8 +146,9 @@ async function dedupCommand(file: string, flags: DedupFlags, env: CliEnv): Promi
   if (tty) env.stderr.write("neardup: loading dictionaries…\n");
   const make = env.fingerprinter ?? createFingerprinter;
   const idf = flags.idf === undefined ? undefined : await loadIdfFile(flags.idf);
+  const base = flags.verdictFile ? await loadVerdictFile(flags.verdictFile, "--verdict-file") : undefined;
   const fingerprinterOptions = {
-    verdict: verdictWith({ maxDistance: flags.maxDistance, minCosine: flags.minCosine, minEditSimilarity: flags.minEditSimilarity, minJaccard: flags.minJaccard }),
+    verdict: verdictWith({ maxDistance: flags.maxDistance, minCosine: flags.minCosine, minEditSimilarity: flags.minEditSimilarity, minJaccard: flags.minJaccard }, base),
     ...(idf === undefined ? {} : { idf }),
   };
   const fingerprinter = await make(fingerprinterOptions);

@@ -184,12 +184,17 @@ export function validateVerdictOptions(o: VerdictOptions, path = "verdict"): Ver
     throw new NeardupError("INVALID_CONFIG", `${path}.buckets must be a non-empty array`, { field: `${path}.buckets` });
   }
   let last = 0;
+  const names = new Set<string>();
   o.buckets.forEach((b, i) => {
     const p = `${path}.buckets[${i}]`;
+    if (typeof b !== "object" || b === null || Array.isArray(b)) throw new NeardupError("INVALID_CONFIG", `${p} must be an object, got ${b === null ? "null" : Array.isArray(b) ? "an array" : typeof b}`, { field: p });
     for (const k of Object.keys(b)) {
       if (!BUCKET_KEYS.includes(k)) throw new NeardupError("INVALID_CONFIG", `unknown option ${p}.${k}`, { field: `${p}.${k}` });
     }
     if (typeof b.name !== "string" || b.name === "") throw new NeardupError("INVALID_CONFIG", `${p}.name must be a non-empty string`, { field: `${p}.name` });
+    // A rule is named `<bucket>.<rule>` in every answer: two buckets of one name would make it ambiguous.
+    if (names.has(b.name)) throw new NeardupError("INVALID_CONFIG", `${p}.name ${JSON.stringify(b.name)} is the name of an earlier bucket; bucket names must differ`, { field: `${p}.name` });
+    names.add(b.name);
     if (typeof b.maxLength !== "number" || !(b.maxLength > last)) {
       throw new NeardupError("INVALID_CONFIG", `${p}.maxLength must be greater than ${last}, got ${JSON.stringify(b.maxLength)}`, { field: `${p}.maxLength` });
     }

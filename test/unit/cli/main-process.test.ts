@@ -1,10 +1,11 @@
 // The real process: exit codes and help text (`npx tsx src/cli/main.ts`).
 import { execFile } from "node:child_process";
-import { copyFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
+import { DEFAULT_VERDICT_OPTIONS } from "../../../src/core/verdict.js";
 
 const run = promisify(execFile);
 const cwd = new URL("../../../", import.meta.url).pathname;
@@ -31,6 +32,26 @@ describe("neardup process", () => {
     expect(r.stderr).toContain("neardup: line 8: not valid JSON");
     expect(r.stderr).toMatch(/documents:\s+11\n/);
     expect(r.stderr).toMatch(/duplicates:\s+[45] \((36\.4|45\.5)%\)/);
+  }, 120_000);
+
+  it("dedup takes the service's verdict file (NEARDUP_VERDICT_FILE, or --verdict-file): a rule it turns off decides nothing (audit 12: the CLI always used the built-in rules)", async () => {
+    const whole =
+      "The committee met on Tuesday to review the budget for next year. After a long debate it approved the plan for new bicycle lanes across the city centre, and asked for a report on costs by March. Members also discussed the library's opening hours and the state of the old swimming pool.";
+    const input = join(dir, "cut.jsonl");
+    writeFileSync(input, [{ id: "whole", text: whole }, { id: "cut", text: whole.slice(0, Math.round(whole.length * 0.75)) }].map((d) => JSON.stringify(d)).join("\n") + "\n");
+    const off = join(dir, "no-contained.json");
+    const buckets = DEFAULT_VERDICT_OPTIONS.buckets.map((b) => ({ ...b, maxLength: b.maxLength === Infinity ? null : b.maxLength, minContainment: null, minContainedShare: null }));
+    writeFileSync(off, JSON.stringify({ middleVeto: DEFAULT_VERDICT_OPTIONS.middleVeto, buckets }));
+    const verdictOf = (stdout: string) => (JSON.parse(stdout.trim().split("\n")[1]!) as { status: string; reason: string | null });
+    const builtIn = await cli(["dedup", input, "--workers", "0"]);
+    expect(verdictOf(builtIn.stdout)).toMatchObject({ status: "duplicate", reason: "medium.contained" });
+    const fromEnv = await cli(["dedup", input, "--workers", "0"], { NEARDUP_VERDICT_FILE: off });
+    expect(verdictOf(fromEnv.stdout).status).toBe("original");
+    const fromFlag = await cli(["dedup", input, "--workers", "0", "--verdict-file", off]);
+    expect(verdictOf(fromFlag.stdout).status).toBe("original");
+    const bad = await cli(["dedup", input, "--verdict-file", join(dir, "missing.json")]);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toContain("--verdict-file");
   }, 120_000);
 
   it("--version prints the package's version and the fingerprint version, exit 0", async () => {

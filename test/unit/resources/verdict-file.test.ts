@@ -53,6 +53,13 @@ describe("NEARDUP_VERDICT_FILE", () => {
     expect(await thrown(loadVerdictFile(bad))).toMatchObject({ code: "INVALID_CONFIG", field: "NEARDUP_VERDICT_FILE.buckets[2].minContainment" });
     const typo = file("typo.json", (b) => (b.name === "short" ? { ...b, minContainmnet: 0.9 } : b));
     expect(await thrown(loadVerdictFile(typo))).toMatchObject({ code: "INVALID_CONFIG", field: "NEARDUP_VERDICT_FILE.buckets[1].minContainmnet" });
+    // A bucket that is not an object (audit 12: a bare TypeError stopped the service), and a name used twice.
+    for (const [name, bucket, why] of [["null", null, "got null"], ["number", 5, "got number"], ["list", [], "got an array"]] as const) {
+      writeFileSync(join(dir, `bucket-${name}.json`), JSON.stringify({ buckets: [bucket, { name: "rest", maxLength: null, searchRadius: 3, maxDistance: 3, minCosine: null, minEditSimilarity: null }] }));
+      expect(await thrown(loadVerdictFile(join(dir, `bucket-${name}.json`))), name).toMatchObject({ code: "INVALID_CONFIG", field: "NEARDUP_VERDICT_FILE.buckets[0]", message: expect.stringContaining(why) });
+    }
+    const twice = file("twice.json", (b) => (b.name === "medium" ? { ...b, name: "short" } : b));
+    expect(await thrown(loadVerdictFile(twice))).toMatchObject({ code: "INVALID_CONFIG", field: "NEARDUP_VERDICT_FILE.buckets[2].name" });
   });
 
   describe("in the running service", () => {
