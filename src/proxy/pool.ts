@@ -16,7 +16,7 @@ import type { Engine } from "../engine/types.js";
 import { DedupService } from "../service/dedup-service.js";
 import type { DedupMetrics } from "../service/metrics.js";
 import { resolveDedupOptions, type DedupOptions } from "../service/options.js";
-import { LEASE_INDEX, WriterLease } from "../service/writer-lease.js";
+import { decidedElsewhere, heldLease, LEASE_INDEX, WriterLease } from "../service/writer-lease.js";
 import type { Analyzer } from "../workers/index.js";
 import type { IndexRule } from "./rules.js";
 import type { Upstream } from "./upstream.js";
@@ -178,6 +178,9 @@ export class ServicePool {
   private async create(index: string, named: string, rule: IndexRule, mayCreate: boolean): Promise<IndexDedup> {
     const { engine, fingerprinter, upstream, dedup, timeoutMs } = this.deps;
     if (!mayCreate && !(await engine.indexExists(named))) throw new MissingIndex(named);
+    // A sidecar's HTTP API decides for this index (its lease `<index>`): two writers would keep two originals.
+    const api = await heldLease(engine, index);
+    if (api) throw decidedElsewhere(index, "HTTP API", api.url, "NEARDUP_PROXY_INDICES");
     // The index is the client's, set up for its own ingest: a refresh interval longer than the window lengthens the
     // window, and a missing index gets the neardup fields and nothing else of the service's own window.
     const options = resolveDedupOptions({ ...dedup, index, textField: rule.textField, policy: rule.policy ?? dedup.policy, recentWindowFitsRefresh: true, clientIndex: true });

@@ -10,7 +10,7 @@ import { DedupService } from "../service/dedup-service.js";
 import { createDedupMetrics, type DedupMetrics } from "../service/metrics.js";
 import { connectEngine, installTemplates, redactUrl, type Engine, type EngineConnection } from "../engine/index.js";
 import { randomUUID } from "node:crypto";
-import { LEASE_INDEX as LEASE_INDEX_NAME, WriterLease, logLeaseEvents } from "../service/writer-lease.js";
+import { LEASE_INDEX as LEASE_INDEX_NAME, WriterLease, decidedElsewhere, heldLease, logLeaseEvents } from "../service/writer-lease.js";
 import { httpForwarder } from "./peer.js";
 import { createOffloadingAnalyzer, type Analyzer } from "../workers/index.js";
 import { redactText } from "../engine/errors.js";
@@ -166,6 +166,9 @@ export async function startService(config: Config, deps: ServiceDeps): Promise<R
         if (config.lease) {
           const refreshMs = await svc.learnRefreshInterval();
           await connected.createIndex(LEASE_INDEX_NAME, { settings: { index: { auto_expand_replicas: "0-1" } } });
+          // A sidecar's _bulk proxy decides for this index (its lease `proxy:<index>`): two writers would keep two originals.
+          const proxy = await heldLease(connected, `proxy:${config.dedup.index}`);
+          if (proxy) throw decidedElsewhere(config.dedup.index, "_bulk proxy", proxy.url, "NEARDUP_INDEX");
           await lease?.stop(); // the engine came back: a fresh lease round
           lease = new WriterLease(
             connected,

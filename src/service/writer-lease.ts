@@ -40,6 +40,33 @@ export interface LeaseDoc {
   released?: boolean;
 }
 
+/** How long past its `expires_at` (the holder's clock) a lease not released still counts as held elsewhere: clock skew, a slow renewal. */
+export const LEASE_SKEW_MS = 30_000;
+
+/**
+ * The lease `key` when another sidecar may hold it: the document exists, is not released, and its term has not
+ * ended more than {@link LEASE_SKEW_MS} ago by its holder's clock; else undefined (a missing lease index too).
+ * The HTTP API's lease of an index is `<index>`, the proxy's `proxy:<index>`: each path asks whether the other
+ * decides for the index, since their decisions would not see each other's.
+ */
+export async function heldLease(engine: Engine, key: string, now = Date.now()): Promise<LeaseDoc | undefined> {
+  const found = await engine.getVersioned<LeaseDoc>(LEASE_INDEX, key).catch((err: unknown) => {
+    if (hasErrorCode(err, "NOT_FOUND")) return undefined;
+    throw err;
+  });
+  const doc = found?.source;
+  return doc && !doc.released && doc.expires_at + LEASE_SKEW_MS >= now ? doc : undefined;
+}
+
+/** The INVALID_CONFIG error of an index that the other path (`other`: "HTTP API" or "_bulk proxy") of a sidecar at `url` decides. */
+export function decidedElsewhere(index: string, other: string, url: string, setting: string): NeardupError {
+  return new NeardupError(
+    "INVALID_CONFIG",
+    `index ${index} is deduplicated by the ${other} of the sidecar at ${url}: the HTTP API and the _bulk proxy decide separately, so first one wins would not hold across them; give each its own indices`,
+    { field: setting },
+  );
+}
+
 export interface WriterLeaseOptions {
   /** The data index the lease is for. */
   index: string;

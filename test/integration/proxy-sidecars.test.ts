@@ -237,4 +237,29 @@ describe.each(engineTargets())("several sidecars' _bulk proxies on $kind $versio
       await cleanUp([sidecar], index);
     }
   }, 120_000);
+
+  it("the HTTP API of one sidecar and the proxy of another never both decide one index (audit 12: two originals in 50 of 50 rounds): the later one writes unchecked, or does not start", async () => {
+    const apiIndex = uniqueIndex("neardup-api-owned");
+    const proxyIndex = uniqueIndex("neardup-proxy-owned");
+    const started: Sidecar[] = [];
+    try {
+      // The API decides apiIndex (its lease); another sidecar's proxy has a rule for it.
+      const api = await startSidecar(target, { NEARDUP_INDEX: apiIndex, NEARDUP_LEASE_TTL_MS: "3000", NEARDUP_WORKERS: "1" });
+      started.push(api);
+      const proxy = await startSidecar(target, { NEARDUP_INDEX: uniqueIndex("neardup-proxy-api"), NEARDUP_PROXY_PORT: "0", NEARDUP_PROXY_INDICES: `${apiIndex}:text:mark,${proxyIndex}:text:mark`, NEARDUP_LEASE_TTL_MS: "3000", NEARDUP_WORKERS: "1" });
+      started.push(proxy);
+      const [a, b] = nearDuplicates(92, 2);
+      expect((await fetch(`${api.url}/v1/documents`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ id: "a", text: a }) })).status).toBe(201);
+      const res = await fetch(`${proxy.proxyUrl}/_bulk`, { method: "POST", headers: { "content-type": "application/x-ndjson" }, body: `${JSON.stringify({ index: { _index: apiIndex, _id: "b" } })}\n${JSON.stringify({ text: b })}\n` });
+      const item = ((await res.json()) as { items: Item[] }).items[0]!.index!;
+      expect(item.status).toBe(201); // stored, never dropped
+      expect(item.neardup).toMatchObject({ status: "unchecked", reason: expect.stringContaining("HTTP API") });
+      // The other way round: the proxy decides proxyIndex (its lease); a sidecar whose API would decide it does not start.
+      const warm = await fetch(`${proxy.proxyUrl}/_bulk`, { method: "POST", headers: { "content-type": "application/x-ndjson" }, body: `${JSON.stringify({ index: { _index: proxyIndex, _id: "w" } })}\n${JSON.stringify({ text: a })}\n` });
+      expect(((await warm.json()) as { items: Item[] }).items[0]!.index!.neardup?.status).toBe("original");
+      await expect(startSidecar(target, { NEARDUP_INDEX: proxyIndex, NEARDUP_WORKERS: "1" })).rejects.toThrow(/_bulk proxy/);
+    } finally {
+      await cleanUp(started, apiIndex, proxyIndex);
+    }
+  }, 180_000);
 });

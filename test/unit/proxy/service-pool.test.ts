@@ -97,4 +97,25 @@ describe("ServicePool", () => {
       await apart.close();
     }
   });
+
+  it("refuses an index whose lease the HTTP API of a sidecar holds (audit 12: the API and a proxy on one index kept two originals), not one released or long expired", async () => {
+    const engine = new MemoryEngine();
+    let now = 1_000_000;
+    const pool = new ServicePool({ engine, fingerprinter, upstream, dedup: resolveDedupOptions({ index: "unused" }), timeoutMs: 5000, idleMs: 0, clock: () => now });
+    const [rule] = parseIndexRules("shared*:text");
+    const lease = (extra: Partial<LeaseDoc> = {}, key = "shared") => engine.putDocument(LEASE_INDEX, key, { holder: "h", url: "http://api-sidecar:8080", term: 1, expires_at: Date.now() + 10_000, ...extra });
+    try {
+      await lease();
+      await expect(pool.get("shared", rule!)).rejects.toMatchObject({ code: "INVALID_CONFIG", field: "NEARDUP_PROXY_INDICES", message: expect.stringContaining("HTTP API of the sidecar at http://api-sidecar:8080") });
+      await lease({ released: true });
+      now += 31_000; // past the name's cache
+      expect((await pool.get("shared", rule!)).service.options.index).toBe("shared");
+      await lease({ expires_at: Date.now() - 60_000 }, "shared-2"); // its holder stopped a minute ago without releasing it
+      expect((await pool.get("shared-2", rule!)).service.options.index).toBe("shared-2");
+      await lease({}, "shared-3");
+      await expect(pool.get("shared-3", rule!)).rejects.toMatchObject({ code: "INVALID_CONFIG" });
+    } finally {
+      await pool.close();
+    }
+  });
 });
