@@ -68,6 +68,7 @@ if (process.env.INGEST) {
   if (!Number.isInteger(profiled) || profiled < 0) throw new Error(`PROFILE_SLOWEST must be a whole number of checks, got ${JSON.stringify(process.env.PROFILE_SLOWEST)}`);
   const rng = createRng(42);
   const latencies: number[] = [];
+  const candidates: number[] = [];
   const slowest: [number, string, string][] = [];
   for (let c = 0; c < N; c++) {
     let text = makeDoc(poems, c % 2 === 0 ? 10_000 + rng.int(1_000_000) : 90_000_000 + c);
@@ -82,12 +83,14 @@ if (process.env.INGEST) {
     const r = await service.check(text, { time: T0 + 2_000_000 });
     const ms = performance.now() - t;
     latencies.push(ms);
+    candidates.push(r.candidates);
     const rules = new Map<string, number>();
     for (const m of r.matches) rules.set(m.rule ?? "none", (rules.get(m.rule ?? "none") ?? 0) + 1);
     const matched = [...rules].map(([rule, n]) => `${n} ${rule}`).join(", ");
     slowest.push([ms, `${r.candidates} candidates (matches: ${matched || "none"}), ${text.length} chars: ${calls.join(" ")}`, text]);
   }
   console.log("check p50 / p90 / p99 ms", pct(latencies, 50), pct(latencies, 90), pct(latencies, 99));
+  console.log("candidates per check mean / p99", (candidates.reduce((a, b) => a + b, 0) / N).toFixed(1), pct(candidates, 99));
   for (const [ms, d] of slowest.sort((a, b) => b[0] - a[0]).slice(0, 8)) console.log(ms.toFixed(1), d);
   for (const [m, v] of Object.entries(wall)) console.log(m, "calls per check", (v.length / N).toFixed(2), "wall p50", pct(v, 50), "p99", pct(v, 99), "took p50", pct(took[m] ?? [], 50), "p99", pct(took[m] ?? [], 99));
   if (profiled > 0) {

@@ -25,6 +25,16 @@
  * never its duplicate, so a lookup that only decides (a write, a check)
  * need not read it. Ranges are widened by one code point at each end, so that
  * rounding never drops a length the rules would accept.
+ *
+ * `twoKeyLengths` is the part of those lengths that only the containment rule
+ * reaches (shorter / longer from `minContainedShare` up to where another rule
+ * starts): there a stored text reached through band keys alone must share two
+ * of them with the text. A pair the rule calls a duplicate has nearly all of
+ * the shorter text's shingles in the longer one, so the texts' shingle
+ * Jaccard is about their length ratio (0.7 or more), and they share two of 16
+ * bands of 3 rows with probability 1 - (1 - J^3)^16 - 16 J^3 (1 - J^3)^15,
+ * 0.989 at J = 0.7, against 0.999 for one; lookups that took them with one key
+ * read about a quarter more engine hits at 1M stored documents (docs/benchmarks.md).
  */
 import type { VerdictBucket, VerdictOptions } from "./verdict.js";
 
@@ -90,4 +100,37 @@ export function lengthAllowed(ranges: readonly LengthRange[] | undefined, length
   if (ranges === undefined) return true;
   for (const [lo, hi] of ranges) if (length >= lo && length <= hi) return true;
   return false;
+}
+
+/** Ranges of `a` that lie in no range of `b` (both sorted and disjoint, as {@link mergeLengthRanges} makes them). */
+export function subtractLengthRanges(a: readonly LengthRange[], b: readonly LengthRange[]): LengthRange[] {
+  const out: LengthRange[] = [];
+  for (const [lo, hi] of a) {
+    let from = lo;
+    for (const [blo, bhi] of b) {
+      if (bhi < from || blo > hi) continue;
+      if (blo > from) out.push([from, blo - 1]);
+      from = bhi + 1; // Infinity when b's range has no end
+      if (from > hi || from === Infinity) break;
+    }
+    if (from <= hi && from !== Infinity) out.push([from, hi]);
+  }
+  return out;
+}
+
+const ANY_LENGTH: readonly LengthRange[] = [[0, Infinity]];
+
+/**
+ * The lengths of {@link candidateLengths} at which, of the rules that bound
+ * lengths, only the containment rule can hold; undefined when there are none.
+ * A stored text of such a length that shares no segment with the text is a
+ * candidate only when it shares two of its band keys (see above).
+ */
+export function twoKeyLengths(options: VerdictOptions, length: number): LengthRange[] | undefined {
+  if (!options.buckets.some((b) => b.minContainment != null && b.minContainedShare != null)) return undefined;
+  const all = candidateLengths(options, length) ?? ANY_LENGTH;
+  const buckets = options.buckets.map((b) => ({ ...b, minContainment: null, minContainedShare: null }));
+  const others = candidateLengths({ ...options, buckets }, length) ?? ANY_LENGTH;
+  const two = subtractLengthRanges(all, others);
+  return two.length > 0 ? two : undefined;
 }

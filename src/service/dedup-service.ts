@@ -28,7 +28,7 @@ import type { Engine } from "../engine/types.js";
 import componentTemplate from "../../mappings/component-template.neardup.json" with { type: "json" };
 import { keptVerdict, type Candidate } from "./candidate.js";
 import { documentSource, storedSketch, getDocument, writeDocuments, type Decision } from "./documents.js";
-import { candidateLengths, type LengthRange } from "../core/length-bounds.js";
+import { candidateLengths, twoKeyLengths } from "../core/length-bounds.js";
 import { fetchCandidates, fillTexts, keyPlans, observeDrawn, readNormalizedTexts, type CandidateObserver, DocValueReads, KeyStatistics, lookupProbe, windowAround, type Lookup, type LookupResult } from "./candidates/index.js";
 import { parseTime, readSourceTime, type DocInput } from "./input.js";
 import type { DedupMetrics } from "./metrics.js";
@@ -392,11 +392,13 @@ export class DedupService {
   }
 
   /**
-   * The lengths a document reached through band keys must have to be a duplicate of this text (core
-   * length-bounds.ts): a lookup that only decides reads no other, unless it shares a segment.
+   * The lengths a document reached through band keys must have to be a duplicate of this text, and those of
+   * them at which it must share two keys (core length-bounds.ts): a lookup that only decides reads no other,
+   * unless it shares a segment.
    */
-  lengthsOf(analysis: Analysis): readonly LengthRange[] | undefined {
-    return candidateLengths(this.fingerprinter.verdictOptions, analysis.length);
+  lengthsOf(analysis: Analysis): Pick<Lookup, "lengths" | "twoKeyLengths"> {
+    const options = this.fingerprinter.verdictOptions;
+    return { lengths: candidateLengths(options, analysis.length), twoKeyLengths: twoKeyLengths(options, analysis.length) };
   }
 
   analyze(text: string, field: string): Analysis {
@@ -562,11 +564,11 @@ export class DedupService {
     ownDuplicates: boolean,
     alone: ReadonlySet<string> | undefined,
     notAfter = Infinity,
-    lengths?: readonly LengthRange[],
+    lengths: Pick<Lookup, "lengths" | "twoKeyLengths"> = {},
   ): Candidate[] {
     const { since, until } = windowAround(time, this.options.windowMs);
     return this.recent
-      .lookup(lookupProbe(analysis, radius, alone, lengths), startedAt, notAfter)
+      .lookup(lookupProbe(analysis, radius, alone, lengths.lengths, lengths.twoKeyLengths), startedAt, notAfter)
       .map((e) => e.candidate)
       .filter((c) => !isSelf(c, self, ownDuplicates) && c.time >= since && c.time <= until);
   }
@@ -585,7 +587,7 @@ export class DedupService {
     slicer: Slicer,
     { ownDuplicates = true } = {},
   ): Promise<{ matches: Match[]; candidates: number; pending: Map<string, RecentEntry>; standing: Set<string> }> {
-    const { analysis, radius, time, excludeId: self, lengths } = lookup;
+    const { analysis, radius, time, excludeId: self } = lookup;
     const untilDuplicate = lookup.untilDuplicate === true;
     const decideOnly = lookup.decideOnly === true;
     const fromEngine = lookedUp.candidates;
@@ -605,7 +607,7 @@ export class DedupService {
     // A `create` in flight of an id the engine shows will fail (a conflict): the stored version stands, and no
     // decision waits for that write (recent.ts `pendingCreate`).
     const standing = new Set(fromEngine.flatMap((c) => (this.recent.pendingCreate(c.id) ? [c.id] : [])));
-    const fromRecent = this.recentCandidates(analysis, radius, time, self, startedAt, ownDuplicates, lookedUp.alone, notAfter, lengths).filter((c) => !standing.has(c.id));
+    const fromRecent = this.recentCandidates(analysis, radius, time, self, startedAt, ownDuplicates, lookedUp.alone, notAfter, lookup).filter((c) => !standing.has(c.id));
     const recentIds = new Set(fromRecent.map((c) => c.id));
     const all = [...fromRecent, ...fromEngine.filter((c) => !isSelf(c, self, ownDuplicates) && !recentIds.has(c.id) && !superseded(c))];
     this.metrics?.candidates.observe(all.length);
@@ -632,7 +634,7 @@ export class DedupService {
     const time = options.time ?? Date.now();
     const radius = this.radiusFor(analysis);
     const startedAt = Date.now();
-    const lookup: Lookup = { analysis, time, excludeId: options.id, radius, lengths: this.lengthsOf(analysis), decideOnly: true };
+    const lookup: Lookup = { analysis, time, excludeId: options.id, radius, ...this.lengthsOf(analysis), decideOnly: true };
     const [fromEngine] = await this.readCandidates([lookup]);
     const { matches, candidates } = await this.matchesFor(lookup, fromEngine!, viewStart([fromEngine!], startedAt), new Slicer());
     const chosen = await this.withStoredRoot(chooseOriginal(matches), matches);
@@ -720,7 +722,7 @@ export class DedupService {
         if (outcome instanceof NeardupError) results[position] = outcome;
         else items.push({ doc: docs[position]!, analysis: outcome, position });
       }
-      const lookups = items.map((it): Lookup => ({ analysis: it.analysis, time: it.doc.time, excludeId: it.doc.id, radius: this.radiusFor(it.analysis), untilDuplicate: true, lengths: this.lengthsOf(it.analysis), decideOnly: true }));
+      const lookups = items.map((it): Lookup => ({ analysis: it.analysis, time: it.doc.time, excludeId: it.doc.id, radius: this.radiusFor(it.analysis), untilDuplicate: true, ...this.lengthsOf(it.analysis), decideOnly: true }));
       let startedAt = Date.now();
       const lookedUp = Promise.all([this.writeCandidates(lookups), this.rootsAmong(items)]);
       // While the engine answers: the stored re-rank fields, so the ordered section only assembles sources.
@@ -1020,7 +1022,7 @@ export class DedupService {
     const time = Date.now();
     // Lesser similarities are reported only when asked for (minSimilarity): then every length is read.
     const decideOnly = query.minSimilarity === undefined;
-    const lookup: Lookup = { analysis, time, excludeId: query.id, radius, lengths: decideOnly ? this.lengthsOf(analysis) : undefined, decideOnly };
+    const lookup: Lookup = { analysis, time, excludeId: query.id, radius, ...(decideOnly ? this.lengthsOf(analysis) : {}), decideOnly };
     const [fromEngine] = await this.readCandidates([lookup]);
     const { matches, candidates } = await this.matchesFor(lookup, fromEngine!, viewStart([fromEngine!], time), new Slicer(), { ownDuplicates: false });
     const kept = matches.filter((m) => (query.minSimilarity === undefined ? m.verdict.duplicate : m.similarity >= query.minSimilarity));

@@ -164,7 +164,7 @@ export class WindowMirror {
   /** One lookup's candidates, all of them (`parsed`: its keys). */
   private lookupOne(l: Lookup, parsed: ProbeKeys, plan: KeyPlan | undefined): LookupResult {
     const alone = plan && plan.paired.length > 0 ? new Set(plan.alone) : undefined;
-    const probe = lookupProbe(l.analysis, l.radius, alone, l.lengths);
+    const probe = lookupProbe(l.analysis, l.radius, alone, l.lengths, l.twoKeyLengths);
     const { since, until } = windowAround(l.time, this.options.windowMs);
     const versions = comparableVersions(l.analysis.version);
     const candidates: Candidate[] = [];

@@ -60,6 +60,11 @@ export interface Lookup {
    */
   lengths?: readonly LengthRange[] | undefined;
   /**
+   * Of `lengths`, those at which a document reached only through band keys must
+   * share two of them (core length-bounds.ts `twoKeyLengths`); set with `lengths`.
+   */
+  twoKeyLengths?: readonly LengthRange[] | undefined;
+  /**
    * The caller keeps duplicates alone (writes, checks, searches without a
    * minimum similarity): a candidate's text is not read when its sketch's
    * text filter shows that no rule needing it can hold (core
@@ -299,6 +304,7 @@ function queryInput(source: CandidateSource, l: Lookup, plan: KeyPlan | undefine
     docValuesOnly,
     oldestFirst,
     lengths: l.lengths,
+    twoKeyLengths: l.twoKeyLengths,
   };
 }
 
@@ -310,7 +316,7 @@ function queryInput(source: CandidateSource, l: Lookup, plan: KeyPlan | undefine
  * of the plan's `alone` keys or two keys.
  */
 function acceptor(l: Lookup, windowMs: number, alone: ReadonlySet<string> | undefined): (c: Candidate) => boolean {
-  const probe = lookupProbe(l.analysis, l.radius, alone, l.lengths);
+  const probe = lookupProbe(l.analysis, l.radius, alone, l.lengths, l.twoKeyLengths);
   const { since, until } = windowAround(l.time, windowMs);
   return (c) => c.id !== l.excludeId && c.time >= since && c.time <= until && reaches(probe, c);
 }

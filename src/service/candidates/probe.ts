@@ -28,6 +28,12 @@ export interface Probe {
    * outside them); undefined: any length. Documents of unknown length are kept.
    */
   lengths?: readonly LengthRange[] | undefined;
+  /**
+   * Of `lengths`, those where a document reached through band keys, sharing no
+   * segment, must share two of them (core length-bounds.ts `twoKeyLengths`:
+   * only the containment rule reaches that far); undefined: none.
+   */
+  twoKeyLengths?: readonly LengthRange[] | undefined;
 }
 
 export function probeOf(analysis: Analysis, radius: number): Probe {
@@ -41,8 +47,8 @@ export function probeOf(analysis: Analysis, radius: number): Probe {
  * (`alone`). The recent-writes window uses it too, so a document is a
  * candidate or not whether it is still in the window or already in the engine.
  */
-export function lookupProbe(analysis: Analysis, radius: number, alone?: ReadonlySet<string>, lengths?: readonly LengthRange[]): Probe {
-  return { ...probeOf(analysis, radius), alone, segments: segmentsNeeded(radius, analysis.lsh), lengths };
+export function lookupProbe(analysis: Analysis, radius: number, alone?: ReadonlySet<string>, lengths?: readonly LengthRange[], twoKeyLengths?: readonly LengthRange[]): Probe {
+  return { ...probeOf(analysis, radius), alone, segments: segmentsNeeded(radius, analysis.lsh), lengths, twoKeyLengths };
 }
 
 /** True when the two key lists share a key (lists are short: bands ≤ 64). */
@@ -56,14 +62,21 @@ export function reaches(probe: Probe, target: { simhash: Fingerprint; lsh?: read
   if (hamming(probe.simhash, target.simhash) <= probe.radius && ((probe.segments ?? 1) <= 1 || sharedSegments(probe.simhash, target.simhash) >= probe.segments!)) return true;
   if (!lshSchemesComparable(target.lshScheme ?? LEGACY_LSH_SCHEME, probe.lshScheme ?? LEGACY_LSH_SCHEME)) return false;
   const length = target.sketch?.length;
-  if (probe.lengths && length !== undefined && !lengthAllowed(probe.lengths, length) && sharedSegments(probe.simhash, target.simhash) === 0) return false;
-  if (!probe.alone) return sharesKey(probe.lsh, target.lsh);
+  let alone = probe.alone;
+  if (length !== undefined && (probe.lengths || probe.twoKeyLengths) && sharedSegments(probe.simhash, target.simhash) === 0) {
+    if (probe.lengths && !lengthAllowed(probe.lengths, length)) return false;
+    if (probe.twoKeyLengths && lengthAllowed(probe.twoKeyLengths, length)) alone = NO_KEY_ALONE;
+  }
+  if (!alone) return sharesKey(probe.lsh, target.lsh);
   const stored = target.lsh;
   if (!stored || stored.length === 0) return false;
   let shared = 0;
   for (const k of probe.lsh) {
     if (!stored.includes(k)) continue;
-    if (probe.alone.has(k) || ++shared >= 2) return true;
+    if (alone.has(k) || ++shared >= 2) return true;
   }
   return false;
 }
+
+/** No key reaches alone: two shared keys are needed. */
+const NO_KEY_ALONE: ReadonlySet<string> = new Set();

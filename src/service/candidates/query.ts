@@ -23,7 +23,7 @@
  */
 import { hex4, segmentValues, type Fingerprint } from "../../core/fingerprint.js";
 import { comparableVersions } from "../../core/fingerprinter.js";
-import type { LengthRange } from "../../core/length-bounds.js";
+import { subtractLengthRanges, type LengthRange } from "../../core/length-bounds.js";
 import { comparableLshSchemes, LEGACY_LSH_SCHEME } from "../../core/lsh.js";
 import { neighboursForRadius } from "../../core/neighbours.js";
 
@@ -64,6 +64,12 @@ export interface CandidateQueryInput {
    * rule holds. Undefined: any length.
    */
   lengths?: readonly LengthRange[] | undefined;
+  /**
+   * Of `lengths`, those at which a document reached through band keys, sharing
+   * no segment, must share two of the lookup's keys (core length-bounds.ts
+   * `twoKeyLengths`). Undefined: none.
+   */
+  twoKeyLengths?: readonly LengthRange[] | undefined;
 }
 
 /**
@@ -159,11 +165,27 @@ function pairClause(keys: readonly string[], schemeFilter: Record<string, unknow
  * `simhashes`: what a band key may reach (`CandidateQueryInput.lengths`).
  */
 export function lengthOrSegmentFilter(lengths: readonly LengthRange[], simhashes: readonly Fingerprint[]): Record<string, unknown> {
-  const should: Record<string, unknown>[] = lengths.map(([lo, hi]) => ({ range: { "neardup.length": hi === Infinity ? { gte: lo } : { gte: lo, lte: hi } } }));
+  const should: Record<string, unknown>[] = lengths.map(lengthRange);
   const values: Set<string>[] = [new Set(), new Set(), new Set(), new Set()];
   for (const simhash of simhashes) segmentValues(simhash).forEach((value, i) => values[i]!.add(hex4(value)));
   values.forEach((set, i) => should.push(termClause(`neardup.seg${i}`, [...set].sort())));
   return { bool: { should, minimum_should_match: 1 } };
+}
+
+function lengthRange([lo, hi]: LengthRange): Record<string, unknown> {
+  return { range: { "neardup.length": hi === Infinity ? { gte: lo } : { gte: lo, lte: hi } } };
+}
+
+/**
+ * What a single lookup's band keys may reach (`CandidateQueryInput.lengths`
+ * and `twoKeyLengths`): a document sharing a segment, or of a length where
+ * one key is enough, or of a two-key length and sharing two of `keys`.
+ */
+function keyReachFilter(input: CandidateQueryInput, lengths: readonly LengthRange[], keys: readonly string[]): Record<string, unknown> {
+  const two = input.twoKeyLengths ?? [];
+  if (two.length === 0 || keys.length < 2) return lengthOrSegmentFilter(subtractLengthRanges(lengths, two), [input.simhash]);
+  const pairs = { bool: { filter: [two.length === 1 ? lengthRange(two[0]!) : { bool: { should: two.map(lengthRange), minimum_should_match: 1 } }], should: keys.map((key) => ({ term: { "neardup.lsh": key } })), minimum_should_match: 2 } };
+  return { bool: { should: [lengthOrSegmentFilter(subtractLengthRanges(lengths, two), [input.simhash]), pairs], minimum_should_match: 1 } };
 }
 
 /** The dedup window of a document at `time`: documents from `since` to `until` (epoch ms), both ways. */
@@ -200,7 +222,7 @@ export function candidateQuery(input: CandidateQueryInput): Record<string, unkno
   const keyed: Record<string, unknown>[] = input.lsh.map((key) => ({ constant_score: { filter: { bool: { filter: [{ term: { "neardup.lsh": key } }, schemeFilter] } }, boost: 1 } }));
   if (paired.length >= 2) keyed.push(pairClause(paired, schemeFilter));
   // Key clauses score one a shared key, as before; the length filter scores nothing.
-  if (input.lengths && keyed.length > 0) should.push({ bool: { should: keyed, minimum_should_match: 1, filter: [lengthOrSegmentFilter(input.lengths, [input.simhash])] } });
+  if (input.lengths && keyed.length > 0) should.push({ bool: { should: keyed, minimum_should_match: 1, filter: [keyReachFilter(input, input.lengths, [...input.lsh, ...paired])] } });
   else should.push(...keyed);
   const bool: Record<string, unknown> = {
     should,

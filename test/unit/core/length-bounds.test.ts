@@ -7,7 +7,7 @@ import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { buildPairs, type Pair } from "../../../bench/quality/dataset.js";
 import { loadChinese, loadEnglish } from "../../../bench/quality/sources.js";
-import { candidateLengths, lengthAllowed, mergeLengthRanges } from "../../../src/core/length-bounds.js";
+import { candidateLengths, lengthAllowed, mergeLengthRanges, subtractLengthRanges, twoKeyLengths, type LengthRange } from "../../../src/core/length-bounds.js";
 import { bucketFor, containmentApplies, DEFAULT_VERDICT_OPTIONS, editRuleApplies, lengthsAllow, type VerdictBucket, type VerdictOptions } from "../../../src/core/verdict.js";
 import { sharedSegments } from "../../../src/service/candidates/query.js";
 import type { Fingerprinter } from "../../../src/core/index.js";
@@ -111,6 +111,51 @@ describe("candidateLengths", () => {
       [10, 30],
       [35, Infinity],
     ]);
+  });
+});
+
+const withoutContainment = (options: VerdictOptions): VerdictOptions => ({ ...options, buckets: options.buckets.map((b) => ({ ...b, minContainment: null, minContainedShare: null })) });
+
+describe("twoKeyLengths", () => {
+  it("is the part of candidateLengths that only the containment rule reaches (random bucket rules)", () => {
+    fc.assert(
+      fc.property(bucketsArb, fc.integer({ min: 0, max: 20_000 }), fc.integer({ min: 0, max: 20_000 }), (options, length, other) => {
+        const all = candidateLengths(options, length);
+        const others = candidateLengths(withoutContainment(options), length);
+        const two = twoKeyLengths(options, length);
+        const inTwo = two !== undefined && lengthAllowed(two, other);
+        const at = JSON.stringify({ options, length, other, all, others, two });
+        if (inTwo) {
+          expect(lengthAllowed(all, other), at).toBe(true);
+          expect(lengthAllowed(others, other), at).toBe(false);
+          expect(someRuleMayHold(withoutContainment(options), length, other), at).toBe(false);
+        } else if (lengthAllowed(all, other)) expect(lengthAllowed(others, other), at).toBe(true);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it("gives the default rules' ranges: where the containment rule reaches past the edit and Jaccard rules", () => {
+    expect(twoKeyLengths(DEFAULT_VERDICT_OPTIONS, 300)).toEqual([
+      [209, 253],
+      [354, 429],
+    ]);
+    expect(twoKeyLengths(DEFAULT_VERDICT_OPTIONS, 6000)).toEqual([[4199, 4498]]);
+    // Short texts: the cosine rule holds at any ratio, nothing to narrow.
+    expect(twoKeyLengths(DEFAULT_VERDICT_OPTIONS, 100)).toBeUndefined();
+    expect(twoKeyLengths(withoutContainment(DEFAULT_VERDICT_OPTIONS), 300)).toBeUndefined();
+  });
+
+  it("subtractLengthRanges leaves exactly the lengths of the first ranges in none of the second", () => {
+    const rangesArb = fc.array(fc.tuple(fc.integer({ min: 0, max: 60 }), fc.integer({ min: 0, max: 20 }), fc.boolean()), { maxLength: 5 }).map((xs) => mergeLengthRanges(xs.map(([lo, w, open]): LengthRange => [lo, open ? Infinity : lo + w])));
+    fc.assert(
+      fc.property(rangesArb, rangesArb, (a, b) => {
+        const out = subtractLengthRanges(a, b);
+        for (let n = 0; n <= 100; n++) expect(lengthAllowed(out, n), `${n} ${JSON.stringify({ a, b, out })}`).toBe(lengthAllowed(a, n) && !lengthAllowed(b, n));
+        for (const [lo, hi] of out) expect(lo <= hi && lo !== Infinity).toBe(true);
+      }),
+      { numRuns: 2000 },
+    );
   });
 });
 

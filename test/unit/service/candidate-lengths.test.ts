@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { fromHex, hex4, segmentValues } from "../../../src/core/fingerprint.js";
-import { candidateLengths } from "../../../src/core/length-bounds.js";
+import { candidateLengths, twoKeyLengths } from "../../../src/core/length-bounds.js";
 import { encodeSketch } from "../../../src/core/sketch.js";
 import { DEFAULT_VERDICT_OPTIONS } from "../../../src/core/verdict.js";
 import { fetchCandidates, lookupProbe, reaches, type Lookup } from "../../../src/service/candidates/index.js";
@@ -22,9 +22,8 @@ import { resolveDedupOptions } from "../../../src/service/options.js";
 const KEY = "00:00000001";
 const QUERY = "1111222233334444";
 
-function stored(id: string, simhash: string, length: number) {
+function stored(id: string, simhash: string, length: number, lsh = [KEY, `01:${id}`]) {
   const [seg0, seg1, seg2, seg3] = segmentValues(fromHex(simhash)).map(hex4);
-  const lsh = [KEY, `01:${id}`];
   const sketch = encodeSketch({ length, hashes: new Uint32Array(0), weights: new Float32Array(0) });
   return [
     { index: { _index: "lengths", _id: id } },
@@ -84,6 +83,56 @@ describe("lookups with length bounds", () => {
     expect(reaches(probe, target("aaaabbbbccccdddf", undefined))).toBe(true);
     // Within the radius, with two segments shared, length never matters.
     expect(reaches(probe, { ...target("1111222233334445", 5000) })).toBe(true);
+  });
+});
+
+describe("lookups where only the containment rule reaches", () => {
+  const SECOND = "02:00000002";
+  async function contained(): Promise<MemoryEngine> {
+    const engine = new MemoryEngine();
+    await engine.createIndex("lengths");
+    await engine.bulk([
+      ...stored("edit-1", "aaaabbbbccccdddd", 290), // the edit rule may hold: one key is enough
+      ...stored("contained-1", "aaaabbbbccccddde", 230, [KEY, "01:x"]), // only the containment rule reaches 230: one key is not enough
+      ...stored("contained-2", "aaaabbbbccccdddf", 230, [KEY, SECOND]), // two keys
+      ...stored("contained-seg", "1111bbbbccccdddd", 230, [KEY, "01:y"]), // a shared segment: length and keys do not matter
+      ...stored("longer-2", "aaaabbbbcccc0000", 400, [KEY, SECOND]), // 400 of 300: the containment rule only, two keys
+    ]);
+    await engine.refresh("lengths");
+    return engine;
+  }
+  const twoKeyLookup = (length: number, simhash = QUERY): Lookup => {
+    const l = lookup(length, candidateLengths(DEFAULT_VERDICT_OPTIONS, length), simhash);
+    return { ...l, analysis: { ...l.analysis, lsh: [KEY, SECOND] } as Analysis, twoKeyLengths: twoKeyLengths(DEFAULT_VERDICT_OPTIONS, length) };
+  };
+
+  it("take a document reached through band keys alone only when it shares two of them, alone and grouped; the reach rule agrees", async () => {
+    const engine = await contained();
+    // Every hit of the single lookup's searches.
+    const hits: string[] = [];
+    const recording = Object.create(engine) as MemoryEngine;
+    recording.search = (async (request: Parameters<MemoryEngine["search"]>[0]) => {
+      const response = await engine.search(request);
+      hits.push(...response.hits.hits.map((h) => h._id!));
+      return response;
+    }) as MemoryEngine["search"];
+    const want = ["contained-2", "contained-seg", "edit-1", "longer-2"];
+    const [alone] = await fetchCandidates(recording, source, [twoKeyLookup(300)]);
+    expect(ids(alone!)).toEqual(want);
+    // The single lookup's query leaves it out in the engine.
+    expect(hits).toContain("contained-2");
+    expect(hits).not.toContain("contained-1");
+    const grouped = await fetchCandidates(engine, source, [twoKeyLookup(300), twoKeyLookup(310, "5555666677778888")]);
+    expect(ids(grouped[0]!)).toEqual(want);
+    const l = twoKeyLookup(300);
+    const probe = lookupProbe(l.analysis, 3, undefined, l.lengths, l.twoKeyLengths);
+    const target = (simhash: string, length: number, lsh: string[]) => ({ simhash: fromHex(simhash), lsh, lshScheme: "lsh2-16x3", sketch: { length } });
+    expect(reaches(probe, target("aaaabbbbccccddde", 230, [KEY, "01:x"]))).toBe(false);
+    expect(reaches(probe, target("aaaabbbbccccdddf", 230, [KEY, SECOND]))).toBe(true);
+    expect(reaches(probe, target("aaaabbbbccccdddd", 290, [KEY, "01:z"]))).toBe(true);
+    expect(reaches(probe, target("1111bbbbccccdddd", 230, [KEY, "01:y"]))).toBe(true);
+    // Without two-key lengths (before the rule), one key reached it.
+    expect(reaches(lookupProbe(l.analysis, 3, undefined, l.lengths), target("aaaabbbbccccddde", 230, [KEY, "01:x"]))).toBe(true);
   });
 });
 
