@@ -1091,17 +1091,16 @@ export class DedupService {
         sort: [{ "neardup.timestamp": "asc" }],
       },
     });
-    const found = response.hits.hits
-      .filter((h) => {
-        const newer = this.recent.acknowledged(h._id)?.candidate;
-        return newer === undefined || (newer.duplicateOf !== undefined && targets.has(newer.duplicateOf));
-      })
-      .map((h) => ({
-        id: h._id,
-        time: readSourceTime(h._source?.neardup.timestamp),
-        distance: h._source?.neardup.distance ?? null,
-        similarity: h._source?.neardup.similarity ?? null,
-      }));
+    // An id re-sent after a rollover is stored in two indices behind the alias: listed once, as its newest copy
+    // (the hits come oldest first).
+    const byId = new Map<string, { id: string; time: number; distance: number | null; similarity: number | null }>();
+    for (const h of response.hits.hits) {
+      const newer = this.recent.acknowledged(h._id)?.candidate;
+      if (newer !== undefined && (newer.duplicateOf === undefined || !targets.has(newer.duplicateOf))) continue;
+      byId.delete(h._id);
+      byId.set(h._id, { id: h._id, time: readSourceTime(h._source?.neardup.timestamp), distance: h._source?.neardup.distance ?? null, similarity: h._source?.neardup.similarity ?? null });
+    }
+    const found = [...byId.values()];
     const seen = new Set(found.map((m) => m.id));
     for (const original of originals) {
       for (const e of this.recent.storedDuplicatesOf(original)) {

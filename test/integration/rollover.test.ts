@@ -117,4 +117,20 @@ describe.each(engineTargets())("time-based indices on $kind $version", (target) 
     await expect(service.ensureIndex()).rejects.toMatchObject({ code: "INVALID_CONFIG", message: expect.stringContaining(`${bare}-*`) });
     expect(await engine.aliasIndices(bare)).toEqual([]); // nothing made
   }, 300_000);
+
+  it("a duplicate re-sent after a rollover is stored in both indices and listed once in its cluster, as its newest copy (audit 12: listed twice)", async () => {
+    const [a] = [text()];
+    ok(await svc.index(docs("c-o", [a!]), "mark"));
+    const [dup] = ok(await svc.index(docs("c-n", [a!.replace(/\.$/, "!")]), "mark"));
+    expect(dup!.duplicate_of).toBe("c-o0");
+    await engine.rollover(alias);
+    await settle();
+    ok(await svc.index(docs("c-n", [a!.replace(/\.$/, "?")]), "mark")); // the same id again, into the new index
+    await engine.refresh(alias);
+    await settle();
+    const copies = await engine.search<unknown>({ index: alias, body: { size: 10, _source: false, query: { ids: { values: ["c-n0"] } } } });
+    expect(copies.hits.hits).toHaveLength(2); // stored in both indices (docs/dedup.md, "Re-sending an id after a rollover")
+    expect((await svc.cluster("c-o0")).members.map((m) => m.id)).toEqual(["c-o0", "c-n0"]);
+  }, 300_000);
 });
+
