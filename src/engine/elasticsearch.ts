@@ -25,6 +25,18 @@ export class ElasticsearchEngine implements Engine {
     this.guard = createGuard("elasticsearch", connection.url);
   }
 
+  waitForPrimaries(index: string, timeoutMs: number): Promise<boolean> {
+    return this.guard(`wait for the shards of ${index}`, async () => {
+      try {
+        const response = (await this.client.cluster.health({ index, wait_for_status: "yellow", timeout: `${Math.max(1, Math.round(timeoutMs))}ms` })) as { timed_out?: boolean };
+        return response.timed_out !== true;
+      } catch (err) {
+        if ((err as { meta?: { statusCode?: number } }).meta?.statusCode === 408) return false; // the engine's answer to a wait that timed out
+        throw err;
+      }
+    });
+  }
+
   health(): Promise<string> {
     return this.guard("cluster health", async () => String((await this.client.cluster.health()).status));
   }

@@ -129,6 +129,12 @@ export interface Engine {
   readonly info: EngineInfo;
   /** Cluster health status (`green`, `yellow`, `red`). */
   health(): Promise<string>;
+  /**
+   * Waits up to `timeoutMs` until every primary shard of the index (alias or pattern: every index behind it) is
+   * active (health yellow); true when they are, false on the timeout. An index another writer has just created
+   * exists before its shards can answer a search ("all shards failed").
+   */
+  waitForPrimaries(index: string, timeoutMs: number): Promise<boolean>;
   putComponentTemplate(name: string, body: Record<string, unknown>): Promise<void>;
   putIndexTemplate(name: string, body: Record<string, unknown>): Promise<void>;
   /** Deletes a composable index template; no error when it does not exist. */

@@ -192,6 +192,9 @@ function round(x: number): number {
   return Math.round(x * 1e6) / 1e6;
 }
 
+/** How long setting an index up waits for its primary shards (`Engine.waitForPrimaries`); past it, lookups go on and a shard still missing fails them as before (503). */
+const PRIMARIES_WAIT_MS = 30_000;
+
 /**
  * The waves a chunk's decided documents are written in (`DedupService.write`), each one `_bulk` after the
  * one before it: wave 0 holds the writes that wait for nothing; a document waiting for its original goes one
@@ -353,6 +356,10 @@ export class DedupService {
         await this.engine.putMapping(index, mappings);
       }
     }
+    // Made a moment ago, perhaps by another writer (its create then answered "exists" here at once): its shards
+    // may not answer a search yet, and the first lookups would fail whole ("all shards failed", audit 12).
+    // Best effort: an engine that cannot say (a proxy in front of it refusing the health API) is not waited for.
+    await this.engine.waitForPrimaries(index, PRIMARIES_WAIT_MS).catch(() => false);
     // Candidates' neardup fields, and the texts the edit rule compares, are read from `_source`.
     const problem = sourceProblem(await this.engine.sourceSettings(index), [this.options.textField, "neardup"]);
     if (problem) {

@@ -45,15 +45,14 @@ export const LEASE_SKEW_MS = 30_000;
 
 /**
  * The lease `key` when another sidecar may hold it: the document exists, is not released, and its term has not
- * ended more than {@link LEASE_SKEW_MS} ago by its holder's clock; else undefined (a missing lease index too).
+ * ended more than {@link LEASE_SKEW_MS} ago by its holder's clock; else undefined (also when it cannot be read).
  * The HTTP API's lease of an index is `<index>`, the proxy's `proxy:<index>`: each path asks whether the other
  * decides for the index, since their decisions would not see each other's.
  */
 export async function heldLease(engine: Engine, key: string, now = Date.now()): Promise<LeaseDoc | undefined> {
-  const found = await engine.getVersioned<LeaseDoc>(LEASE_INDEX, key).catch((err: unknown) => {
-    if (hasErrorCode(err, "NOT_FOUND")) return undefined;
-    throw err;
-  });
+  // Cannot be read (no lease index yet, an engine or a proxy refusing the read): taken as not held, as the
+  // lease itself takes a failed read (it tries again on its next round).
+  const found = await engine.getVersioned<LeaseDoc>(LEASE_INDEX, key).catch(() => undefined);
   const doc = found?.source;
   return doc && !doc.released && doc.expires_at + LEASE_SKEW_MS >= now ? doc : undefined;
 }

@@ -125,6 +125,9 @@ export class MemoryEngine implements Engine {
   async health() {
     return "green";
   }
+  async waitForPrimaries(_index: string, _timeoutMs: number): Promise<boolean> {
+    return true;
+  }
   async putComponentTemplate() {}
   async putIndexTemplate() {}
   async createIndex(name: string) {

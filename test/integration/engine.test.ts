@@ -159,6 +159,21 @@ describe.each(engineTargets())("$kind $version ($source)", (target) => {
   it("answers cluster health", async () => {
     expect(["green", "yellow"]).toContain(await engine.health());
   });
+
+  it("waits for an index's primaries: at once for an index that has them, false on the timeout for one whose primary cannot be assigned", async () => {
+    const fresh = uniqueIndex("neardup-primaries-it");
+    const stuck = uniqueIndex("neardup-primaries-stuck");
+    try {
+      await engine.createIndex(fresh);
+      expect(await engine.waitForPrimaries(fresh, 10_000)).toBe(true);
+      // A primary the single node may not hold (an allocation filter no node matches), created without waiting for it.
+      await rawEngineRequest(target, "PUT", `/${stuck}?wait_for_active_shards=0`, { settings: { "index.routing.allocation.require._name": "no-such-node" } });
+      expect(await engine.waitForPrimaries(stuck, 500)).toBe(false);
+    } finally {
+      await engine.deleteIndex(fresh);
+      await engine.deleteIndex(stuck);
+    }
+  });
 });
 
 /** The flat settings of each concrete index behind `index` (an index or an alias). */

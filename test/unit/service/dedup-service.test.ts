@@ -42,6 +42,28 @@ describe("DedupService on an engine double", () => {
     expect(again).toMatchObject({ id: "b", status: "original" });
   });
 
+  it("waits for the shards of an index another writer has just made before its first lookups (audit 12: a whole 503, all shards failed)", async () => {
+    // The index exists (another sidecar's create won) but its primary is not active yet: searches fail as the
+    // engines fail them then, until the primaries are up, which the wait for them brings about here.
+    class Starting extends MemoryEngine {
+      active = false;
+      override async waitForPrimaries(): Promise<boolean> {
+        this.active = true;
+        return true;
+      }
+      override async search<T>(request: Parameters<MemoryEngine["search"]>[0]) {
+        if (!this.active && request.index === "starting") throw new NeardupError("ENGINE_UNAVAILABLE", "search: all shards failed (no_shard_available_action_exception)");
+        return super.search<T>(request);
+      }
+    }
+    const engine = new Starting();
+    await engine.createIndex("starting");
+    const service = new DedupService(engine, fp, resolveDedupOptions({ index: "starting", lshKeyBudget: 0 }));
+    await service.ensureIndex();
+    const [a] = await service.index([parseDocInput({ id: "a", text: LONG_ZH })], "mark");
+    expect(a).toMatchObject({ id: "a", status: "original" });
+  });
+
   it("a write whose answer was lost (a timeout after the engine took it) stays in the recent-writes window: a near-duplicate sent after its 503 is its duplicate, not a second original (audit 12)", async () => {
     const { engine, faults, service } = await faultyDedupService(new MemoryEngine(), fp, { index: "ghost", lshKeyBudget: 0 });
     const [a, b] = variants(LONG_ZH, 2);
