@@ -65,7 +65,7 @@ export function toAliasedIndices(body: Record<string, { aliases?: Record<string,
   return out.sort((x, y) => (x.index < y.index ? -1 : x.index > y.index ? 1 : 0));
 }
 
-type AliasesBody = Record<string, { aliases?: Record<string, { is_write_index?: boolean }> }>;
+type AliasesBody = Record<string, { aliases?: Record<string, { is_write_index?: boolean; filter?: unknown; routing?: unknown; index_routing?: unknown; search_routing?: unknown }> }>;
 
 /** Aliases of the concrete index `index` (`GET <index>/_alias`) that do not say whether they write to it (no `is_write_index`). */
 export function unflaggedAliases(own: AliasesBody, index: string): string[] {
@@ -75,12 +75,14 @@ export function unflaggedAliases(own: AliasesBody, index: string): string[] {
 }
 
 /**
- * The aliases whose writes go to the concrete index `index`, sorted: from `GET <index>/_alias` (`own`), those
- * with `is_write_index: true`, and those without the flag that stand for this one index alone (their indices
- * from `GET _alias/<names>`, `members`). An alias over several indices without the flag takes no writes.
+ * The aliases whose writes go to the concrete index `index` and whose reads see all of it, sorted: from
+ * `GET <index>/_alias` (`own`), those with `is_write_index: true`, and those without the flag that stand for this
+ * one index alone (their indices from `GET _alias/<names>`, `members`). An alias over several indices without the
+ * flag takes no writes; a filtered or routed alias reads only part of the index.
  */
 export function toWriteAliases(own: AliasesBody, index: string, members: AliasesBody = {}): string[] {
   return Object.entries(own?.[index]?.aliases ?? {})
+    .filter(([, a]) => a.filter === undefined && a.routing === undefined && a.index_routing === undefined && a.search_routing === undefined)
     .filter(([alias, a]) => a.is_write_index === true || (a.is_write_index === undefined && toAliasedIndices(members, alias).length === 1))
     .map(([alias]) => alias)
     .sort();

@@ -53,6 +53,8 @@ describe("engine responses", () => {
     // Asked with an alias's name, the engine answers its indices: none is the name itself.
     expect(toWriteAliases({ "w-2": { aliases: { w: { is_write_index: true } } } }, "w")).toEqual([]);
     expect(toWriteAliases({ "w-2": { aliases: {} } }, "w-2")).toEqual([]);
+    // A filtered or routed alias reads part of the index: its lookups would miss the rest.
+    expect(toWriteAliases({ "w-2": { aliases: { app: { is_write_index: true, filter: { term: { app: "a" } } }, r: { is_write_index: true, index_routing: "1", search_routing: "1" } } } }, "w-2")).toEqual([]);
   });
 
   it("puts ignore_unavailable in the msearch header when asked", () => {
