@@ -1,6 +1,6 @@
 import { Client, type ClientOptions } from "@elastic/elasticsearch";
 import { createGuard, createIfAbsent, orUndefinedIfMissing } from "./guard.js";
-import { mapsFieldIn, toFieldTypes, msearchLines, refreshIntervalFrom, searchParams, toAliasedIndices, toWriteAliases, unflaggedAliases, toBulkResult, toMsearchResults, toRolloverResult, toSourceMap, toSourceSettings, toResolvedIndices, termStatisticsBody, toDocFrequencies, TERM_STATISTICS_FILTER, toVersioned, toRefreshCounts, toSeqNoCheckpoints } from "./responses.js";
+import { mapsFieldIn, toFieldTypes, msearchLines, refreshIntervalFrom, searchParams, toAliasedIndices, toWriteAliases, toAliasNames, toBulkResult, toMsearchResults, toRolloverResult, toSourceMap, toSourceSettings, toResolvedIndices, termStatisticsBody, toDocFrequencies, TERM_STATISTICS_FILTER, toVersioned, toRefreshCounts, toSeqNoCheckpoints } from "./responses.js";
 import type { AliasedIndex, BulkResult, Engine, EngineConnection, EngineInfo, PointInTimePage, PutOptions, RolloverResult, SearchRequest, SearchResponse, SourceSettings, Versioned } from "./types.js";
 
 /** Elasticsearch 8.x through `@elastic/elasticsearch` (client major = server major). */
@@ -192,10 +192,14 @@ export class ElasticsearchEngine implements Engine {
   writeAliasesOf(index: string): Promise<string[]> {
     return this.guard(`get aliases of ${index}`, async () => {
       const own = (await orUndefinedIfMissing(() => this.client.indices.getAlias({ index }))) as never;
-      if (!own) return [];
-      const unsure = unflaggedAliases(own, index);
-      const members = unsure.length > 0 ? ((await orUndefinedIfMissing(() => this.client.indices.getAlias({ name: unsure.join(",") }))) as never) : undefined;
-      return toWriteAliases(own, index, members);
+      return own ? toWriteAliases(own, index) : [];
+    });
+  }
+
+  aliasesOf(index: string): Promise<string[]> {
+    return this.guard(`get aliases of ${index}`, async () => {
+      const own = (await orUndefinedIfMissing(() => this.client.indices.getAlias({ index }))) as never;
+      return own ? toAliasNames(own) : [];
     });
   }
 

@@ -1,6 +1,6 @@
 import { Client, type ClientOptions } from "@opensearch-project/opensearch";
 import { createGuard, createIfAbsent, orUndefinedIfMissing } from "./guard.js";
-import { mapsFieldIn, toFieldTypes, msearchLines, refreshIntervalFrom, searchParams, toAliasedIndices, toWriteAliases, unflaggedAliases, toBulkResult, toMsearchResults, toRolloverResult, toSourceMap, toSourceSettings, toResolvedIndices, termStatisticsBody, toDocFrequencies, TERM_STATISTICS_FILTER, toVersioned, toRefreshCounts, toSeqNoCheckpoints } from "./responses.js";
+import { mapsFieldIn, toFieldTypes, msearchLines, refreshIntervalFrom, searchParams, toAliasedIndices, toWriteAliases, toAliasNames, toBulkResult, toMsearchResults, toRolloverResult, toSourceMap, toSourceSettings, toResolvedIndices, termStatisticsBody, toDocFrequencies, TERM_STATISTICS_FILTER, toVersioned, toRefreshCounts, toSeqNoCheckpoints } from "./responses.js";
 import type { AliasedIndex, BulkResult, Engine, EngineConnection, EngineInfo, PointInTimePage, PutOptions, RolloverResult, SearchRequest, SearchResponse, SourceSettings, Versioned } from "./types.js";
 
 /** Builds the OpenSearch client options; also used to probe an unknown engine's root endpoint. */
@@ -208,10 +208,14 @@ export class OpenSearchEngine implements Engine {
   writeAliasesOf(index: string): Promise<string[]> {
     return this.guard(`get aliases of ${index}`, async () => {
       const own = (await orUndefinedIfMissing(() => this.client.indices.getAlias({ index })))?.body as never;
-      if (!own) return [];
-      const unsure = unflaggedAliases(own, index);
-      const members = unsure.length > 0 ? ((await orUndefinedIfMissing(() => this.client.indices.getAlias({ name: unsure.join(",") })))?.body as never) : undefined;
-      return toWriteAliases(own, index, members);
+      return own ? toWriteAliases(own, index) : [];
+    });
+  }
+
+  aliasesOf(index: string): Promise<string[]> {
+    return this.guard(`get aliases of ${index}`, async () => {
+      const own = (await orUndefinedIfMissing(() => this.client.indices.getAlias({ index })))?.body as never;
+      return own ? toAliasNames(own) : [];
     });
   }
 

@@ -67,25 +67,21 @@ export function toAliasedIndices(body: Record<string, { aliases?: Record<string,
 
 type AliasesBody = Record<string, { aliases?: Record<string, { is_write_index?: boolean; filter?: unknown; routing?: unknown; index_routing?: unknown; search_routing?: unknown }> }>;
 
-/** Aliases of the concrete index `index` (`GET <index>/_alias`) that do not say whether they write to it (no `is_write_index`). */
-export function unflaggedAliases(own: AliasesBody, index: string): string[] {
-  return Object.entries(own?.[index]?.aliases ?? {})
-    .filter(([, a]) => a.is_write_index === undefined)
-    .map(([alias]) => alias);
-}
-
 /**
- * The aliases whose writes go to the concrete index `index` and whose reads see all of it, sorted: from
- * `GET <index>/_alias` (`own`), those with `is_write_index: true`, and those without the flag that stand for this
- * one index alone (their indices from `GET _alias/<names>`, `members`). An alias over several indices without the
- * flag takes no writes; a filtered or routed alias reads only part of the index.
+ * The aliases whose writes go to the concrete index `index` as its write index (`is_write_index: true`) and
+ * whose reads see all of it (no filter, no routing), sorted, from `GET <index>/_alias` (`own`). An alias without
+ * the flag over this one index reads only this index: reading the index is the same.
  */
-export function toWriteAliases(own: AliasesBody, index: string, members: AliasesBody = {}): string[] {
+export function toWriteAliases(own: AliasesBody, index: string): string[] {
   return Object.entries(own?.[index]?.aliases ?? {})
-    .filter(([, a]) => a.filter === undefined && a.routing === undefined && a.index_routing === undefined && a.search_routing === undefined)
-    .filter(([alias, a]) => a.is_write_index === true || (a.is_write_index === undefined && toAliasedIndices(members, alias).length === 1))
+    .filter(([, a]) => a.is_write_index === true && a.filter === undefined && a.routing === undefined && a.index_routing === undefined && a.search_routing === undefined)
     .map(([alias]) => alias)
     .sort();
+}
+
+/** Every alias of the indices in a `GET <name>/_alias` answer, whatever its flags, sorted. */
+export function toAliasNames(body: AliasesBody): string[] {
+  return [...new Set(Object.values(body ?? {}).flatMap((entry) => Object.keys(entry.aliases ?? {})))].sort();
 }
 
 /** `_rollover` response body. */

@@ -199,10 +199,12 @@ export interface Engine {
   /** The indices behind an alias; [] when there is no such alias. */
   aliasIndices(alias: string): Promise<AliasedIndex[]>;
   /**
-   * The aliases whose writes go to the concrete index `index` (`is_write_index`, or an alias over that index
-   * alone), sorted; [] for an index without such an alias, a missing index, or an alias name.
+   * The aliases whose writes go to the concrete index `index` as its write index (`is_write_index: true`) and
+   * that read all of it (no filter or routing), sorted; [] for an index without one, a missing index, or an alias name.
    */
   writeAliasesOf(index: string): Promise<string[]>;
+  /** Every alias of the indices `index` (an index, alias or pattern) stands for, sorted; [] when there are none. */
+  aliasesOf(index: string): Promise<string[]>;
   /** Rolls a write alias over to a new index (the `_rollover` API, no conditions). */
   rollover(alias: string): Promise<RolloverResult>;
   /**

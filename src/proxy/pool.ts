@@ -22,6 +22,9 @@ import type { IndexRule } from "./rules.js";
 import type { Upstream } from "./upstream.js";
 import { WriteThrough } from "./write-through.js";
 
+/** Names neardup deduplicates (as NEARDUP_INDEX takes them); an alias of another name is not taken as its index's. */
+const isIndexName = (name: string): boolean => /^[a-z0-9][a-z0-9._-]*$/.test(name);
+
 /** The index does not exist and may not be created here (`require_alias`): its items go to the engine as sent. */
 export class MissingIndex extends Error {}
 
@@ -66,7 +69,7 @@ export interface PoolDeps {
 }
 
 /** How long the name an index's writes are deduplicated under (its write alias, or itself) is kept before it is asked again. */
-export const TARGET_TTL_MS = 30_000;
+export const TARGET_TTL_MS = 5_000;
 
 /** How long an index's service may go unasked before it is let go (`PoolDeps.idleMs`). */
 export const DEFAULT_IDLE_MS = 10 * 60_000;
@@ -155,35 +158,56 @@ export class ServicePool {
   }
 
   /**
-   * The name writes to `index` are deduplicated under: an alias (or a name that is no index yet) is itself; a
-   * concrete index that exactly one alias writes to (`Engine.writeAliasesOf`: the alias's write index) is that
-   * alias. So writes through a write alias and writes naming its current index directly meet in one service
-   * (one recent-writes window, one order of decisions, one lease) and first one wins holds across both; its
-   * lookups read the whole alias. Kept {@link TARGET_TTL_MS}: after a rollover, the old index is itself again.
+   * The name writes to `name` are deduplicated under. The index the writes go to (`name` itself, or an alias's
+   * write index) is taken under its write alias when it has exactly one that reads all of it
+   * (`Engine.writeAliasesOf`: `is_write_index`, no filter, no routing, a name neardup takes), else under its own
+   * name; an alias with no single write index is itself (the engine takes no writes through it). So writes through
+   * a write alias, through another alias over the same index, and naming the index meet in one service (one
+   * recent-writes window, one order of decisions, one lease), and first one wins holds across them; its lookups
+   * read the whole alias. Kept {@link TARGET_TTL_MS}: after a rollover the old index is itself again.
    */
-  private async targetOf(index: string): Promise<string> {
-    const known = this.targets.get(index);
+  private async targetOf(name: string): Promise<string> {
+    const known = this.targets.get(name);
     if (known && this.clock() - known.at < TARGET_TTL_MS) return known.target;
     const { engine } = this.deps;
-    let target = index;
-    if ((await engine.aliasIndices(index)).length === 0) {
-      const aliases = await engine.writeAliasesOf(index);
-      if (aliases.length === 1) target = aliases[0]!;
+    let target = name;
+    const behind = await engine.aliasIndices(name);
+    const writes = behind.filter((b) => b.writeIndex);
+    if (behind.length === 0 || writes.length === 1) {
+      const index = behind.length === 0 ? name : writes[0]!.index;
+      const aliases = (await engine.writeAliasesOf(index)).filter(isIndexName);
+      target = aliases.length === 1 ? aliases[0]! : index;
     }
-    this.targets.set(index, { target, at: this.clock() });
+    this.targets.set(name, { target, at: this.clock() });
     return target;
+  }
+
+  /**
+   * Whether a sidecar's HTTP API decides for `index` or an index or alias that stands for the same documents
+   * (its lease `<NEARDUP_INDEX>`): two writers would keep two originals.
+   */
+  private async apiLease(index: string): Promise<{ url: string } | undefined> {
+    const { engine } = this.deps;
+    // Best effort, as the lease read itself (writer-lease.ts `heldLease`).
+    const names = new Set([index, ...(await engine.resolveIndices(index).catch(() => [])), ...(await engine.aliasesOf(index).catch(() => []))]);
+    for (const name of names) {
+      const held = await heldLease(engine, name);
+      if (held) return held;
+    }
+    return undefined;
   }
 
   /** The service of `index` (a name {@link targetOf} gives), first asked for under the client's name `named`. */
   private async create(index: string, named: string, rule: IndexRule, mayCreate: boolean): Promise<IndexDedup> {
     const { engine, fingerprinter, upstream, dedup, timeoutMs } = this.deps;
     if (!mayCreate && !(await engine.indexExists(named))) throw new MissingIndex(named);
-    // A sidecar's HTTP API decides for this index (its lease `<index>`): two writers would keep two originals.
-    const api = await heldLease(engine, index);
+    const api = await this.apiLease(index);
     if (api) throw decidedElsewhere(index, "HTTP API", api.url, "NEARDUP_PROXY_INDICES");
     // The index is the client's, set up for its own ingest: a refresh interval longer than the window lengthens the
     // window, and a missing index gets the neardup fields and nothing else of the service's own window.
-    const options = resolveDedupOptions({ ...dedup, index, textField: rule.textField, policy: rule.policy ?? dedup.policy, recentWindowFitsRefresh: true, clientIndex: true });
+    // Never the API's rollover: the client's index is written as it is named (audit 13: with NEARDUP_INDEX_ROLLOVER
+    // on, every proxy index was taken for a rollover alias, and dedup was off or writes went to <name>-000001).
+    const options = resolveDedupOptions({ ...dedup, index, rollover: false, textField: rule.textField, policy: rule.policy ?? dedup.policy, recentWindowFitsRefresh: true, clientIndex: true });
     const writer = new WriteThrough(engine, upstream, timeoutMs);
     // A copy of the shared metrics: each service sets the window gauges' `readWindow` on the object it is given.
     const metrics = this.deps.metrics && { ...this.deps.metrics };

@@ -166,9 +166,14 @@ export async function startService(config: Config, deps: ServiceDeps): Promise<R
         if (config.lease) {
           const refreshMs = await svc.learnRefreshInterval();
           await connected.createIndex(LEASE_INDEX_NAME, { settings: { index: { auto_expand_replicas: "0-1" } } });
-          // A sidecar's _bulk proxy decides for this index (its lease `proxy:<index>`): two writers would keep two originals.
-          const proxy = await heldLease(connected, `proxy:${config.dedup.index}`);
-          if (proxy) throw decidedElsewhere(config.dedup.index, "_bulk proxy", proxy.url, "NEARDUP_INDEX");
+          // A sidecar's _bulk proxy decides for this index, an index behind it or an alias of it (its lease
+          // `proxy:<name>`): two writers would keep two originals.
+          const index = config.dedup.index;
+          const names = new Set([index, ...(await connected.resolveIndices(index).catch(() => [])), ...(await connected.aliasesOf(index).catch(() => []))]);
+          for (const name of names) {
+            const proxy = await heldLease(connected, `proxy:${name}`);
+            if (proxy) throw decidedElsewhere(index, "_bulk proxy", proxy.url, "NEARDUP_INDEX");
+          }
           await lease?.stop(); // the engine came back: a fresh lease round
           lease = new WriterLease(
             connected,

@@ -296,6 +296,9 @@ export class MemoryEngine implements Engine {
   async writeAliasesOf(_index: string): Promise<string[]> {
     return [];
   }
+  async aliasesOf(_index: string): Promise<string[]> {
+    return [];
+  }
   async resolveIndices(name: string): Promise<string[]> {
     const pattern = new RegExp(`^${name.split("*").map((p) => p.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`);
     return [...this.indices.keys()].filter((i) => pattern.test(i)).sort();

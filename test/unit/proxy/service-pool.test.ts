@@ -76,7 +76,7 @@ describe("ServicePool", () => {
       expect(await pool.existing("logs-1")).toBe(viaAlias);
       expect(viaAlias.service.options.index).toBe("logs");
       writeIndex = "logs-2";
-      now += 29_000;
+      now += 4_000;
       expect((await pool.get("logs-1", rule!)).service).toBe(viaAlias.service); // the name is kept a while
       now += 2_000;
       const old = await pool.get("logs-1", rule!);
@@ -108,7 +108,7 @@ describe("ServicePool", () => {
       await lease();
       await expect(pool.get("shared", rule!)).rejects.toMatchObject({ code: "INVALID_CONFIG", field: "NEARDUP_PROXY_INDICES", message: expect.stringContaining("HTTP API of the sidecar at http://api-sidecar:8080") });
       await lease({ released: true });
-      now += 31_000; // past the name's cache
+      now += 6_000; // past the name's cache
       expect((await pool.get("shared", rule!)).service.options.index).toBe("shared");
       await lease({ expires_at: Date.now() - 60_000 }, "shared-2"); // its holder stopped a minute ago without releasing it
       expect((await pool.get("shared-2", rule!)).service.options.index).toBe("shared-2");
@@ -118,4 +118,34 @@ describe("ServicePool", () => {
       await pool.close();
     }
   });
+
+  it("audit 13: another alias over the write index, and the index, share the write alias's service; an alias of a name neardup does not take is not used; the API's rollover never reaches a proxy index; the API's lease is found through an alias", async () => {
+    const engine = new MemoryEngine();
+    // logs-1 is written through `logs` (is_write_index), read through `logs-read` (no flag), and has `logs+x`.
+    engine.aliasIndices = async (name: string) => (name === "logs" || name === "logs-read" ? [{ index: "logs-1", writeIndex: true }] : name === "other+x" ? [{ index: "other-1", writeIndex: true }] : []);
+    engine.writeAliasesOf = async (index: string) => (index === "logs-1" ? ["logs"] : index === "other-1" ? ["other+x"] : []);
+    engine.resolveIndices = async (name: string) => (name === "logs" || name === "logs-read" ? ["logs-1"] : [name]);
+    engine.aliasesOf = async (index: string) => (index === "logs" || index === "logs-1" ? ["logs", "logs-read"] : []);
+    const pool = new ServicePool({ engine, fingerprinter, upstream, dedup: resolveDedupOptions({ index: "unused", rollover: true }), timeoutMs: 5000, idleMs: 0 });
+    const [rule] = parseIndexRules("*:message");
+    try {
+      const viaAlias = await pool.get("logs", rule!);
+      expect(viaAlias.service.options).toMatchObject({ index: "logs", rollover: false });
+      expect((await pool.get("logs-read", rule!)).service).toBe(viaAlias.service);
+      expect((await pool.get("logs-1", rule!)).service).toBe(viaAlias.service);
+      // `other+x` is no name neardup deduplicates: its index is taken under its own name.
+      expect((await pool.get("other-1", rule!)).service.options.index).toBe("other-1");
+    } finally {
+      await pool.close();
+    }
+    // A sidecar's API decides logs-1 (its NEARDUP_INDEX): the proxy's writes through `logs` are refused.
+    await engine.putDocument(LEASE_INDEX, "logs-1", { holder: "h", url: "http://api:8080", term: 1, expires_at: Date.now() + 10_000 });
+    const guarded = new ServicePool({ engine, fingerprinter, upstream, dedup: resolveDedupOptions({ index: "unused" }), timeoutMs: 5000, idleMs: 0 });
+    try {
+      await expect(guarded.get("logs-read", rule!)).rejects.toMatchObject({ code: "INVALID_CONFIG", message: expect.stringContaining("http://api:8080") });
+    } finally {
+      await guarded.close();
+    }
+  });
 });
+

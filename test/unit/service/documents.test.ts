@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { msearchLines, toAliasedIndices, toWriteAliases, unflaggedAliases } from "../../../src/engine/responses.js";
+import { msearchLines, toAliasedIndices, toAliasNames, toWriteAliases } from "../../../src/engine/responses.js";
 import type { BulkResult, Engine } from "../../../src/engine/types.js";
 import { isMissingTarget, writeDocuments } from "../../../src/service/documents.js";
 
@@ -45,16 +45,15 @@ describe("engine responses", () => {
     expect(toAliasedIndices({ only: { aliases: { w: {} } } }, "w")).toEqual([{ index: "only", writeIndex: true }]);
   });
 
-  it("reads the aliases that write to an index: flagged, or unflagged over that index alone", () => {
-    const own = { "w-2": { aliases: { w: { is_write_index: true }, old: { is_write_index: false }, solo: {}, shared: {} } } };
-    expect(unflaggedAliases(own, "w-2").sort()).toEqual(["shared", "solo"]);
-    const members = { "w-2": { aliases: { solo: {}, shared: {} } }, "w-1": { aliases: { shared: {} } } };
-    expect(toWriteAliases(own, "w-2", members)).toEqual(["solo", "w"]);
+  it("reads the aliases that write to an index as its write index and read all of it, and every alias of an answer", () => {
+    const own = { "w-2": { aliases: { w: { is_write_index: true }, old: { is_write_index: false }, solo: {} } } };
+    expect(toWriteAliases(own, "w-2")).toEqual(["w"]);
     // Asked with an alias's name, the engine answers its indices: none is the name itself.
     expect(toWriteAliases({ "w-2": { aliases: { w: { is_write_index: true } } } }, "w")).toEqual([]);
     expect(toWriteAliases({ "w-2": { aliases: {} } }, "w-2")).toEqual([]);
     // A filtered or routed alias reads part of the index: its lookups would miss the rest.
     expect(toWriteAliases({ "w-2": { aliases: { app: { is_write_index: true, filter: { term: { app: "a" } } }, r: { is_write_index: true, index_routing: "1", search_routing: "1" } } } }, "w-2")).toEqual([]);
+    expect(toAliasNames({ "w-1": { aliases: { w: {}, r: {} } }, "w-2": { aliases: { w: { is_write_index: true } } }, "x": {} })).toEqual(["r", "w"]);
   });
 
   it("puts ignore_unavailable in the msearch header when asked", () => {
