@@ -207,7 +207,10 @@ export class ServicePool {
     // window, and a missing index gets the neardup fields and nothing else of the service's own window.
     // Never the API's rollover: the client's index is written as it is named (audit 13: with NEARDUP_INDEX_ROLLOVER
     // on, every proxy index was taken for a rollover alias, and dedup was off or writes went to <name>-000001).
-    const options = resolveDedupOptions({ ...dedup, index, rollover: false, textField: rule.textField, policy: rule.policy ?? dedup.policy, recentWindowFitsRefresh: true, clientIndex: true });
+    // An alias (a client's rollover alias): an index behind it closed or deleted by its lifecycle is skipped, as the
+    // API's rollover window does (audit 13: one closed old index made every write fail with a per-item 502).
+    const aliasWindow = (await engine.aliasIndices(index)).length > 0;
+    const options = resolveDedupOptions({ ...dedup, index, rollover: false, aliasWindow, textField: rule.textField, policy: rule.policy ?? dedup.policy, recentWindowFitsRefresh: true, clientIndex: true });
     const writer = new WriteThrough(engine, upstream, timeoutMs);
     // A copy of the shared metrics: each service sets the window gauges' `readWindow` on the object it is given.
     const metrics = this.deps.metrics && { ...this.deps.metrics };

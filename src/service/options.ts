@@ -15,6 +15,11 @@ export interface DedupOptions {
    * write that finds no write index creates the next one. Default false.
    */
   rollover: boolean;
+  /**
+   * `index` is an alias over indices made in turn (a client's write alias, through the proxy): as with
+   * `rollover`, candidate lookups skip an index behind it that is closed or gone instead of failing. Default false.
+   */
+  aliasWindow: boolean;
   /** Source field holding the text. Default `text`. */
   textField: string;
   /** The dedup window in milliseconds: only documents this much older than now (by `neardup.timestamp`) are compared. Default 2 days. */
@@ -80,6 +85,7 @@ export interface DedupOptions {
 export const DEFAULT_DEDUP_OPTIONS: Readonly<DedupOptions> = Object.freeze({
   index: "neardup-documents",
   rollover: false,
+  aliasWindow: false,
   textField: "text",
   windowMs: 2 * 24 * 3600 * 1000,
   policy: "mark",
@@ -109,7 +115,9 @@ export function resolveDedupOptions(options: Partial<DedupOptions> = {}): DedupO
   for (const key of ["lshKeyBudget", "mirrorDocs"] as const) {
     if (!Number.isInteger(o[key]) || o[key] < 0) throw new NeardupError("INVALID_CONFIG", `${key} must be a non-negative integer, got ${JSON.stringify(o[key])}`, { field: key });
   }
-  if (typeof o.rollover !== "boolean") throw new NeardupError("INVALID_CONFIG", `rollover must be true or false, got ${JSON.stringify(o.rollover)}`, { field: "rollover" });
+  for (const key of ["rollover", "aliasWindow"] as const) {
+    if (typeof o[key] !== "boolean") throw new NeardupError("INVALID_CONFIG", `${key} must be true or false, got ${JSON.stringify(o[key])}`, { field: key });
+  }
   if (!POLICIES.includes(o.policy)) throw new NeardupError("INVALID_CONFIG", `policy must be one of ${POLICIES.join(", ")}, got ${JSON.stringify(o.policy)}`, { field: "policy" });
   if (!/^[a-z0-9][a-z0-9._-]*$/.test(o.index)) throw new NeardupError("INVALID_CONFIG", `index ${JSON.stringify(o.index)} is not a valid index name`, { field: "index" });
   if (!o.textField || o.textField === "neardup" || o.textField.startsWith("neardup.")) {

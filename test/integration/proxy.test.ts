@@ -671,6 +671,21 @@ describe.each(engineTargets())("_bulk proxy on $kind $version ($source)", (targe
     for (const id of ["a", "b", "c", "x", "y"]) expect((await h.engine.get<{ neardup: { status: string } }>(index, id))?.neardup.status, id).toBeDefined();
   });
 
+  it("an alias over a closed old index and an open write index: writes through the alias, and naming the write index, are deduplicated, not refused (audit 13: a per-item 502 for every write)", async () => {
+    const put = (path: string, body: unknown) => fetch(`${target.url}${path}`, { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    const old = name("mark");
+    const live = name("mark");
+    const alias = `${live}-alias`;
+    expect((await put(`/${old}`, { aliases: { [alias]: { is_write_index: false } } })).status).toBe(200);
+    expect((await put(`/${live}`, { aliases: { [alias]: { is_write_index: true } } })).status).toBe(200);
+    expect((await fetch(`${target.url}/${old}/_close`, { method: "POST" })).status).toBe(200);
+    const [a, b] = englishVariants(RECIPE_EN, 2);
+    const first = await rawBulk(h.url, `/${alias}/_bulk`, lines({ index: { _id: "a" } }, { message: a }));
+    expect(first.body.items[0]!.index).toMatchObject({ _index: live, status: 201, neardup: { status: "original" } });
+    const second = await rawBulk(h.url, `/${live}/_bulk`, lines({ index: { _id: "b" } }, { message: b }));
+    expect(second.body.items[0]!.index).toMatchObject({ _index: live, status: 201, neardup: { status: "duplicate", duplicate_of: "a" } });
+  });
+
   it("an empty _id, op_type create and require_alias spelt as the engines also read it are answered as the engine answers them (third audit)", async () => {
     const index = name("mark");
     const alias = `${prefix}-mark-alias-only`;
