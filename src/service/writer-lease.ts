@@ -61,7 +61,7 @@ export async function heldLease(engine: Engine, key: string, now = Date.now()): 
 export function decidedElsewhere(index: string, other: string, url: string, setting: string): NeardupError {
   return new NeardupError(
     "INVALID_CONFIG",
-    `index ${index} is deduplicated by the ${other} of the sidecar at ${url}: the HTTP API and the _bulk proxy decide separately, so first one wins would not hold across them; give each its own indices`,
+    `index ${index} is deduplicated by the ${other} of the sidecar at ${url}: the HTTP API and the _bulk proxy decide separately, so first one wins would not hold across them; give each its own indices (this holds until that sidecar's lease is released: when it stops, or for a proxy 10 minutes after the index's last write, or 30 s after a lease's end when its holder died)`,
     { field: setting },
   );
 }
