@@ -17,6 +17,16 @@ describe("ServicePool", () => {
   }, 60_000);
   afterAll(() => upstream.close());
 
+  /** A pool over `engine` with `extra` options (no idle sweep, the default dedup options), closed after `use`. */
+  async function withPool(engine: MemoryEngine, extra: Partial<ConstructorParameters<typeof ServicePool>[0]>, use: (pool: ServicePool) => Promise<void>): Promise<void> {
+    const pool = new ServicePool({ engine, fingerprinter, upstream, dedup: resolveDedupOptions({ index: "unused" }), timeoutMs: 5000, idleMs: 0, ...extra });
+    try {
+      await use(pool);
+    } finally {
+      await pool.close();
+    }
+  }
+
   it("lets go of a service not asked for idleMs once quiet, releases its lease, and makes a new one on the next write", async () => {
     const engine = new MemoryEngine();
     let now = 1_000_000;
@@ -68,9 +78,8 @@ describe("ServicePool", () => {
     engine.aliasIndices = async (name: string) => (name === "logs" ? [{ index: writeIndex, writeIndex: true }] : []);
     engine.writeAliasesOf = async (index: string) => (index === writeIndex ? ["logs"] : []);
     let now = 1_000_000;
-    const pool = new ServicePool({ engine, fingerprinter, upstream, dedup: resolveDedupOptions({ index: "unused" }), timeoutMs: 5000, idleMs: 0, clock: () => now });
     const [rule, body] = parseIndexRules("logs*:message,logs*:body");
-    try {
+    await withPool(engine, { clock: () => now }, async (pool) => {
       const viaAlias = await pool.get("logs", rule!);
       expect((await pool.get("logs-1", rule!)).service).toBe(viaAlias.service);
       expect(await pool.existing("logs-1")).toBe(viaAlias);
@@ -83,28 +92,22 @@ describe("ServicePool", () => {
       expect(old.service).not.toBe(viaAlias.service);
       expect(old.service.options.index).toBe("logs-1");
       expect((await pool.get("logs-2", rule!)).service).toBe(viaAlias.service);
-    } finally {
-      await pool.close();
-    }
+    });
     // Rules that differ (another text field for the index's name than for the alias's): kept apart.
-    const apart = new ServicePool({ engine, fingerprinter, upstream, dedup: resolveDedupOptions({ index: "unused" }), timeoutMs: 5000, idleMs: 0, clock: () => now });
-    try {
+    await withPool(engine, { clock: () => now }, async (apart) => {
       const viaAlias = await apart.get("logs", rule!);
       const direct = await apart.get("logs-2", body!);
       expect(direct.service).not.toBe(viaAlias.service);
       expect(direct.service.options.textField).toBe("body");
-    } finally {
-      await apart.close();
-    }
+    });
   });
 
   it("refuses an index whose lease the HTTP API of a sidecar holds (audit 12: the API and a proxy on one index kept two originals), not one released or long expired", async () => {
     const engine = new MemoryEngine();
     let now = 1_000_000;
-    const pool = new ServicePool({ engine, fingerprinter, upstream, dedup: resolveDedupOptions({ index: "unused" }), timeoutMs: 5000, idleMs: 0, clock: () => now });
     const [rule] = parseIndexRules("shared*:text");
     const lease = (extra: Partial<LeaseDoc> = {}, key = "shared") => engine.putDocument(LEASE_INDEX, key, { holder: "h", url: "http://api-sidecar:8080", term: 1, expires_at: Date.now() + 10_000, ...extra });
-    try {
+    await withPool(engine, { clock: () => now }, async (pool) => {
       await lease();
       await expect(pool.get("shared", rule!)).rejects.toMatchObject({ code: "INVALID_CONFIG", field: "NEARDUP_PROXY_INDICES", message: expect.stringContaining("HTTP API of the sidecar at http://api-sidecar:8080") });
       await lease({ released: true });
@@ -114,9 +117,7 @@ describe("ServicePool", () => {
       expect((await pool.get("shared-2", rule!)).service.options.index).toBe("shared-2");
       await lease({}, "shared-3");
       await expect(pool.get("shared-3", rule!)).rejects.toMatchObject({ code: "INVALID_CONFIG" });
-    } finally {
-      await pool.close();
-    }
+    });
   });
 
   it("audit 13: another alias over the write index, and the index, share the write alias's service; an alias of a name neardup does not take is not used; the API's rollover never reaches a proxy index; the API's lease is found through an alias", async () => {
@@ -126,26 +127,20 @@ describe("ServicePool", () => {
     engine.writeAliasesOf = async (index: string) => (index === "logs-1" ? ["logs"] : index === "other-1" ? ["other+x"] : []);
     engine.resolveIndices = async (name: string) => (name === "logs" || name === "logs-read" ? ["logs-1"] : [name]);
     engine.aliasesOf = async (index: string) => (index === "logs" || index === "logs-1" ? ["logs", "logs-read"] : []);
-    const pool = new ServicePool({ engine, fingerprinter, upstream, dedup: resolveDedupOptions({ index: "unused", rollover: true }), timeoutMs: 5000, idleMs: 0 });
     const [rule] = parseIndexRules("*:message");
-    try {
+    await withPool(engine, { dedup: resolveDedupOptions({ index: "unused", rollover: true }) }, async (pool) => {
       const viaAlias = await pool.get("logs", rule!);
       expect(viaAlias.service.options).toMatchObject({ index: "logs", rollover: false });
       expect((await pool.get("logs-read", rule!)).service).toBe(viaAlias.service);
       expect((await pool.get("logs-1", rule!)).service).toBe(viaAlias.service);
       // `other+x` is no name neardup deduplicates: its index is taken under its own name.
       expect((await pool.get("other-1", rule!)).service.options.index).toBe("other-1");
-    } finally {
-      await pool.close();
-    }
+    });
     // A sidecar's API decides logs-1 (its NEARDUP_INDEX): the proxy's writes through `logs` are refused.
     await engine.putDocument(LEASE_INDEX, "logs-1", { holder: "h", url: "http://api:8080", term: 1, expires_at: Date.now() + 10_000 });
-    const guarded = new ServicePool({ engine, fingerprinter, upstream, dedup: resolveDedupOptions({ index: "unused" }), timeoutMs: 5000, idleMs: 0 });
-    try {
+    await withPool(engine, {}, async (guarded) => {
       await expect(guarded.get("logs-read", rule!)).rejects.toMatchObject({ code: "INVALID_CONFIG", message: expect.stringContaining("http://api:8080") });
-    } finally {
-      await guarded.close();
-    }
+    });
   });
 });
 
