@@ -10,7 +10,7 @@ import { DedupService } from "../service/dedup-service.js";
 import { createDedupMetrics, type DedupMetrics } from "../service/metrics.js";
 import { connectEngine, installTemplates, redactUrl, type Engine, type EngineConnection } from "../engine/index.js";
 import { randomUUID } from "node:crypto";
-import { LEASE_INDEX as LEASE_INDEX_NAME, WriterLease, decidedElsewhere, heldLease, logLeaseEvents } from "../service/writer-lease.js";
+import { LEASE_INDEX as LEASE_INDEX_NAME, WriterLease, decidedElsewhere, heldLeaseOver, logLeaseEvents } from "../service/writer-lease.js";
 import { httpForwarder } from "./peer.js";
 import { createOffloadingAnalyzer, type Analyzer } from "../workers/index.js";
 import { redactText } from "../engine/errors.js";
@@ -168,12 +168,8 @@ export async function startService(config: Config, deps: ServiceDeps): Promise<R
           await connected.createIndex(LEASE_INDEX_NAME, { settings: { index: { auto_expand_replicas: "0-1" } } });
           // A sidecar's _bulk proxy decides for this index, an index behind it or an alias of it (its lease
           // `proxy:<name>`): two writers would keep two originals.
-          const index = config.dedup.index;
-          const names = new Set([index, ...(await connected.resolveIndices(index).catch(() => [])), ...(await connected.aliasesOf(index).catch(() => []))]);
-          for (const name of names) {
-            const proxy = await heldLease(connected, `proxy:${name}`);
-            if (proxy) throw decidedElsewhere(index, "_bulk proxy", proxy.url, "NEARDUP_INDEX");
-          }
+          const proxy = await heldLeaseOver(connected, config.dedup.index, "proxy:");
+          if (proxy) throw decidedElsewhere(config.dedup.index, "_bulk proxy", proxy.url, "NEARDUP_INDEX");
           await lease?.stop(); // the engine came back: a fresh lease round
           lease = new WriterLease(
             connected,

@@ -57,6 +57,20 @@ export async function heldLease(engine: Engine, key: string, now = Date.now()): 
   return doc && !doc.released && doc.expires_at + LEASE_SKEW_MS >= now ? doc : undefined;
 }
 
+/**
+ * The first lease held elsewhere ({@link heldLease}) under `prefix` + a name that stands for the documents of
+ * `index`: the index itself, the indices behind it and every alias of those (an API or a proxy may write
+ * through any of them). Best effort, as the lease read.
+ */
+export async function heldLeaseOver(engine: Engine, index: string, prefix = ""): Promise<LeaseDoc | undefined> {
+  const names = new Set([index, ...(await engine.resolveIndices(index).catch(() => [])), ...(await engine.aliasesOf(index).catch(() => []))]);
+  for (const name of names) {
+    const held = await heldLease(engine, `${prefix}${name}`);
+    if (held) return held;
+  }
+  return undefined;
+}
+
 /** The INVALID_CONFIG error of an index that the other path (`other`: "HTTP API" or "_bulk proxy") of a sidecar at `url` decides. */
 export function decidedElsewhere(index: string, other: string, url: string, setting: string): NeardupError {
   return new NeardupError(
