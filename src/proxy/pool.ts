@@ -15,15 +15,12 @@ import type { Fingerprinter } from "../core/fingerprinter.js";
 import type { Engine } from "../engine/types.js";
 import { DedupService } from "../service/dedup-service.js";
 import type { DedupMetrics } from "../service/metrics.js";
-import { resolveDedupOptions, type DedupOptions } from "../service/options.js";
-import { decidedElsewhere, heldLease, LEASE_INDEX, WriterLease } from "../service/writer-lease.js";
+import { isIndexName, resolveDedupOptions, type DedupOptions } from "../service/options.js";
+import { decidedElsewhere, heldLeaseOver, LEASE_INDEX, WriterLease } from "../service/writer-lease.js";
 import type { Analyzer } from "../workers/index.js";
 import type { IndexRule } from "./rules.js";
 import type { Upstream } from "./upstream.js";
 import { WriteThrough } from "./write-through.js";
-
-/** Names neardup deduplicates (as NEARDUP_INDEX takes them); an alias of another name is not taken as its index's. */
-const isIndexName = (name: string): boolean => /^[a-z0-9][a-z0-9._-]*$/.test(name);
 
 /** The index does not exist and may not be created here (`require_alias`): its items go to the engine as sent. */
 export class MissingIndex extends Error {}
@@ -175,6 +172,7 @@ export class ServicePool {
     const writes = behind.filter((b) => b.writeIndex);
     if (behind.length === 0 || writes.length === 1) {
       const index = behind.length === 0 ? name : writes[0]!.index;
+      // An alias of a name neardup does not take is not its index's name here.
       const aliases = (await engine.writeAliasesOf(index)).filter(isIndexName);
       target = aliases.length === 1 ? aliases[0]! : index;
     }
@@ -182,26 +180,12 @@ export class ServicePool {
     return target;
   }
 
-  /**
-   * Whether a sidecar's HTTP API decides for `index` or an index or alias that stands for the same documents
-   * (its lease `<NEARDUP_INDEX>`): two writers would keep two originals.
-   */
-  private async apiLease(index: string): Promise<{ url: string } | undefined> {
-    const { engine } = this.deps;
-    // Best effort, as the lease read itself (writer-lease.ts `heldLease`).
-    const names = new Set([index, ...(await engine.resolveIndices(index).catch(() => [])), ...(await engine.aliasesOf(index).catch(() => []))]);
-    for (const name of names) {
-      const held = await heldLease(engine, name);
-      if (held) return held;
-    }
-    return undefined;
-  }
-
   /** The service of `index` (a name {@link targetOf} gives), first asked for under the client's name `named`. */
   private async create(index: string, named: string, rule: IndexRule, mayCreate: boolean): Promise<IndexDedup> {
     const { engine, fingerprinter, upstream, dedup, timeoutMs } = this.deps;
     if (!mayCreate && !(await engine.indexExists(named))) throw new MissingIndex(named);
-    const api = await this.apiLease(index);
+    // A sidecar's HTTP API decides for these documents (its lease `<NEARDUP_INDEX>`): two writers would keep two originals.
+    const api = await heldLeaseOver(engine, index);
     if (api) throw decidedElsewhere(index, "HTTP API", api.url, "NEARDUP_PROXY_INDICES");
     // The index is the client's, set up for its own ingest: a refresh interval longer than the window lengthens the
     // window, and a missing index gets the neardup fields and nothing else of the service's own window.

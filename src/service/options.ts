@@ -101,6 +101,11 @@ export const DEFAULT_DEDUP_OPTIONS: Readonly<DedupOptions> = Object.freeze({
   mirrorDocs: 0,
 });
 
+/** Whether neardup deduplicates an index of this name: lowercase letters, digits, `.`, `_` and `-`, not starting with a symbol. */
+export function isIndexName(name: string): boolean {
+  return /^[a-z0-9][a-z0-9._-]*$/.test(name);
+}
+
 /** Spreads options over the defaults; an unknown option or a bad value throws INVALID_CONFIG naming it. */
 export function resolveDedupOptions(options: Partial<DedupOptions> = {}): DedupOptions {
   for (const key of Object.keys(options)) {
@@ -119,7 +124,7 @@ export function resolveDedupOptions(options: Partial<DedupOptions> = {}): DedupO
     if (typeof o[key] !== "boolean") throw new NeardupError("INVALID_CONFIG", `${key} must be true or false, got ${JSON.stringify(o[key])}`, { field: key });
   }
   if (!POLICIES.includes(o.policy)) throw new NeardupError("INVALID_CONFIG", `policy must be one of ${POLICIES.join(", ")}, got ${JSON.stringify(o.policy)}`, { field: "policy" });
-  if (!/^[a-z0-9][a-z0-9._-]*$/.test(o.index)) throw new NeardupError("INVALID_CONFIG", `index ${JSON.stringify(o.index)} is not a valid index name`, { field: "index" });
+  if (!isIndexName(o.index)) throw new NeardupError("INVALID_CONFIG", `index ${JSON.stringify(o.index)} is not a valid index name`, { field: "index" });
   if (!o.textField || o.textField === "neardup" || o.textField.startsWith("neardup.")) {
     throw new NeardupError("INVALID_CONFIG", `textField must be a field outside neardup.*, got ${JSON.stringify(o.textField)}`, { field: "textField" });
   }
