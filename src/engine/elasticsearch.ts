@@ -190,17 +190,16 @@ export class ElasticsearchEngine implements Engine {
   }
 
   writeAliasesOf(index: string): Promise<string[]> {
-    return this.guard(`get aliases of ${index}`, async () => {
-      const own = (await orUndefinedIfMissing(() => this.client.indices.getAlias({ index }))) as never;
-      return own ? toWriteAliases(own, index) : [];
-    });
+    return this.guard(`get aliases of ${index}`, async () => toWriteAliases(await this.aliasesAnswer(index), index));
   }
 
   aliasesOf(index: string): Promise<string[]> {
-    return this.guard(`get aliases of ${index}`, async () => {
-      const own = (await orUndefinedIfMissing(() => this.client.indices.getAlias({ index }))) as never;
-      return own ? toAliasNames(own) : [];
-    });
+    return this.guard(`get aliases of ${index}`, async () => toAliasNames(await this.aliasesAnswer(index)));
+  }
+
+  /** `GET <index>/_alias`; {} for a missing index. */
+  private async aliasesAnswer(index: string): Promise<never> {
+    return ((await orUndefinedIfMissing(() => this.client.indices.getAlias({ index }))) as never) ?? ({} as never);
   }
 
   rollover(alias: string): Promise<RolloverResult> {
