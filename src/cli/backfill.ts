@@ -25,10 +25,9 @@ import { neardupSource, type Decision } from "../service/documents.js";
 import { MAX_TIME_MS, isStorableTime, readSourceTime } from "../service/input.js";
 import componentTemplate from "../../mappings/component-template.neardup.json" with { type: "json" };
 import { BatchDeduper, type DedupRecord, type DedupSummary } from "./dedup.js";
-import { parseDuration, parseFraction, parseNonNegativeInt, verdictWith } from "./options.js";
+import { parseDuration, parseFraction, parseNonNegativeInt, verdictFromFlags } from "./options.js";
 import { createProgress } from "./progress.js";
 import { loadIdfFile } from "../resources/idf-file.js";
-import { loadVerdictFile } from "../resources/verdict-file.js";
 import { parseSettings } from "../config/settings.js";
 
 export interface BackfillOptions {
@@ -419,8 +418,7 @@ async function backfillCommand(index: string, flags: BackfillFlags, env: { stdou
   const thresholds = { maxDistance: flags.maxDistance, minCosine: flags.minCosine, minEditSimilarity: flags.minEditSimilarity };
   // The fingerprint version names the IDF table (nd2+idf.<identity>): the service compares only its own table's.
   const idf = flags.idf ? await loadIdfFile(flags.idf) : undefined;
-  const base = flags.verdictFile ? await loadVerdictFile(flags.verdictFile, "--verdict-file") : undefined;
-  const fingerprinter = await createFingerprinter({ verdict: verdictWith(thresholds, base), ...(idf ? { idf } : {}) });
+  const fingerprinter = await createFingerprinter({ verdict: await verdictFromFlags(flags.verdictFile, thresholds), ...(idf ? { idf } : {}) });
   const engine = await connectEngine({ url: flags.engineUrl, username: flags.engineUsername, password: flags.enginePassword, apiKey: flags.engineApiKey, caCert: readCaFile(flags.engineCaFile) });
   const tty = flags.progress && env.stderr.isTTY === true;
   let progress: ReturnType<typeof createProgress> | undefined;

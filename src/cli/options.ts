@@ -4,6 +4,7 @@ import type { Readable } from "node:stream";
 import { InvalidArgumentError } from "commander";
 import { DEFAULT_VERDICT_OPTIONS } from "../core/verdict.js";
 import type { VerdictOptions } from "../core/verdict.js";
+import { loadVerdictFile } from "../resources/verdict-file.js";
 
 export function parseNonNegativeInt(name: string, max = Number.MAX_SAFE_INTEGER, min = 0) {
   return (value: string): number => {
@@ -51,6 +52,11 @@ export function verdictWith(overrides: ThresholdOverrides, base: VerdictOptions 
       minJaccard: overrides.minJaccard ?? b.minJaccard ?? null,
     })),
   };
+}
+
+/** The verdict options of the CLI's flags: the `--verdict-file` (else the built-in rules) with each threshold flag set over it. */
+export async function verdictFromFlags(verdictFile: string | undefined, overrides: ThresholdOverrides): Promise<VerdictOptions> {
+  return verdictWith(overrides, verdictFile ? await loadVerdictFile(verdictFile, "--verdict-file") : undefined);
 }
 
 /**

@@ -8,13 +8,12 @@ import { createFingerprinter, FINGERPRINT_VERSION } from "../core/fingerprinter.
 import type { Fingerprinter } from "../core/fingerprinter.js";
 import { addDashboardsCommand } from "./dashboards.js";
 import { addBackfillCommand } from "./backfill.js";
-import { openInput, parseDuration, parseFraction, parseNonNegativeInt, verdictWith } from "./options.js";
+import { openInput, parseDuration, parseFraction, parseNonNegativeInt, verdictFromFlags } from "./options.js";
 import { createProgress } from "./progress.js";
 import { runDedup } from "./run-dedup.js";
 import type { RunDedupOptions } from "./run-dedup.js";
 import { formatSummary } from "./summary.js";
 import { loadIdfFile } from "../resources/idf-file.js";
-import { loadVerdictFile } from "../resources/verdict-file.js";
 import { addIdfCommand } from "./idf-command.js";
 import { createAnalyzer, defaultWorkers } from "../workers/index.js";
 import { PACKAGE_VERSION } from "../version.js";
@@ -146,9 +145,8 @@ async function dedupCommand(file: string, flags: DedupFlags, env: CliEnv): Promi
   if (tty) env.stderr.write("neardup: loading dictionaries…\n");
   const make = env.fingerprinter ?? createFingerprinter;
   const idf = flags.idf === undefined ? undefined : await loadIdfFile(flags.idf);
-  const base = flags.verdictFile ? await loadVerdictFile(flags.verdictFile, "--verdict-file") : undefined;
   const fingerprinterOptions = {
-    verdict: verdictWith({ maxDistance: flags.maxDistance, minCosine: flags.minCosine, minEditSimilarity: flags.minEditSimilarity, minJaccard: flags.minJaccard }, base),
+    verdict: await verdictFromFlags(flags.verdictFile, { maxDistance: flags.maxDistance, minCosine: flags.minCosine, minEditSimilarity: flags.minEditSimilarity, minJaccard: flags.minJaccard }),
     ...(idf === undefined ? {} : { idf }),
   };
   const fingerprinter = await make(fingerprinterOptions);
