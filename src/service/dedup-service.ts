@@ -466,9 +466,14 @@ export class DedupService {
     return mirrored as LookupResult[];
   }
 
+  /** The index stands for indices made in turn (a rollover alias, or a client's alias through the proxy): a lookup skips one behind it that is closed or gone. */
+  private get readsWindowOfIndices(): boolean {
+    return this.options.rollover || this.options.aliasWindow;
+  }
+
   private async writeCandidatesFromEngine(lookups: Lookup[]): Promise<LookupResult[]> {
     // A missing index reads as no hits only over time-based indices (a lifecycle policy deletes their oldest).
-    const ignoreUnavailable = this.options.rollover || this.options.aliasWindow;
+    const ignoreUnavailable = this.readsWindowOfIndices;
     // Beside the lookup, one light question (the field mapping, from the cluster state): a grouped lookup on an
     // index without the mapping answers no hits rather than an error, and the write after it maps neardup.* as text.
     const [looked, mapped] = await Promise.allSettled([this.engineCandidates(lookups, ignoreUnavailable), this.engine.mapsField(this.options.index, "neardup.simhash")]);
@@ -504,7 +509,7 @@ export class DedupService {
   }
 
   private async readCandidatesFromEngine(lookups: Lookup[]): Promise<LookupResult[]> {
-    if (this.options.rollover || this.options.aliasWindow) return this.engineCandidates(lookups, true);
+    if (this.readsWindowOfIndices) return this.engineCandidates(lookups, true);
     try {
       return await this.engineCandidates(lookups, false);
     } catch (err) {
@@ -822,7 +827,7 @@ export class DedupService {
     if (!root && readBefore !== undefined && !(chosen && chosen.match.candidate.time < readBefore)) {
       // The lookup stopped paging at a duplicate that this decision does not take (a newer version of it in the
       // window replaced it): the earliest duplicate may lie past where it stopped. Look again, reading it all.
-      const [whole] = await this.engineCandidates([{ ...lookup, untilDuplicate: false }], this.options.rollover || this.options.aliasWindow);
+      const [whole] = await this.engineCandidates([{ ...lookup, untilDuplicate: false }], this.readsWindowOfIndices);
       ({ matches, pending, standing } = await this.matchesFor(lookup, whole!, startedAt, slicer));
       chosen = chooseOriginal(matches);
     }

@@ -183,9 +183,10 @@ function lengthRange([lo, hi]: LengthRange): Record<string, unknown> {
  */
 function keyReachFilter(input: CandidateQueryInput, lengths: readonly LengthRange[], keys: readonly string[]): Record<string, unknown> {
   const two = input.twoKeyLengths ?? [];
-  if (two.length === 0 || keys.length < 2) return lengthOrSegmentFilter(subtractLengthRanges(lengths, two), [input.simhash]);
+  const oneKey = lengthOrSegmentFilter(subtractLengthRanges(lengths, two), [input.simhash]);
+  if (two.length === 0 || keys.length < 2) return oneKey;
   const pairs = { bool: { filter: [two.length === 1 ? lengthRange(two[0]!) : { bool: { should: two.map(lengthRange), minimum_should_match: 1 } }], should: keys.map((key) => ({ term: { "neardup.lsh": key } })), minimum_should_match: 2 } };
-  return { bool: { should: [lengthOrSegmentFilter(subtractLengthRanges(lengths, two), [input.simhash]), pairs], minimum_should_match: 1 } };
+  return { bool: { should: [oneKey, pairs], minimum_should_match: 1 } };
 }
 
 /** The dedup window of a document at `time`: documents from `since` to `until` (epoch ms), both ways. */
