@@ -114,6 +114,7 @@ export function buildConfig(raw: Partial<Record<SettingName | string, string | u
       policy: s.NEARDUP_POLICY,
       windowMs: Math.round(s.NEARDUP_WINDOW_HOURS * 3600 * 1000),
       recentWindowMs: s.NEARDUP_RECENT_WINDOW_MS,
+      unknownWriteHoldMs: s.NEARDUP_UNKNOWN_WRITE_HOLD_MS,
       recentWindowBytes: s.NEARDUP_RECENT_WINDOW_BYTES,
       maxCandidates: s.NEARDUP_MAX_CANDIDATES,
       maxCandidatePages: s.NEARDUP_MAX_CANDIDATE_PAGES,

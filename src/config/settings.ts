@@ -34,6 +34,11 @@ export const SETTINGS = {
   NEARDUP_POLICY: { default: "mark", schema: z.enum(["mark", "skip", "reject"]), doc: "What indexing does with a near-duplicate when the request names no policy: mark, skip or reject." },
   NEARDUP_WINDOW_HOURS: { default: "48", schema: z.coerce.number().positive(), doc: "The dedup window: documents further apart than this (by their times, either way) are not compared." },
   NEARDUP_RECENT_WINDOW_MS: { default: "30000", schema: z.coerce.number().int().positive(), doc: "How long a written document stays in the in-memory recent-writes window after the engine is known to show it (a refresh that started after the acknowledgement has ended); must exceed the refresh interval (checked at start)." },
+  NEARDUP_UNKNOWN_WRITE_HOLD_MS: {
+    default: "600000",
+    schema: z.coerce.number().int().positive(),
+    doc: "How long a write whose outcome is unknown (the engine timed out, or the connection was lost after the request went out) stays in the recent-writes window while the engine's search does not show it; shown, it leaves as a written document does.",
+  },
   NEARDUP_RECENT_WINDOW_BYTES: {
     default: "268435456",
     schema: z.coerce.number().int().min(1_048_576),

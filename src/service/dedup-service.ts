@@ -36,6 +36,7 @@ import type { DedupOptions, Policy } from "./options.js";
 import { byTimeThenId, chooseOriginal, compareCandidates, rankMatches, type Match } from "./rank.js";
 import { Slicer } from "./slicer.js";
 import { RecentWrites, type RecentEntry } from "./recent.js";
+import { UnknownWriteWatch } from "./unknown-writes.js";
 import { VisibilityWatch } from "./visibility.js";
 import { fromWire } from "../workers/wire.js";
 import { Sequencer, type Ticket } from "./sequencer.js";
@@ -234,6 +235,8 @@ export class DedupService {
   private recent: RecentWrites;
   /** Confirms when acknowledged writes and deletes show in the engine's search (visibility.ts). */
   private readonly visibility: VisibilityWatch;
+  /** Finds out whether writes of unknown outcome were stored (recent.ts `settleUnknown`). */
+  private readonly unknownWrites: UnknownWriteWatch;
   private readonly keyStatistics: KeyStatistics;
   /** Whether candidate reads may take doc values only (contract v4: candidates/reads.ts). */
   private readonly docValueReads: DocValueReads;
@@ -266,6 +269,18 @@ export class DedupService {
           "cannot read the engine's refresh counts or refresh the index: recent writes are kept until they are surely searchable, at most two fallback periods",
         ),
       onFallback: () => metrics?.visibilityRefreshes?.inc(),
+    });
+    this.unknownWrites = new UnknownWriteWatch(engine, () => this.recent, {
+      index: options.index,
+      holdMs: options.unknownWriteHoldMs,
+      pollMs: () => Math.max(100, Math.min(1000, this.recent.refreshMs)),
+      onAbandon: (entries) => {
+        metrics?.unknownWritesAbandoned?.inc(entries.length);
+        this.log?.warn(
+          { index: options.index, ids: entries.slice(0, 10).map((e) => e.candidate.id), count: entries.length, holdMs: options.unknownWriteHoldMs },
+          "writes whose outcome was unknown were not found in the engine in time: they leave the recent-writes window (if one lands later, it lands as an original)",
+        );
+      },
     });
     this.keyStatistics = new KeyStatistics(engine, options.index);
     this.docValueReads = new DocValueReads(engine, options.index, options.windowMs);
@@ -980,7 +995,7 @@ export class DedupService {
       batch.forEach((d, i) => {
         const engineItem = bulk?.items[i];
         if (unknown) {
-          this.recent.settle(d.entry!, true);
+          this.recent.settleUnknown(d.entry!);
           return;
         }
         if (!engineItem || engineItem.error) {
@@ -992,6 +1007,7 @@ export class DedupService {
         this.recent.settle(d.entry!, true);
       });
       this.visibility.kick();
+      if (unknown) this.unknownWrites.kick();
     } finally {
       for (const d of batch) if (this.inflight.get(d.item.doc.id) === settled) this.inflight.delete(d.item.doc.id);
     }

@@ -16,6 +16,8 @@ export interface DedupMetrics {
   recentBytes: Gauge;
   /** Refreshes the service made itself because the engine's own had not shown an acknowledged write in time (visibility.ts). */
   visibilityRefreshes?: Counter;
+  /** Writes of unknown outcome the engine did not show within NEARDUP_UNKNOWN_WRITE_HOLD_MS. */
+  unknownWritesAbandoned?: Counter;
   /**
    * The window the gauges read when /metrics is scraped (the service sets it): set only on write requests,
    * they kept the last request's figures after writes stopped, though the entries had long expired.
@@ -94,6 +96,11 @@ export function createDedupMetrics(registry: Registry): DedupMetrics {
     visibilityRefreshes: new Counter({
       name: "neardup_visibility_refreshes_total",
       help: "Refreshes neardup made itself because no refresh of the engine's own was seen to show an acknowledged write within the fallback time (3 refresh intervals, at least the interval + 2 s): once after each burst of writes (the engine counts only refreshes that had something to show), and more often with search-idle shards or an engine far behind.",
+      registers: [registry],
+    }),
+    unknownWritesAbandoned: new Counter({
+      name: "neardup_unknown_writes_abandoned_total",
+      help: "Writes whose outcome was unknown (the engine timed out, or the connection was lost after the request went out) that the engine's search did not show within NEARDUP_UNKNOWN_WRITE_HOLD_MS: they left the recent-writes window, and one that lands later lands as an original.",
       registers: [registry],
     }),
     recentEntries: windowGauge(registry, "neardup_recent_window_documents", "Documents in the recent-writes window (in flight, or not yet searchable in the engine).", () => metrics.readWindow?.().size),

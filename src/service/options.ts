@@ -40,6 +40,13 @@ export interface DedupOptions {
    */
   recentWindowMs: number;
   /**
+   * How long a write whose outcome is unknown (the engine may have taken it without answering: a timeout, a
+   * connection lost after the request went out) stays in the recent-writes window while the engine does not
+   * show it, in milliseconds. Found in the engine's search, it leaves as a written document does; not found by
+   * then, it leaves (a write that lands later still lands as an original). Default 600,000.
+   */
+  unknownWriteHoldMs: number;
+  /**
    * When the index's refresh interval is not shorter than `recentWindowMs`, hold entries for the interval plus
    * `recentWindowMs` instead of refusing the index (the proxy: the index is the client's, set up for it). Default false.
    */
@@ -92,6 +99,7 @@ export const DEFAULT_DEDUP_OPTIONS: Readonly<DedupOptions> = Object.freeze({
   maxCandidates: 1000,
   maxCandidatePages: 10,
   recentWindowMs: 30_000,
+  unknownWriteHoldMs: 600_000,
   recentWindowFitsRefresh: false,
   clientIndex: false,
   maxBulkItems: 1000,
@@ -112,7 +120,7 @@ export function resolveDedupOptions(options: Partial<DedupOptions> = {}): DedupO
     if (!(key in DEFAULT_DEDUP_OPTIONS)) throw new NeardupError("INVALID_CONFIG", `unknown dedup option ${key}`, { field: key });
   }
   const o = { ...DEFAULT_DEDUP_OPTIONS, ...options };
-  for (const key of ["windowMs", "maxCandidates", "maxCandidatePages", "recentWindowMs", "maxBulkItems", "pipelineChunk", "recentWindowBytes"] as const) {
+  for (const key of ["windowMs", "maxCandidates", "maxCandidatePages", "recentWindowMs", "unknownWriteHoldMs", "maxBulkItems", "pipelineChunk", "recentWindowBytes"] as const) {
     if (!Number.isInteger(o[key]) || o[key] <= 0) {
       throw new NeardupError("INVALID_CONFIG", `${key} must be a positive integer, got ${JSON.stringify(o[key])}`, { field: key });
     }

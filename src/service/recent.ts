@@ -122,6 +122,8 @@ export class RecentWrites {
   private readonly deleted = new Map<string, { ackedAt: number; visibleAt: number }>();
   /** The first settled entry whose visibility may not be confirmed yet. */
   private confirmHead = 0;
+  /** Entries whose write may or may not have been stored (`settleUnknown`), and since when. */
+  private readonly unknown = new Map<RecentEntry, number>();
   private readonly clock: () => number;
   refreshMs: number;
   readonly holdMs: number;
@@ -227,6 +229,55 @@ export class RecentWrites {
     const dependents = this.dependents.get(entry);
     this.dependents.delete(entry);
     if (!ok) for (const d of dependents ?? []) this.settle(d, false);
+  }
+
+  /**
+   * The write of `entry` ended without an answer the engine may have taken it (a timeout, a connection lost after
+   * the request went out): it may be stored, now or later. The entry stays in the window as in flight, and writes
+   * that waited for it go on, until the engine's search shows it (`shown`) or it is given up (`abandon`). Taken
+   * out at the refresh after the failure, as a written document is, a write the engine carried out later than
+   * the window's hold landed as an original beside a near-duplicate decided meanwhile (audit 13, E4).
+   */
+  settleUnknown(entry: RecentEntry): void {
+    if (!this.resolvers.has(entry)) return;
+    // Kept even when a re-submission replaced it: if that one's write fails, this entry comes back.
+    this.unknown.set(entry, this.clock());
+    this.replaced.delete(entry);
+    this.resolvers.get(entry)?.(true);
+    this.resolvers.delete(entry);
+    this.dependents.delete(entry);
+  }
+
+  /** The entries of writes whose outcome is unknown that are their id's entry (oldest first). */
+  unknownEntries(): RecentEntry[] {
+    return [...this.unknown.keys()].filter((entry) => this.current.get(entry.candidate.id) === entry);
+  }
+
+  /** Whether some write's outcome is unknown (`settleUnknown`) and not settled since. */
+  get hasUnknown(): boolean {
+    return this.unknown.size > 0;
+  }
+
+  /** The engine's search showed an entry of unknown outcome from `at` on: it leaves as a written one does. */
+  shown(entry: RecentEntry, at: number): void {
+    if (!this.unknown.delete(entry)) return;
+    if (this.current.get(entry.candidate.id) !== entry) return;
+    entry.ackedAt = at;
+    entry.visibleAt = at;
+    this.settled.push(entry);
+  }
+
+  /** Gives up the entries of unknown outcome that the engine has not shown since before `before`; returns them. */
+  abandon(before: number): RecentEntry[] {
+    const out: RecentEntry[] = [];
+    for (const [entry, since] of this.unknown) {
+      if (since >= before) break;
+      this.unknown.delete(entry);
+      if (this.current.get(entry.candidate.id) !== entry) continue;
+      this.unlink(entry.candidate.id);
+      out.push(entry);
+    }
+    return out;
   }
 
   /** True when an entry in the window is a duplicate of `id`. */

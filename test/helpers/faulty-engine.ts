@@ -24,6 +24,13 @@ export interface Faults {
    * a request that timed out does (the adapters' error for the client's TimeoutError), every time.
    */
   lostAnswer: Set<string>;
+  /**
+   * Ids whose bulk fails at once as a request that timed out does, while the engine carries it out only when the
+   * test calls {@link Faults.land} (a node paused for minutes), or never.
+   */
+  landLater: Set<string>;
+  /** Carries out the bulks held back by `landLater`, in order. */
+  land(): Promise<void>;
   /** Ids whose bulk fails as a request the engine never got does (the breaker's refusal while open): nothing is written. */
   neverSent: Set<string>;
   /** Delay before a bulk that contains one of these ids is sent, in ms. */
@@ -42,11 +49,17 @@ export interface Faults {
 
 export function withFaults<E extends Engine>(engine: E): { engine: E; faults: Faults } {
   const heldWrites = new Map<string, { promise: Promise<void>; release: () => void }>();
+  const landings: { operations: Record<string, unknown>[]; options?: { refresh?: boolean | "wait_for" } }[] = [];
+  const timedOut = () => toEngineError(Object.assign(new Error("Request timed out"), { name: "TimeoutError" }), "opensearch", "bulk", "http://127.0.0.1:9200");
   const faults: Faults = {
     refuse: new Set(),
     refuseNextWrite: new Set(),
     overload: new Set(),
     lostAnswer: new Set(),
+    landLater: new Set(),
+    async land() {
+      for (const l of landings.splice(0)) await engine.bulk(l.operations, l.options);
+    },
     neverSent: new Set(),
     slowWrite: new Map(),
     heldWrites,
@@ -74,6 +87,10 @@ export function withFaults<E extends Engine>(engine: E): { engine: E; faults: Fa
       return [h.promise];
     });
     await Promise.all(held);
+    if (pairs.some((p) => faults.landLater.has(idOf(p)))) {
+      landings.push({ operations, options });
+      throw timedOut();
+    }
     if (pairs.some((p) => faults.neverSent.has(idOf(p)))) {
       throw new NeardupError("ENGINE_UNAVAILABLE", "bulk: the engine is failing (circuit breaker open, injected by the test)", { details: { operation: "bulk", breaker: "open", retryAfterSeconds: 1 } });
     }
@@ -89,7 +106,7 @@ export function withFaults<E extends Engine>(engine: E): { engine: E; faults: Fa
           ? { action: "index", id: idOf(p), status: 429, error: { type: "es_rejected_execution_exception", reason: "rejected execution of coordinating operation (injected by the test)" } }
           : { action: "index", id: idOf(p), status: 400, error: { type: "mapper_parsing_exception", reason: "failed to parse field [fields.n] of type [long] (injected by the test)" } },
     );
-    if (pairs.some((p) => faults.lostAnswer.has(idOf(p)))) throw toEngineError(Object.assign(new Error("Request timed out"), { name: "TimeoutError" }), "opensearch", "bulk", "http://127.0.0.1:9200");
+    if (pairs.some((p) => faults.lostAnswer.has(idOf(p)))) throw timedOut();
     return { errors: real.errors || items.some((i) => i.error), items };
   };
   const wrapped = new Proxy(engine, {

@@ -153,6 +153,23 @@ describe.each(engineTargets())("first one wins on $kind $version ($source)", (ta
     await engine.deleteIndex(index);
   });
 
+  it("a write whose answer was lost and that lands after the window still shadows its near-duplicates, and leaves once stored (audit 13, E4)", async () => {
+    const { service, faults, index } = await faultyService(engine, 1500);
+    faults.landLater.add("late-a");
+    const [a] = await service.index([doc({ id: "late-a", text: T })], "mark");
+    expect((a as NeardupError).message).toMatch(/may have been written/);
+    // Longer than the engine's refresh (1 s), the visibility watch's fallback (3 s) and the 1.5 s window together.
+    await new Promise((r) => setTimeout(r, 5000));
+    const [b] = await service.index([doc({ id: "late-b", text: T1 })], "mark");
+    expect(ok(b)).toMatchObject({ status: "duplicate", duplicate_of: "late-a" });
+    await faults.land(); // the engine carries out the write it never answered
+    for (let k = 0; k < 100 && service.recentWindow.entries > 0; k++) await new Promise((r) => setTimeout(r, 200));
+    expect(service.recentWindow.entries).toBe(0); // found, then left the window as a written document does
+    const [c] = await service.index([doc({ id: "late-c", text: T2 })], "mark");
+    expect(ok(c)).toMatchObject({ status: "duplicate", duplicate_of: "late-a" });
+    await engine.deleteIndex(index);
+  });
+
   it("writes of one id land in decision order even when the first write is slower", async () => {
     const { service, faults, index } = await faultyService(engine);
     faults.slowWrite.set("same-id", 600);

@@ -81,6 +81,43 @@ describe("DedupService on an engine double", () => {
     expect(again).toMatchObject({ id: "x", status: "original" });
   });
 
+  it("a write whose answer was lost stays in the window until the engine shows it, however late it lands (audit 13, E4)", async () => {
+    const memory = new MemoryEngine();
+    memory.indices.set("late", { docs: new Map(), searchable: new Map(), refreshMs: 100 });
+    const { engine, faults, service } = await faultyDedupService(memory, fp, { index: "late", lshKeyBudget: 0, recentWindowMs: 200, unknownWriteHoldMs: 60_000 });
+    const [a, b] = variants(LONG_ZH, 2);
+    faults.landLater.add("x");
+    const [x] = await service.index([parseDocInput({ id: "x", text: a!, time: 1000 })], "mark");
+    expect((x as NeardupError).message).toMatch(/may have been written/);
+    // Longer than the engine's refresh, the watch's fallback refresh (2.1 s here) and the window's hold together.
+    await new Promise((r) => setTimeout(r, 3000));
+    expect(await engine.get("late", "x")).toBeUndefined(); // not landed yet
+    const [y] = await service.index([parseDocInput({ id: "y", text: b!, time: 2000 })], "mark");
+    expect(y).toMatchObject({ id: "y", status: "duplicate", duplicate_of: "x" });
+    // x lands; once the engine's search shows it, it leaves the window like any written document.
+    await faults.land();
+    await engine.refresh("late");
+    for (let k = 0; k < 100 && service.recentWindow.entries > 0; k++) await new Promise((r) => setTimeout(r, 100));
+    expect(service.recentWindow.entries).toBe(0);
+    const [z] = await service.index([parseDocInput({ id: "z", text: b!, time: 3000 })], "mark");
+    expect(z).toMatchObject({ id: "z", status: "duplicate", duplicate_of: "x" });
+  });
+
+  it("a write whose answer was lost and that never lands leaves the window after unknownWriteHoldMs", async () => {
+    const memory = new MemoryEngine();
+    memory.indices.set("lost", { docs: new Map(), searchable: new Map(), refreshMs: 100 });
+    const { faults, service } = await faultyDedupService(memory, fp, { index: "lost", lshKeyBudget: 0, recentWindowMs: 200, unknownWriteHoldMs: 1000 });
+    const [a, b] = variants(LONG_ZH, 2);
+    faults.landLater.add("x");
+    const [x] = await service.index([parseDocInput({ id: "x", text: a!, time: 1000 })], "mark");
+    expect((x as NeardupError).message).toMatch(/may have been written/);
+    expect(service.recentWindow.entries).toBe(1);
+    for (let k = 0; k < 50 && service.recentWindow.entries > 0; k++) await new Promise((r) => setTimeout(r, 100));
+    expect(service.recentWindow.entries).toBe(0);
+    const [y] = await service.index([parseDocInput({ id: "y", text: b!, time: 2000 })], "mark");
+    expect(y).toMatchObject({ id: "y", status: "original" });
+  });
+
   it("a write the engine never got (refused before it was sent) leaves the window: a near-duplicate sent after it is the original", async () => {
     const { faults, service } = await faultyDedupService(new MemoryEngine(), fp, { index: "unsent", lshKeyBudget: 0 });
     const [a, b] = variants(LONG_ZH, 2);
