@@ -28,7 +28,7 @@ import { randomUUID } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
 import { hasErrorCode, NeardupError, isNeardupError } from "../core/errors.js";
 import { textRefusal } from "../core/validate.js";
-import { describeEngineError } from "../engine/errors.js";
+import { describeEngineError, outcomeUnknown } from "../engine/errors.js";
 import type { IndexResult } from "../service/dedup-service.js";
 import { isStorableTime, readSourceTime, type DocInput } from "../service/input.js";
 import type { Policy } from "../service/options.js";
@@ -149,8 +149,11 @@ export function arrivalId(now = Date.now()): string {
   return now.toString(36).padStart(9, "0") + sequence.toString(36).padStart(4, "0") + randomUUID().replaceAll("-", "").slice(0, 8);
 }
 
-function docKey(item: BulkItem): string | undefined {
-  return item.id === undefined ? undefined : `${item.index}\u0000${item.id}`;
+/** Each index name's space ({@link ServicePool.spaceOf}): the names of one index (an alias, its write index) share one. */
+type Spaces = ReadonlyMap<string, string>;
+
+function docKey(item: BulkItem, spaces: Spaces): string | undefined {
+  return item.id === undefined ? undefined : `${spaces.get(item.index) ?? item.index}\u0000${item.id}`;
 }
 
 /**
@@ -183,7 +186,8 @@ export class BulkHandler {
     // The engines refuse the whole request, writing nothing, for an action parameter they do not know: so must we.
     const unknown = parsed.items.find((item) => Object.keys(item.meta).some((key) => !ACTION_PARAMETERS.has(key)));
     if (unknown) return { kind: "raw", reason: `an action names a parameter the engines do not know (${Object.keys(unknown.meta).join(", ")})` };
-    const segments = this.segments(parsed.items);
+    const spaces = await this.spacesOf(parsed.items);
+    const segments = this.segments(parsed.items, spaces);
     // Nothing to fingerprint: the engine's own answer, as sent (no items parsed and written again; `filter_path` kept).
     if (segments.every((segment) => segment.dedup.length === 0 && segment.pass.every((p) => p.unchecked === undefined))) {
       // Its deletes in deduplicated indices still leave the windows once the engine answered (see forgetDeleted; an index
@@ -223,7 +227,7 @@ export class BulkHandler {
         this.fail([...whole.pass, ...whole.dedup], results, down);
         continue;
       }
-      const segment = held.size === 0 ? whole : this.holdBack(whole, held, results);
+      const segment = held.size === 0 ? whole : this.holdBack(whole, held, results, spaces);
       // A pass write to an index that does not exist yet creates it, with its shards still starting under the
       // first lookup of a dedup service that finds it there: that lookup failed. The services' indices first.
       const prepared = early ?? (segment.pass.length > 0 ? await this.prepare(segment.dedup, query, segment.pass) : undefined);
@@ -240,7 +244,7 @@ export class BulkHandler {
         }
       }
       for (const { at, item } of segment.dedup) {
-        const key = docKey(item);
+        const key = docKey(item, spaces);
         const body = Object.values(results[at] ?? {})[0] as { status?: unknown; error?: { reason?: unknown } } | undefined;
         const status = body?.status;
         if (key !== undefined && body?.error && typeof status === "number" && isUnavailableStatus(status)) held.set(key, { kind: "unavailable", status, reason: String(body.error.reason) });
@@ -263,28 +267,42 @@ export class BulkHandler {
     return { kind: "json", status: 200, body: { took: Math.round(performance.now() - started), errors, items: results } };
   }
 
+  /**
+   * The space of each index name of the request, when it names more than one: an `update` or `delete` naming the
+   * index that an `index` wrote through its alias (or the other way round) touches the same document, and must
+   * wait for it (audit 14, F1 and F2: the update ran first and failed 404, a delete did not take the document out
+   * of the near-duplicate's lookup). Empty for a request of one name.
+   */
+  private async spacesOf(items: readonly BulkItem[]): Promise<Spaces> {
+    const names = [...new Set(items.map((item) => item.index))];
+    if (names.length < 2) return new Map();
+    const spaces = await Promise.all(names.map((name) => this.deps.pool.spaceOf(name)));
+    return new Map(names.map((name, k) => [name, spaces[k]!]));
+  }
+
   /** Splits the items into segments (see the file comment) and decides which are fingerprinted. */
-  private segments(items: BulkItem[]): Segment[] {
+  private segments(items: BulkItem[], spaces: Spaces): Segment[] {
     const segments: Segment[] = [];
     let current: Segment = { dedup: [], pass: [] };
     let keys = { dedup: new Set<string>(), pass: new Set<string>(), deletesIn: new Set<string>(), dedupIn: new Set<string>() };
     items.forEach((item, at) => {
       const routed = this.asDedup(item, at);
       const dedup = routed && "text" in routed ? routed : undefined;
-      const key = docKey(item);
+      const key = docKey(item, spaces);
+      const space = spaces.get(item.index) ?? item.index;
       const other = dedup ? keys.pass : keys.dedup;
       // A delete in a deduplicated index changes every later item's candidates there: they are decided after it.
       // A source written as sent after fingerprinted items of its index goes after them too: the first source
       // with a field maps it (a new index's text field mapped from a number refused every text before it).
-      const mapsAfter = !dedup && item.sourceLine !== undefined && keys.dedupIn.has(item.index);
-      if ((key !== undefined && other.has(key)) || (dedup && keys.deletesIn.has(item.index)) || mapsAfter) {
+      const mapsAfter = !dedup && item.sourceLine !== undefined && keys.dedupIn.has(space);
+      if ((key !== undefined && other.has(key)) || (dedup && keys.deletesIn.has(space)) || mapsAfter) {
         segments.push(current);
         current = { dedup: [], pass: [] };
         keys = { dedup: new Set(), pass: new Set(), deletesIn: new Set(), dedupIn: new Set() };
       }
-      if (dedup) keys.dedupIn.add(item.index);
+      if (dedup) keys.dedupIn.add(space);
       if (key !== undefined) (dedup ? keys.dedup : keys.pass).add(key);
-      if (item.op === "delete" && ruleFor(this.deps.rules, item.index)) keys.deletesIn.add(item.index);
+      if (item.op === "delete" && ruleFor(this.deps.rules, item.index)) keys.deletesIn.add(space);
       if (dedup) current.dedup.push(dedup);
       else current.pass.push({ at, item, ...(routed && "unchecked" in routed ? { unchecked: routed.unchecked } : {}) });
     });
@@ -310,10 +328,10 @@ export class BulkHandler {
   }
 
   /** The segment less its items that touch a document in `held`, which are answered with its error here. */
-  private holdBack(segment: Segment, held: Map<string, Failure>, results: Record<string, ItemBody>[]): Segment {
+  private holdBack(segment: Segment, held: Map<string, Failure>, results: Record<string, ItemBody>[], spaces: Spaces): Segment {
     const keep = <T extends { at: number; item: BulkItem }>(items: T[]): T[] =>
       items.filter((x) => {
-        const key = docKey(x.item);
+        const key = docKey(x.item, spaces);
         const failure = key === undefined ? undefined : held.get(key);
         if (failure) this.fail([x], results, failure);
         return failure === undefined;
@@ -562,7 +580,12 @@ export class BulkHandler {
    * (`POST /_neardup/internal/bulk`): decided here or refused, never sent on.
    */
   async handleForwarded(body: unknown): Promise<ChunkAnswer> {
-    const request = parseChunkRequest(body, this.deps.maxBatch);
+    const parsed = parseChunkRequest(body, this.deps.maxBatch);
+    // The engine's items are read here, whole: a `filter_path` in a hand-made chunk's query left them out, and a
+    // stored document was answered 502 (audit 14, F8; followers strip it before they forward).
+    const query = new URLSearchParams(parsed.query);
+    query.delete("filter_path");
+    const request = { ...parsed, query: query.toString() };
     const { index, docs } = request;
     const rule = ruleFor(this.deps.rules, index);
     if (!rule) {
@@ -662,7 +685,9 @@ export class BulkHandler {
     const items = outcome.map((r, k): ItemBody => {
       const plan = plans[k]!;
       if (plan.result) return isNeardupError(r) ? plan.result : { ...plan.result, neardup: verdictOf(r) };
-      if (isRetry(r)) return unavailableItem(index, docs[k]!.id, 429, `neardup: ${r.message}`);
+      // A write whose outcome is unknown ("send it again") is a per-item 429, as a retry is: shippers and the clients'
+      // bulk helpers retry those, and drop a 503 item as failed, so a write that never landed was lost (audit 14, F6).
+      if (isRetry(r) || (isNeardupError(r) && outcomeUnknown(r))) return unavailableItem(index, docs[k]!.id, 429, `neardup: ${r.message}`);
       if (isNeardupError(r)) return neardupErrorItem(index, docs[k]!.id, r);
       return r.action === "skipped" ? noopItem(index, r) : r.action === "rejected" ? rejectedItem(index, r) : writtenItem(index, r);
     });

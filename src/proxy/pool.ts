@@ -174,10 +174,32 @@ export class ServicePool {
       const index = behind.length === 0 ? name : writes[0]!.index;
       // An alias of a name neardup does not take is not its index's name here.
       const aliases = (await engine.writeAliasesOf(index)).filter(isIndexName);
-      target = aliases.length === 1 ? aliases[0]! : index;
+      target = aliases.length === 1 ? aliases[0]! : aliases.length > 1 ? await this.widest(aliases) : index;
     }
     this.targets.set(name, { target, at: this.clock() });
     return target;
+  }
+
+  /**
+   * Of several write aliases of one index, the one over the most indices (then the first by name): every name of
+   * the index still meets in one service, and its lookups read the widest window. Taking the index itself, a
+   * rollover alias given a second write alias on its current index read only that index (audit 14, F4: every
+   * near-duplicate of the older indices written as an original).
+   */
+  private async widest(aliases: string[]): Promise<string> {
+    const sizes = await Promise.all(aliases.map((a) => this.deps.engine.aliasIndices(a).then((b) => b.length)));
+    let best = 0;
+    for (let k = 1; k < aliases.length; k++) if (sizes[k]! > sizes[best]! || (sizes[k] === sizes[best] && aliases[k]! < aliases[best]!)) best = k;
+    return aliases[best]!;
+  }
+
+  /**
+   * The name under which writes to `name` meet those to its other names ({@link targetOf}): the same for an alias
+   * and the index it writes to, so that the proxy orders a request's items touching one document by it. The name
+   * itself when the engine cannot tell.
+   */
+  async spaceOf(name: string): Promise<string> {
+    return this.targetOf(name).catch(() => name);
   }
 
   /** The service of `index` (a name {@link targetOf} gives), first asked for under the client's name `named`. */
@@ -201,6 +223,14 @@ export class ServicePool {
     const service = new DedupService(writer.engine, fingerprinter, options, metrics, this.deps.logger, this.deps.analyzer);
     await service.ensureIndex();
     const lease = this.deps.lease ? await this.startLease(index, service, this.deps.lease) : undefined;
+    // Read again once this lease is taken: an API sidecar that took its own between the read above and now read
+    // this one before it was there (audit 14, F3: both decided, two originals for good). Each side reads after it
+    // took its own lease, so of two taken at once at least one sees the other and gives way.
+    const late = lease ? await heldLeaseOver(engine, index) : undefined;
+    if (late) {
+      await lease!.stop();
+      throw decidedElsewhere(index, "HTTP API", late.url, "NEARDUP_PROXY_INDICES");
+    }
     return { service, writer, lease };
   }
 

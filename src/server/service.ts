@@ -163,13 +163,14 @@ export async function startService(config: Config, deps: ServiceDeps): Promise<R
           await connected.close();
           throw new Error("service closed while connecting to the engine");
         }
+        // A sidecar's _bulk proxy decides for this index, an index behind it or an alias of it (its lease
+        // `proxy:<name>`): two writers would keep two originals. Read with the lease off too (audit 14, F7: one
+        // API sidecar with NEARDUP_WRITER_LEASE=off and another's proxy both decided).
+        const proxy = await heldLeaseOver(connected, config.dedup.index, "proxy:");
+        if (proxy) throw decidedElsewhere(config.dedup.index, "_bulk proxy", proxy.url, "NEARDUP_INDEX");
         if (config.lease) {
           const refreshMs = await svc.learnRefreshInterval();
           await connected.createIndex(LEASE_INDEX_NAME, { settings: { index: { auto_expand_replicas: "0-1" } } });
-          // A sidecar's _bulk proxy decides for this index, an index behind it or an alias of it (its lease
-          // `proxy:<name>`): two writers would keep two originals.
-          const proxy = await heldLeaseOver(connected, config.dedup.index, "proxy:");
-          if (proxy) throw decidedElsewhere(config.dedup.index, "_bulk proxy", proxy.url, "NEARDUP_INDEX");
           await lease?.stop(); // the engine came back: a fresh lease round
           lease = new WriterLease(
             connected,
@@ -183,6 +184,15 @@ export async function startService(config: Config, deps: ServiceDeps): Promise<R
             logLeaseEvents(logger, { index: config.dedup.index }, leaseEventCounter(metrics, "api")),
           );
           await lease.start();
+          // Read again once this lease is taken: a proxy that took its own between the read above and now read
+          // this one before it was there (audit 14, F3: both decided, two originals for good). Each side reads
+          // after it took its own lease, so of two taken at once at least one sees the other and gives way.
+          const late = await heldLeaseOver(connected, config.dedup.index, "proxy:");
+          if (late) {
+            await lease.stop();
+            lease = undefined;
+            throw decidedElsewhere(config.dedup.index, "_bulk proxy", late.url, "NEARDUP_INDEX");
+          }
           svc.router = lease;
         }
         engine = connected;

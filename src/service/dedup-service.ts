@@ -694,9 +694,11 @@ export class DedupService {
     if (this.recent.bytes >= this.options.recentWindowBytes) {
       throw new NeardupError("RETRY", `the recent-writes window is full (${this.recent.bytes} of ${this.options.recentWindowBytes} bytes, ${this.recent.size} documents): writes wait until entries expire; send again`);
     }
-    // Within one request, the earliest by time is decided first (ties: by id), so the chunks follow that order.
+    // Within one request, the earliest by time is decided first (ties: the first sent), so the chunks follow that
+    // order. Ties went by id: documents sent without one got random UUIDs, and which of two near-duplicates sent
+    // together was kept was a coin toss (audit 14, F5; under `reject` the first sent was refused).
     const order = docs.map((_, position) => position);
-    order.sort((a, b) => docs[a]!.time - docs[b]!.time || (docs[a]!.id < docs[b]!.id ? -1 : docs[a]!.id > docs[b]!.id ? 1 : a - b));
+    order.sort((a, b) => docs[a]!.time - docs[b]!.time || a - b);
     keepRequestOrderPerId(order, docs);
     // A long request runs as a pipeline of chunks: the next chunk's analysis and lookup while this one is
     // decided and written. Each chunk takes its ticket now, in order, so chunks decide as separate requests

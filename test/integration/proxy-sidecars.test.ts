@@ -258,6 +258,8 @@ describe.each(engineTargets())("several sidecars' _bulk proxies on $kind $versio
       const warm = await fetch(`${proxy.proxyUrl}/_bulk`, { method: "POST", headers: { "content-type": "application/x-ndjson" }, body: `${JSON.stringify({ index: { _index: proxyIndex, _id: "w" } })}\n${JSON.stringify({ text: a })}\n` });
       expect(((await warm.json()) as { items: Item[] }).items[0]!.index!.neardup?.status).toBe("original");
       await expect(startSidecar(target, { NEARDUP_INDEX: proxyIndex, NEARDUP_WORKERS: "1" })).rejects.toThrow(/_bulk proxy/);
+      // With its own lease off too (audit 14, F7: it started, and both decided).
+      await expect(startSidecar(target, { NEARDUP_INDEX: proxyIndex, NEARDUP_WRITER_LEASE: "off", NEARDUP_WORKERS: "1" })).rejects.toThrow(/_bulk proxy/);
     } finally {
       await cleanUp(started, apiIndex, proxyIndex);
     }

@@ -686,6 +686,74 @@ describe.each(engineTargets())("_bulk proxy on $kind $version ($source)", (targe
     expect(second.body.items[0]!.index).toMatchObject({ _index: live, status: 201, neardup: { status: "duplicate", duplicate_of: "a" } });
   });
 
+  it("an update or delete naming the index that an earlier item of the bulk wrote through its alias (or the other way round) runs after that write, as in the engine (audit 14, F1: 404 document_missing, the update lost)", async () => {
+    const put = (path: string, body: unknown) => fetch(`${target.url}${path}`, { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    const index = name("mark");
+    const alias = `${index}-alias`;
+    expect((await put(`/${index}`, { aliases: { [alias]: { is_write_index: true } } })).status).toBe(200);
+    const [a, b] = englishVariants(RECIPE_EN, 2);
+    const [c] = englishVariants(NEWS_EN, 1);
+    const r = await rawBulk(
+      h.url,
+      "/_bulk",
+      lines(
+        { index: { _index: alias, _id: "u1" } }, { message: a },
+        { update: { _index: index, _id: "u1" } }, { doc: { tag: 1 } },
+        { index: { _index: index, _id: "u2" } }, { message: c },
+        { update: { _index: alias, _id: "u2" } }, { doc: { tag: 2 } },
+        { index: { _index: alias, _id: "d1" } }, { message: b },
+        { delete: { _index: index, _id: "d1" } },
+      ),
+    );
+    expect(r.body.items.map((i) => Object.values(i)[0]!.status)).toEqual([201, 200, 201, 200, 201, 200]);
+    await h.engine.refresh(index);
+    expect(await h.engine.get(index, "u1")).toMatchObject({ message: a, tag: 1 });
+    expect(await h.engine.get(index, "u2")).toMatchObject({ message: c, tag: 2 });
+    expect(await h.engine.get(index, "d1")).toBeUndefined();
+  });
+
+  it("a delete naming the index, then a near-duplicate of the deleted document through its alias in the same bulk: the near-duplicate is stored (audit 14, F2: skip dropped it, neither stayed)", async () => {
+    const put = (path: string, body: unknown) => fetch(`${target.url}${path}`, { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    const index = name("skip");
+    const alias = `${index}-alias`;
+    expect((await put(`/${index}`, { aliases: { [alias]: { is_write_index: true } } })).status).toBe(200);
+    const [a, b] = englishVariants(RECIPE_EN, 2);
+    const first = await rawBulk(h.url, "/_bulk", lines({ index: { _index: alias, _id: "x" } }, { message: a }));
+    expect(first.body.items[0]!.index).toMatchObject({ status: 201, neardup: { status: "original" } });
+    const same = await rawBulk(h.url, "/_bulk", lines({ delete: { _index: index, _id: "x" } }, { index: { _index: alias, _id: "y" } }, { message: b }));
+    expect(same.body.items[0]!.delete).toMatchObject({ status: 200, result: "deleted" });
+    expect(same.body.items[1]!.index).toMatchObject({ status: 201, neardup: { status: "original" } });
+    await h.engine.refresh(index);
+    expect(await h.engine.get(index, "y")).toMatchObject({ message: b });
+  });
+
+  it("a rollover alias whose current index has a second write alias: writes through the alias still look up every index behind it (audit 14, F4: the older indices were not read)", async () => {
+    const put = (path: string, body: unknown) => fetch(`${target.url}${path}`, { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    const old = name("mark");
+    const live = name("mark");
+    const alias = `${live}-alias`;
+    expect((await put(`/${old}`, { aliases: { [alias]: { is_write_index: false } } })).status).toBe(200);
+    expect((await put(`/${live}`, { aliases: { [alias]: { is_write_index: true }, [`${alias}-w2`]: { is_write_index: true } } })).status).toBe(200);
+    const [a, b] = englishVariants(RECIPE_EN, 2);
+    // An original stored in the older index (written there directly, as before a rollover) and searchable.
+    expect((await rawBulk(h.url, "/_bulk", lines({ index: { _index: old, _id: "x" } }, { message: a }))).body.items[0]!.index).toMatchObject({ status: 201 });
+    await h.engine.refresh(old);
+    const second = await rawBulk(h.url, `/${alias}/_bulk`, lines({ index: { _id: "y" } }, { message: b }));
+    expect(second.body.items[0]!.index).toMatchObject({ _index: live, status: 201, neardup: { status: "duplicate", duplicate_of: "x" } });
+  });
+
+  it("a forwarded chunk whose query carries filter_path is answered from the engine's whole items: the stored document is 201, not 502 (audit 14, F8)", async () => {
+    const index = name("mark");
+    const [a] = englishVariants(RECIPE_EN, 1);
+    const chunk = { index, policy: "mark", query: "filter_path=took", headers: {}, mayCreate: true, docs: [{ op: "index", id: "f1", idGiven: true, time: Date.now(), meta: "{}", source: { message: a }, text: a }] };
+    const res = await fetch(`${h.url}/_neardup/internal/bulk`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(chunk) });
+    expect(res.status).toBe(200);
+    const answer = (await res.json()) as { items: { status: number; neardup?: { status: string } }[] };
+    expect(answer.items[0]).toMatchObject({ status: 201, neardup: { status: "original" } });
+    await h.engine.refresh(index);
+    expect(await h.engine.get(index, "f1")).toMatchObject({ message: a });
+  });
+
   it("an empty _id, op_type create and require_alias spelt as the engines also read it are answered as the engine answers them (third audit)", async () => {
     const index = name("mark");
     const alias = `${prefix}-mark-alias-only`;

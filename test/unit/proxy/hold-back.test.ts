@@ -51,4 +51,20 @@ describe("BulkHandler after a per-item retry", () => {
     expect(update.error!.reason).toContain("send it again");
     expect(received.map((a) => (JSON.parse(a) as { update: { _id: string } }).update._id)).toEqual(["y"]);
   });
+  it("a write whose outcome is unknown is a per-item 429 that shippers retry, with the reason saying so (audit 14, F6: a 503 the client helpers report failed and never send again)", async () => {
+    const unknown = new NeardupError("ENGINE_UNAVAILABLE", "the engine at http://127.0.0.1:9200 is unreachable (ETIMEDOUT); the write may have been written: send it again (the same id), and it is decided again", { details: { outcomeUnknown: true } });
+    const overloaded = new NeardupError("ENGINE_UNAVAILABLE", "the recent-writes window is full");
+    const service = {
+      index: (docs: { id: string }[]) => Promise.resolve(docs.map((d) => (d.id === "x" ? unknown : overloaded))),
+      options: { pipelineChunk: 100 },
+    };
+    const pool = { get: () => Promise.resolve({ service, writer: { results: () => [] }, lease: undefined }), existing: () => undefined } as unknown as ServicePool;
+    const handler = new BulkHandler({ upstream, rules: parseIndexRules("logs-*:message"), pool, defaultPolicy: "mark", maxBatch: 500, timeoutMs: 5000, maxTextLength: 1_000_000, timeField: "@timestamp", timeSkewMs: 60_000 });
+    const body = ['{"index":{"_index":"logs-a","_id":"x"}}', '{"message":"a text to fingerprint"}', '{"index":{"_index":"logs-a","_id":"z"}}', '{"message":"another text"}', ""].join("\n");
+    const answer = await handler.handle({ pathIndex: undefined, query: new URLSearchParams(), headers: {}, body });
+    const items = (answer as { body: { items: Record<string, { status: number; error?: { type: string; reason: string } }>[] } }).body.items;
+    expect(items[0]!.index).toMatchObject({ status: 429, error: { type: "es_rejected_execution_exception" } });
+    expect(items[0]!.index!.error!.reason).toContain("may have been written");
+    expect(items[1]!.index!.status).toBe(503); // other failures keep their status
+  });
 });

@@ -120,6 +120,27 @@ describe("ServicePool", () => {
     });
   });
 
+  it("audit 14, F3: an API lease taken while the proxy set the index up is read again once the proxy's own lease is taken: the proxy gives way and releases its lease", async () => {
+    const engine = new MemoryEngine();
+    const put = engine.putDocument.bind(engine);
+    let apiTook = false;
+    // The API sidecar takes its lease right after the proxy's first read, as the proxy takes its own.
+    engine.putDocument = async (index, id, source, options) => {
+      const written = await put(index, id, source, options);
+      if (index === LEASE_INDEX && id === "proxy:race" && !apiTook) {
+        apiTook = true;
+        await put(LEASE_INDEX, "race", { holder: "h", url: "http://api-sidecar:8080", term: 1, expires_at: Date.now() + 10_000 });
+      }
+      return written;
+    };
+    const [rule] = parseIndexRules("race*:text");
+    await withPool(engine, { lease: { url: "http://127.0.0.1:1", ttlMs: 3000 } }, async (pool) => {
+      await expect(pool.get("race", rule!)).rejects.toMatchObject({ code: "INVALID_CONFIG", field: "NEARDUP_PROXY_INDICES", message: expect.stringContaining("http://api-sidecar:8080") });
+      expect(apiTook).toBe(true);
+      expect((await engine.getVersioned<LeaseDoc>(LEASE_INDEX, "proxy:race"))?.source.released).toBe(true);
+    });
+  });
+
   it("audit 13: another alias over the write index, and the index, share the write alias's service; an alias of a name neardup does not take is not used; the API's rollover never reaches a proxy index; the API's lease is found through an alias", async () => {
     const engine = new MemoryEngine();
     // logs-1 is written through `logs` (is_write_index), read through `logs-read` (no flag), and has `logs+x`.

@@ -118,6 +118,15 @@ describe("DedupService on an engine double", () => {
     expect(y).toMatchObject({ id: "y", status: "original" });
   });
 
+  it("of near-duplicates of equal time in one request, the first sent is the original, whatever their ids (audit 14, F5: ties went by id, random for documents sent without one)", async () => {
+    const service = new DedupService(new MemoryEngine(), fp, resolveDedupOptions({ index: "ties", lshKeyBudget: 0 }));
+    await service.ensureIndex();
+    const [a, b, c] = variants(LONG_ZH, 3);
+    const results = await service.index([parseDocInput({ id: "z-first", text: a!, time: 1000 }), parseDocInput({ id: "a-second", text: b!, time: 1000 }), parseDocInput({ id: "m-third", text: c!, time: 1000 })], "reject");
+    expect(results.map((r) => (r as { status: string }).status)).toEqual(["original", "duplicate", "duplicate"]);
+    expect(results.slice(1).map((r) => (r as { duplicate_of: string }).duplicate_of)).toEqual(["z-first", "z-first"]);
+  });
+
   it("a write the engine never got (refused before it was sent) leaves the window: a near-duplicate sent after it is the original", async () => {
     const { faults, service } = await faultyDedupService(new MemoryEngine(), fp, { index: "unsent", lshKeyBudget: 0 });
     const [a, b] = variants(LONG_ZH, 2);

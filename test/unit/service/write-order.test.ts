@@ -28,12 +28,12 @@ describe("write order of one id", () => {
     const service = new DedupService(engine, fp, resolveDedupOptions({ index: "twice" }));
     await service.ensureIndex();
     const [textA, textB1] = variants(LONG_ZH, 2);
-    // One time, so decided by id: a, then b (a near-duplicate of a, so written after a), then b again (unlike a), then c.
+    // Decided by time, then as sent: a, then b (a near-duplicate of a, so written after a), then c, then b again (unlike a).
     const docs = [
       parseDocInput({ id: "b", text: textB1!, time: 1000 }),
       parseDocInput({ id: "c", text: NEWS_EN, time: 1000 }),
       parseDocInput({ id: "b", text: RECIPE_EN, time: 1000 }),
-      parseDocInput({ id: "a", text: textA!, time: 1000 }),
+      parseDocInput({ id: "a", text: textA!, time: 999 }),
     ];
     const results = await service.index(docs, "mark");
     expect(results.map(answer)).toEqual(["b duplicate a", "c original null", "b original null", "a original null"]);
@@ -64,11 +64,12 @@ describe("write order of one id", () => {
     await service.ensureIndex();
     const [textA, textB1] = variants(LONG_ZH, 2);
     const [textB2, textC] = englishVariants(RECIPE_EN, 2);
+    // Decided a, b, b again, then c (by time).
     const docs = [
-      parseDocInput({ id: "b", text: textB1!, time: 1000 }),
+      parseDocInput({ id: "b", text: textB1!, time: 998 }),
       parseDocInput({ id: "c", text: textC!, time: 1000 }),
-      parseDocInput({ id: "b", text: textB2!, time: 1000 }),
-      parseDocInput({ id: "a", text: textA!, time: 1000 }),
+      parseDocInput({ id: "b", text: textB2!, time: 999 }),
+      parseDocInput({ id: "a", text: textA!, time: 997 }),
     ];
     const results = await service.index(docs, "mark");
     expect(results.map(answer)).toEqual(["b duplicate a", "c duplicate b", "b original null", "a original null"]);
