@@ -51,6 +51,7 @@ import { editSimilarityAtLeast } from "./similarity/banded.js";
 import { characterBound } from "./similarity/edit-bound.js";
 import { editSimilarity } from "./similarity/levenshtein.js";
 import { differentEnding, differingMiddle, oneWordSwap, trigramContainment, trigramJaccard } from "./similarity/spread.js";
+import { vetoText } from "./similarity/veto-text.js";
 import type { SparseVector } from "./tfidf.js";
 
 export interface VerdictBucket {
@@ -350,8 +351,12 @@ export function decide(a: Comparable, b: Comparable, options: VerdictOptions = D
 
 /** The veto (rules 7 and 8, in that order) that overrules a duplicate rule for these texts, e.g. `short.middle`; null when none does. */
 export function vetoOf(a: string, b: string, bucket: VerdictBucket, options: VerdictOptions): string | null {
-  if (options.middleVeto && vetoedByMiddle(a, b, options.middleVeto)) return `${bucket.name}.middle`;
-  if (vetoedByEnding(a, b, bucket)) return `${bucket.name}.ending`;
+  if (!options.middleVeto && (bucket.minEndingSimilarity ?? null) === null) return null;
+  // Without truncation markers and line-wrapping spaces between CJK characters (similarity/veto-text.ts).
+  const x = vetoText(a);
+  const y = vetoText(b);
+  if (options.middleVeto && vetoedByMiddle(x, y, options.middleVeto)) return `${bucket.name}.middle`;
+  if (vetoedByEnding(x, y, bucket)) return `${bucket.name}.ending`;
   return null;
 }
 
