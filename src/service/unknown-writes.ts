@@ -11,6 +11,7 @@
  */
 import { toHex } from "../core/fingerprint.js";
 import type { Engine } from "../engine/types.js";
+import { PollLoop } from "./poll-loop.js";
 import type { RecentEntry, RecentWrites } from "./recent.js";
 
 export interface UnknownWritesOptions {
@@ -29,7 +30,6 @@ export interface UnknownWritesOptions {
 const BATCH = 500;
 
 export class UnknownWriteWatch {
-  private running = false;
   private readonly clock: () => number;
 
   constructor(
@@ -42,24 +42,18 @@ export class UnknownWriteWatch {
 
   /** A write's outcome became unknown: watch until every such entry is shown or given up. */
   kick(): void {
-    if (this.running) return;
-    this.running = true;
-    void this.run();
+    this.loop.kick();
   }
 
-  private async run(): Promise<void> {
-    try {
-      while (this.target().hasUnknown) {
-        await new Promise<void>((resolve) => setTimeout(resolve, this.options.pollMs()).unref());
-        await this.step().catch(() => undefined); // the engine is down: asked again at the next step
-        const given = this.target().abandon(this.clock() - this.options.holdMs);
-        if (given.length > 0) this.options.onAbandon?.(given);
-      }
-    } finally {
-      this.running = false;
-    }
-    if (this.target().hasUnknown) this.kick();
-  }
+  private readonly loop = new PollLoop(
+    () => this.target().hasUnknown,
+    async () => {
+      await new Promise<void>((resolve) => setTimeout(resolve, this.options.pollMs()).unref());
+      await this.step().catch(() => undefined); // the engine is down: asked again at the next round
+      const given = this.target().abandon(this.clock() - this.options.holdMs);
+      if (given.length > 0) this.options.onAbandon?.(given);
+    },
+  );
 
   /** One search for the entries of unknown outcome; those the engine shows leave as written. */
   async step(): Promise<void> {

@@ -27,6 +27,7 @@
  */
 import { hasErrorCode } from "../core/errors.js";
 import type { Engine } from "../engine/types.js";
+import { PollLoop } from "./poll-loop.js";
 
 /** What the watch confirms (the recent-writes window, recent.ts). */
 export interface VisibilityTarget {
@@ -65,7 +66,6 @@ const MAX_READINGS = 64;
 
 export class VisibilityWatch {
   private readings: Reading[] = [];
-  private running = false;
   private failing = false;
   private readonly pollMs: number;
   private readonly clock: () => number;
@@ -82,35 +82,30 @@ export class VisibilityWatch {
 
   /** Something was acknowledged: watch until it is confirmed (a no-op while the watch runs). */
   kick(): void {
-    if (this.running) return;
-    this.running = true;
-    void this.run();
+    this.loop.kick();
   }
 
-  private async run(): Promise<void> {
+  private readonly loop = new PollLoop(
+    () => this.target().unconfirmedSince() !== undefined,
+    () => this.round(),
+    () => (this.readings = []),
+  );
+
+  private async round(): Promise<void> {
+    let pause = this.pollMs;
     try {
-      while (this.target().unconfirmedSince() !== undefined) {
-        let pause = this.pollMs;
-        try {
-          await this.step();
-          this.failing = false;
-        } catch (err) {
-          if (!this.failing) this.options.onError?.(err);
-          this.failing = true;
-          pause = this.pollMs * 5;
-          const now = this.clock();
-          const fallbackMs = this.fallbackMs();
-          if (now - (this.target().unconfirmedSince() ?? now) >= 2 * fallbackMs) this.target().confirmVisible(now - 2 * fallbackMs, now);
-        }
-        if (this.target().unconfirmedSince() === undefined) break;
-        await new Promise<void>((resolve) => setTimeout(resolve, pause).unref());
-      }
-    } finally {
-      this.running = false;
-      this.readings = [];
+      await this.step();
+      this.failing = false;
+    } catch (err) {
+      if (!this.failing) this.options.onError?.(err);
+      this.failing = true;
+      pause = this.pollMs * 5;
+      const now = this.clock();
+      const fallbackMs = this.fallbackMs();
+      if (now - (this.target().unconfirmedSince() ?? now) >= 2 * fallbackMs) this.target().confirmVisible(now - 2 * fallbackMs, now);
     }
-    // An acknowledgement that came after the last check and before `running` was cleared.
-    if (this.target().unconfirmedSince() !== undefined) this.kick();
+    if (this.target().unconfirmedSince() === undefined) return;
+    await new Promise<void>((resolve) => setTimeout(resolve, pause).unref());
   }
 
   /** One reading of the refresh counts (or, past `fallbackMs`, one refresh), confirming what it can. */

@@ -83,6 +83,9 @@ describe.each(engineTargets())("_bulk proxy on $kind $version ($source)", (targe
     await h.close();
   });
 
+  /** PUT a JSON body to the engine itself (index set-up the proxy is not asked for). */
+  const putJson = (path: string, body: unknown) => fetch(`${target.url}${path}`, { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+
   const stream = () => {
     const [a, b, c] = englishVariants(RECIPE_EN, 3);
     return [
@@ -688,10 +691,9 @@ describe.each(engineTargets())("_bulk proxy on $kind $version ($source)", (targe
   });
 
   it("an update or delete naming the index that an earlier item of the bulk wrote through its alias (or the other way round) runs after that write, as in the engine (audit 14, F1: 404 document_missing, the update lost)", async () => {
-    const put = (path: string, body: unknown) => fetch(`${target.url}${path}`, { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
     const index = name("mark");
     const alias = `${index}-alias`;
-    expect((await put(`/${index}`, { aliases: { [alias]: { is_write_index: true } } })).status).toBe(200);
+    expect((await putJson(`/${index}`, { aliases: { [alias]: { is_write_index: true } } })).status).toBe(200);
     const [a, b] = englishVariants(RECIPE_EN, 2);
     const [c] = englishVariants(NEWS_EN, 1);
     const r = await rawBulk(
@@ -714,10 +716,9 @@ describe.each(engineTargets())("_bulk proxy on $kind $version ($source)", (targe
   });
 
   it("a delete naming the index, then a near-duplicate of the deleted document through its alias in the same bulk: the near-duplicate is stored (audit 14, F2: skip dropped it, neither stayed)", async () => {
-    const put = (path: string, body: unknown) => fetch(`${target.url}${path}`, { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
     const index = name("skip");
     const alias = `${index}-alias`;
-    expect((await put(`/${index}`, { aliases: { [alias]: { is_write_index: true } } })).status).toBe(200);
+    expect((await putJson(`/${index}`, { aliases: { [alias]: { is_write_index: true } } })).status).toBe(200);
     const [a, b] = englishVariants(RECIPE_EN, 2);
     const first = await rawBulk(h.url, "/_bulk", lines({ index: { _index: alias, _id: "x" } }, { message: a }));
     expect(first.body.items[0]!.index).toMatchObject({ status: 201, neardup: { status: "original" } });
@@ -729,12 +730,11 @@ describe.each(engineTargets())("_bulk proxy on $kind $version ($source)", (targe
   });
 
   it("a rollover alias whose current index has a second write alias: writes through the alias still look up every index behind it (audit 14, F4: the older indices were not read)", async () => {
-    const put = (path: string, body: unknown) => fetch(`${target.url}${path}`, { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
     const old = name("mark");
     const live = name("mark");
     const alias = `${live}-alias`;
-    expect((await put(`/${old}`, { aliases: { [alias]: { is_write_index: false } } })).status).toBe(200);
-    expect((await put(`/${live}`, { aliases: { [alias]: { is_write_index: true }, [`${alias}-w2`]: { is_write_index: true } } })).status).toBe(200);
+    expect((await putJson(`/${old}`, { aliases: { [alias]: { is_write_index: false } } })).status).toBe(200);
+    expect((await putJson(`/${live}`, { aliases: { [alias]: { is_write_index: true }, [`${alias}-w2`]: { is_write_index: true } } })).status).toBe(200);
     const [a, b] = englishVariants(RECIPE_EN, 2);
     // An original stored in the older index (written there directly, as before a rollover) and searchable.
     expect((await rawBulk(h.url, "/_bulk", lines({ index: { _index: old, _id: "x" } }, { message: a }))).body.items[0]!.index).toMatchObject({ status: 201 });
