@@ -78,7 +78,7 @@ export class ServicePool {
   /** The rule each service was made with, by the name it stands for. */
   private readonly rules = new Map<string, IndexRule>();
   /** The name each index name's writes are deduplicated under ({@link targetOf}), and when it was learnt. */
-  private readonly targets = new Map<string, { target: string; at: number }>();
+  private readonly targets = new Map<string, { target: string; index: string; at: number }>();
   private readonly sweeper: NodeJS.Timeout | undefined;
   private readonly clock: () => number;
   private readonly idleMs: number;
@@ -164,42 +164,42 @@ export class ServicePool {
    * read the whole alias. Kept {@link TARGET_TTL_MS}: after a rollover the old index is itself again.
    */
   private async targetOf(name: string): Promise<string> {
+    return (await this.resolve(name)).target;
+  }
+
+  /** `name`'s service ({@link targetOf}) and the index its writes go to (`name` itself when none or several), kept {@link TARGET_TTL_MS}. */
+  private async resolve(name: string): Promise<{ target: string; index: string }> {
     const known = this.targets.get(name);
-    if (known && this.clock() - known.at < TARGET_TTL_MS) return known.target;
+    if (known && this.clock() - known.at < TARGET_TTL_MS) return known;
     const { engine } = this.deps;
     let target = name;
+    let index = name;
     const behind = await engine.aliasIndices(name);
     const writes = behind.filter((b) => b.writeIndex);
     if (behind.length === 0 || writes.length === 1) {
-      const index = behind.length === 0 ? name : writes[0]!.index;
+      index = behind.length === 0 ? name : writes[0]!.index;
       // An alias of a name neardup does not take is not its index's name here.
       const aliases = (await engine.writeAliasesOf(index)).filter(isIndexName);
-      target = aliases.length === 1 ? aliases[0]! : aliases.length > 1 ? await this.widest(aliases) : index;
+      // Of several write aliases none stands for the others: a name that is one of them is its own service (its
+      // lookups read what it covers), any other name the index's (audit 14, F4: the index's lookups read only it;
+      // audit 16: taking the widest alias read indices the name does not cover, or still missed the older ones).
+      target = aliases.length === 1 ? aliases[0]! : aliases.includes(name) ? name : index;
     }
-    this.targets.set(name, { target, at: this.clock() });
-    return target;
+    const resolved = { target, index, at: this.clock() };
+    this.targets.set(name, resolved);
+    return resolved;
   }
 
   /**
-   * Of several write aliases of one index, the one over the most indices (then the first by name): every name of
-   * the index still meets in one service, and its lookups read the widest window. Taking the index itself, a
-   * rollover alias given a second write alias on its current index read only that index (audit 14, F4: every
-   * near-duplicate of the older indices written as an original).
-   */
-  private async widest(aliases: string[]): Promise<string> {
-    const sizes = await Promise.all(aliases.map((a) => this.deps.engine.aliasIndices(a).then((b) => b.length)));
-    let best = 0;
-    for (let k = 1; k < aliases.length; k++) if (sizes[k]! > sizes[best]! || (sizes[k] === sizes[best] && aliases[k]! < aliases[best]!)) best = k;
-    return aliases[best]!;
-  }
-
-  /**
-   * The name under which writes to `name` meet those to its other names ({@link targetOf}): the same for an alias
-   * and the index it writes to, so that the proxy orders a request's items touching one document by it. The name
-   * itself when the engine cannot tell.
+   * The index writes to `name` go to (`name` itself for an index, an alias's write index), by which the proxy
+   * orders a request's items touching one document: an alias and the index it writes to are one. The name itself
+   * when the engine cannot tell.
    */
   async spaceOf(name: string): Promise<string> {
-    return this.targetOf(name).catch(() => name);
+    return this.resolve(name).then(
+      (r) => r.index,
+      () => name,
+    );
   }
 
   /** The service of `index` (a name {@link targetOf} gives), first asked for under the client's name `named`. */
@@ -250,13 +250,25 @@ export class ServicePool {
   }
 
   /** Gives up the leases held (a graceful stop): other sidecars take over at once. */
-  async close(): Promise<void> {
+  async close(settleMs = 0): Promise<void> {
     if (this.sweeper) clearInterval(this.sweeper);
     const entries = [...this.entries.values()];
     this.entries.clear();
     this.made.clear();
     this.rules.clear();
     this.targets.clear();
-    await Promise.all(entries.map((e) => e.then((x) => x.lease?.stop(), () => undefined)));
+    await Promise.all(
+      entries.map((e) =>
+        e.then(
+          async (x) => {
+            // Writes of unknown outcome are known to this holder only: let go once the engine shows them.
+            const unknown = x.lease ? await x.service.unknownWritesSettled(settleMs) : 0;
+            if (unknown > 0) this.deps.logger?.warn({ index: x.service.options.index, count: unknown }, "writes of unknown outcome not yet shown by the engine at shutdown: the next lease holder does not know them");
+            await x.lease?.stop();
+          },
+          () => undefined,
+        ),
+      ),
+    );
   }
 }

@@ -420,7 +420,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     async close() {
       // Not cut at once: a bulk cut mid-way is answered to nobody, and its client sends it again.
       await drain(server, options.shutdownTimeoutMs ?? 15_000, logger);
-      await pool?.close();
+      await pool?.close(options.shutdownTimeoutMs ?? 15_000);
       upstream.close();
     },
   };

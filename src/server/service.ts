@@ -306,6 +306,9 @@ export async function startService(config: Config, deps: ServiceDeps): Promise<R
         // The proxy's requests in flight analyse on this pool and write through this engine: they finish first.
         await after?.catch(() => undefined);
         await analyzer.close();
+        // Writes of unknown outcome are known to this holder only: they are let go once the engine shows them.
+        const unknown = lease && dedup ? await dedup.unknownWritesSettled(supervision.shutdownTimeoutMs) : 0;
+        if (unknown > 0) logger.warn({ count: unknown, timeoutMs: supervision.shutdownTimeoutMs }, "writes of unknown outcome not yet shown by the engine at shutdown: the next lease holder does not know them, and a near-duplicate it decides before one lands may be a second original");
         await lease?.stop();
         await engine?.close().catch(() => undefined);
         await owned?.stop();

@@ -311,6 +311,18 @@ export class DedupService {
   }
 
   /**
+   * Waits, at most `timeoutMs`, until no write of unknown outcome is left in the recent-writes window (each shown
+   * by the engine, or given up); resolves how many are left. A writer that stops calls it before it lets its lease
+   * go: the next holder does not know them, and a near-duplicate it decided before a late one landed was a second
+   * original (audit 16).
+   */
+  async unknownWritesSettled(timeoutMs: number): Promise<number> {
+    const until = Date.now() + timeoutMs;
+    while (this.recent.unknownEntries().length > 0 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 100));
+    return this.recent.unknownEntries().length;
+  }
+
+  /**
    * The engine acknowledged deletes of these documents, written past this service (the proxy passes deletes
    * through): they are no candidates from now on, though the engine's search shows them until its refresh.
    */

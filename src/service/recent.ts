@@ -217,6 +217,11 @@ export class RecentWrites {
         // A failed re-submission leaves the engine with the version before it: that version's
         // entry comes back while it may still be needed (in flight, or not yet past its hold).
         const previous = this.replaced.get(entry);
+        // A try of unknown outcome whose re-submission the engine refused for the document itself (a mapping
+        // conflict) does not come back: the client sent it again as told, and the engine refused it, as it would
+        // the earlier try of the same document. Held for the unknown-write hold, it shadowed every near-duplicate
+        // sent meanwhile while nothing of them was stored (audit 16).
+        if (previous && entry.refused && this.unknown.delete(previous)) this.failed.add(previous);
         if (previous && !this.failed.has(previous) && (previous.visibleAt === undefined || previous.visibleAt >= this.clock() - this.holdMs)) {
           this.link(previous);
           if (previous.visibleAt !== undefined) this.settled.push(previous); // so that it expires (a second listing is harmless)

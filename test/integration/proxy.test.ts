@@ -729,18 +729,23 @@ describe.each(engineTargets())("_bulk proxy on $kind $version ($source)", (targe
     expect(await h.engine.get(index, "y")).toMatchObject({ message: b });
   });
 
-  it("a rollover alias whose current index has a second write alias: writes through the alias still look up every index behind it (audit 14, F4: the older indices were not read)", async () => {
+  it("a rollover alias whose current index has a second write alias: writes through the alias look up every index behind it, and only those (audit 14, F4: the older indices were not read; audit 16: the other alias's indices were)", async () => {
     const old = name("mark");
     const live = name("mark");
+    const other = name("mark");
     const alias = `${live}-alias`;
+    const second = `${live}-a0`; // sorts first, and covers an index the rollover alias does not
     expect((await putJson(`/${old}`, { aliases: { [alias]: { is_write_index: false } } })).status).toBe(200);
-    expect((await putJson(`/${live}`, { aliases: { [alias]: { is_write_index: true }, [`${alias}-w2`]: { is_write_index: true } } })).status).toBe(200);
-    const [a, b] = englishVariants(RECIPE_EN, 2);
-    // An original stored in the older index (written there directly, as before a rollover) and searchable.
+    expect((await putJson(`/${other}`, { aliases: { [second]: { is_write_index: false } } })).status).toBe(200);
+    expect((await putJson(`/${live}`, { aliases: { [alias]: { is_write_index: true }, [second]: { is_write_index: true } } })).status).toBe(200);
+    const [a, b, c] = englishVariants(RECIPE_EN, 3);
+    // Originals stored directly in the index only the other alias covers (first) and in the older index, searchable.
+    expect((await rawBulk(h.url, "/_bulk", lines({ index: { _index: other, _id: "o" } }, { message: c }))).body.items[0]!.index).toMatchObject({ status: 201 });
     expect((await rawBulk(h.url, "/_bulk", lines({ index: { _index: old, _id: "x" } }, { message: a }))).body.items[0]!.index).toMatchObject({ status: 201 });
+    await h.engine.refresh(other);
     await h.engine.refresh(old);
-    const second = await rawBulk(h.url, `/${alias}/_bulk`, lines({ index: { _id: "y" } }, { message: b }));
-    expect(second.body.items[0]!.index).toMatchObject({ _index: live, status: 201, neardup: { status: "duplicate", duplicate_of: "x" } });
+    const viaAlias = await rawBulk(h.url, `/${alias}/_bulk`, lines({ index: { _id: "y" } }, { message: b }));
+    expect(viaAlias.body.items[0]!.index).toMatchObject({ _index: live, status: 201, neardup: { status: "duplicate", duplicate_of: "x" } });
   });
 
   it("a forwarded chunk whose query carries filter_path is answered from the engine's whole items: the stored document is 201, not 502 (audit 14, F8)", async () => {

@@ -103,6 +103,33 @@ describe("DedupService on an engine double", () => {
     expect(z).toMatchObject({ id: "z", status: "duplicate", duplicate_of: "x" });
   });
 
+  it("a write whose answer was lost, sent again and refused by the engine for the document itself, leaves the window at once (audit 16: near-duplicates were skipped for the whole hold, nothing stored)", async () => {
+    const { faults, service } = await faultyDedupService(new MemoryEngine(), fp, { index: "refused-again", lshKeyBudget: 0, unknownWriteHoldMs: 600_000 });
+    const [a, b] = variants(LONG_ZH, 2);
+    faults.landLater.add("x");
+    const [x] = await service.index([parseDocInput({ id: "x", text: a!, time: 1000 })], "skip");
+    expect((x as NeardupError).message).toMatch(/may have been written/);
+    faults.landLater.delete("x");
+    faults.refuse.add("x"); // the engine refuses the document itself (a mapping conflict)
+    const [again] = await service.index([parseDocInput({ id: "x", text: a!, time: 1000 })], "skip");
+    expect(again).toMatchObject({ code: "INVALID_INPUT" });
+    const [y] = await service.index([parseDocInput({ id: "y", text: b!, time: 2000 })], "skip");
+    expect(y).toMatchObject({ id: "y", status: "original" });
+  });
+
+  it("unknownWritesSettled waits for writes of unknown outcome until the engine shows them, at most its timeout (a stopping holder calls it before letting its lease go; audit 16)", async () => {
+    const memory = new MemoryEngine();
+    memory.indices.set("settle", { docs: new Map(), searchable: new Map(), refreshMs: 100 });
+    const { engine, faults, service } = await faultyDedupService(memory, fp, { index: "settle", lshKeyBudget: 0, recentWindowMs: 200 });
+    faults.landLater.add("x");
+    await service.index([parseDocInput({ id: "x", text: LONG_ZH, time: 1000 })], "mark");
+    expect(await service.unknownWritesSettled(300)).toBe(1);
+    const settled = service.unknownWritesSettled(10_000);
+    await faults.land();
+    await engine.refresh("settle");
+    expect(await settled).toBe(0);
+  });
+
   it("a write whose answer was lost and that never lands leaves the window after unknownWriteHoldMs", async () => {
     const memory = new MemoryEngine();
     memory.indices.set("lost", { docs: new Map(), searchable: new Map(), refreshMs: 100 });
