@@ -149,6 +149,13 @@ export function arrivalId(now = Date.now()): string {
   return now.toString(36).padStart(9, "0") + sequence.toString(36).padStart(4, "0") + randomUUID().replaceAll("-", "").slice(0, 8);
 }
 
+/** A request's query less `filter_path`: the proxy reads the engine's items, and answers them whole. */
+function readingWholeItems(query: URLSearchParams | string): URLSearchParams {
+  const params = new URLSearchParams(query);
+  params.delete("filter_path");
+  return params;
+}
+
 /** Each index name's space ({@link ServicePool.spaceOf}): the names of one index (an alias, its write index) share one. */
 type Spaces = ReadonlyMap<string, string>;
 
@@ -201,8 +208,7 @@ export class BulkHandler {
       return { kind: "raw", reason: "no item is fingerprinted", ...(answered ? { answered } : {}), ...(before ? { before } : {}) };
     }
     const started = performance.now();
-    const query = new URLSearchParams(request.query);
-    query.delete("filter_path"); // the proxy reads the engine's items; it answers them whole
+    const query = readingWholeItems(request.query);
     const queryString = query.toString();
     const headers: Record<string, string | string[]> = {};
     for (const name of CLIENT_HEADERS) {
@@ -581,11 +587,8 @@ export class BulkHandler {
    */
   async handleForwarded(body: unknown): Promise<ChunkAnswer> {
     const parsed = parseChunkRequest(body, this.deps.maxBatch);
-    // The engine's items are read here, whole: a `filter_path` in a hand-made chunk's query left them out, and a
-    // stored document was answered 502 (audit 14, F8; followers strip it before they forward).
-    const query = new URLSearchParams(parsed.query);
-    query.delete("filter_path");
-    const request = { ...parsed, query: query.toString() };
+    // A hand-made chunk's `filter_path` left the engine's items out, and a stored document was answered 502 (audit 14, F8).
+    const request = { ...parsed, query: readingWholeItems(parsed.query).toString() };
     const { index, docs } = request;
     const rule = ruleFor(this.deps.rules, index);
     if (!rule) {

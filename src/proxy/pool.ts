@@ -16,7 +16,7 @@ import type { Engine } from "../engine/types.js";
 import { DedupService } from "../service/dedup-service.js";
 import type { DedupMetrics } from "../service/metrics.js";
 import { isIndexName, resolveDedupOptions, type DedupOptions } from "../service/options.js";
-import { decidedElsewhere, heldLeaseOver, LEASE_INDEX, WriterLease } from "../service/writer-lease.js";
+import { decidedElsewhere, givenWay, heldLeaseOver, LEASE_INDEX, WriterLease } from "../service/writer-lease.js";
 import type { Analyzer } from "../workers/index.js";
 import type { IndexRule } from "./rules.js";
 import type { Upstream } from "./upstream.js";
@@ -223,14 +223,8 @@ export class ServicePool {
     const service = new DedupService(writer.engine, fingerprinter, options, metrics, this.deps.logger, this.deps.analyzer);
     await service.ensureIndex();
     const lease = this.deps.lease ? await this.startLease(index, service, this.deps.lease) : undefined;
-    // Read again once this lease is taken: an API sidecar that took its own between the read above and now read
-    // this one before it was there (audit 14, F3: both decided, two originals for good). Each side reads after it
-    // took its own lease, so of two taken at once at least one sees the other and gives way.
-    const late = lease ? await heldLeaseOver(engine, index) : undefined;
-    if (late) {
-      await lease!.stop();
-      throw decidedElsewhere(index, "HTTP API", late.url, "NEARDUP_PROXY_INDICES");
-    }
+    const late = lease && (await givenWay(engine, lease, index));
+    if (late) throw decidedElsewhere(index, "HTTP API", late.url, "NEARDUP_PROXY_INDICES");
     return { service, writer, lease };
   }
 
@@ -262,8 +256,7 @@ export class ServicePool {
         e.then(
           async (x) => {
             // Writes of unknown outcome are known to this holder only: let go once the engine shows them.
-            const unknown = x.lease ? await x.service.unknownWritesSettled(settleMs) : 0;
-            if (unknown > 0) this.deps.logger?.warn({ index: x.service.options.index, count: unknown }, "writes of unknown outcome not yet shown by the engine at shutdown: the next lease holder does not know them");
+            if (x.lease) await x.service.unknownWritesSettled(settleMs);
             await x.lease?.stop();
           },
           () => undefined,

@@ -10,7 +10,7 @@ import { DedupService } from "../service/dedup-service.js";
 import { createDedupMetrics, type DedupMetrics } from "../service/metrics.js";
 import { connectEngine, installTemplates, redactUrl, type Engine, type EngineConnection } from "../engine/index.js";
 import { randomUUID } from "node:crypto";
-import { LEASE_INDEX as LEASE_INDEX_NAME, WriterLease, decidedElsewhere, heldLeaseOver, logLeaseEvents } from "../service/writer-lease.js";
+import { LEASE_INDEX as LEASE_INDEX_NAME, WriterLease, decidedElsewhere, givenWay, heldLeaseOver, logLeaseEvents } from "../service/writer-lease.js";
 import { httpForwarder } from "./peer.js";
 import { createOffloadingAnalyzer, type Analyzer } from "../workers/index.js";
 import { redactText } from "../engine/errors.js";
@@ -184,12 +184,8 @@ export async function startService(config: Config, deps: ServiceDeps): Promise<R
             logLeaseEvents(logger, { index: config.dedup.index }, leaseEventCounter(metrics, "api")),
           );
           await lease.start();
-          // Read again once this lease is taken: a proxy that took its own between the read above and now read
-          // this one before it was there (audit 14, F3: both decided, two originals for good). Each side reads
-          // after it took its own lease, so of two taken at once at least one sees the other and gives way.
-          const late = await heldLeaseOver(connected, config.dedup.index, "proxy:");
+          const late = await givenWay(connected, lease, config.dedup.index, "proxy:");
           if (late) {
-            await lease.stop();
             lease = undefined;
             throw decidedElsewhere(config.dedup.index, "_bulk proxy", late.url, "NEARDUP_INDEX");
           }
@@ -307,8 +303,7 @@ export async function startService(config: Config, deps: ServiceDeps): Promise<R
         await after?.catch(() => undefined);
         await analyzer.close();
         // Writes of unknown outcome are known to this holder only: they are let go once the engine shows them.
-        const unknown = lease && dedup ? await dedup.unknownWritesSettled(supervision.shutdownTimeoutMs) : 0;
-        if (unknown > 0) logger.warn({ count: unknown, timeoutMs: supervision.shutdownTimeoutMs }, "writes of unknown outcome not yet shown by the engine at shutdown: the next lease holder does not know them, and a near-duplicate it decides before one lands may be a second original");
+        if (lease) await dedup?.unknownWritesSettled(supervision.shutdownTimeoutMs);
         await lease?.stop();
         await engine?.close().catch(() => undefined);
         await owned?.stop();

@@ -71,6 +71,18 @@ export async function heldLeaseOver(engine: Engine, index: string, prefix = ""):
   return undefined;
 }
 
+/**
+ * Read once `lease` is taken: the other path's lease over `index` (`heldLeaseOver` under `prefix`). When it is
+ * held, `lease` is released and the held one returned. A writer that took its own after the other's first read
+ * was not seen by that read (audit 14, F3: both decided, two originals for good); as each side reads again after
+ * it took its own lease, of two taken at once at least one sees the other and gives way.
+ */
+export async function givenWay(engine: Engine, lease: WriterLease, index: string, prefix = ""): Promise<LeaseDoc | undefined> {
+  const held = await heldLeaseOver(engine, index, prefix);
+  if (held) await lease.stop();
+  return held;
+}
+
 /** The INVALID_CONFIG error of an index that the other path (`other`: "HTTP API" or "_bulk proxy") of a sidecar at `url` decides. */
 export function decidedElsewhere(index: string, other: string, url: string, setting: string): NeardupError {
   return new NeardupError(
