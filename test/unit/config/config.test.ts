@@ -25,6 +25,9 @@ describe("buildConfig", () => {
     expect(() => buildConfig({ NEARDUP_MIRROR_DOCS: "-5" })).toThrow(/NEARDUP_MIRROR_DOCS="-5" is invalid/);
     expect(() => buildConfig({ NEARDUP_MIRROR_DOCS: "lots" })).toThrow(/NEARDUP_MIRROR_DOCS="lots" is invalid/);
     expect(() => buildConfig({ NEARDUP_MIRROR_DOCS: "1.5" })).toThrow(/NEARDUP_MIRROR_DOCS="1.5" is invalid/);
+    expect(() => buildConfig({ NEARDUP_UNKNOWN_WRITE_HOLD_MS: "0" })).toThrow(/NEARDUP_UNKNOWN_WRITE_HOLD_MS="0" is invalid/);
+    expect(() => buildConfig({ NEARDUP_UNKNOWN_WRITE_HOLD_MS: "ten minutes" })).toThrow(/NEARDUP_UNKNOWN_WRITE_HOLD_MS="ten minutes" is invalid/);
+    expect(buildConfig({ NEARDUP_UNKNOWN_WRITE_HOLD_MS: "15000" }).dedup.unknownWriteHoldMs).toBe(15_000);
     expect(buildConfig({}).dedup.mirrorDocs).toBe(0);
     expect(buildConfig({ NEARDUP_MIRROR_DOCS: "2000000" }).dedup.mirrorDocs).toBe(2_000_000);
     expect(() => buildConfig({ NEARDUP_LOCAL_HEAP: "2gb" })).toThrow(/NEARDUP_LOCAL_HEAP="2gb" is invalid: must be a JVM heap size/);
