@@ -22,18 +22,15 @@ import { hasErrorCode, NeardupError } from "../core/errors.js";
 import type { Analysis, Fingerprinter } from "../core/fingerprinter.js";
 import { bucketFor } from "../core/verdict.js";
 import { bulkItemError, outcomeUnknown } from "../engine/errors.js";
-import { sourceProblem } from "../engine/responses.js";
-import { createIndexWithFields, fieldsMapping, indexSettings } from "../engine/templates.js";
 import type { Engine } from "../engine/types.js";
-import componentTemplate from "../../mappings/component-template.neardup.json" with { type: "json" };
 import { keptVerdict, type Candidate } from "./candidate.js";
 import { documentSource, storedSketch, getDocument, writeDocuments, type Decision } from "./documents.js";
 import { candidateLengths, twoKeyLengths } from "../core/length-bounds.js";
 import { fetchCandidates, fillTexts, keyPlans, observeDrawn, readNormalizedTexts, type CandidateObserver, DocValueReads, KeyStatistics, lookupProbe, windowAround, type Lookup, type LookupResult } from "./candidates/index.js";
-import { parseTime, readSourceTime, type DocInput } from "./input.js";
+import { parseTime, type DocInput } from "./input.js";
 import type { DedupMetrics } from "./metrics.js";
 import type { DedupOptions, Policy } from "./options.js";
-import { byTimeThenId, chooseOriginal, compareCandidates, rankMatches, type Match } from "./rank.js";
+import { chooseOriginal, compareCandidates, rankMatches, type Match } from "./rank.js";
 import { Slicer } from "./slicer.js";
 import { RecentWrites, type RecentEntry } from "./recent.js";
 import { UnknownWriteWatch } from "./unknown-writes.js";
@@ -43,6 +40,8 @@ import { Sequencer, type Ticket } from "./sequencer.js";
 import { editTextLimit, sketchOf } from "../core/sketch.js";
 import type { Analyzer } from "../workers/index.js";
 import { WindowMirror } from "./mirror.js";
+import { StoredReads, type ClusterMember } from "./cluster.js";
+import { setUpIndex } from "./index-setup.js";
 
 /** Why a match was made, as the API reports it. */
 export interface MatchReport {
@@ -110,7 +109,6 @@ export interface WriteRouter {
 const WAIT_TO_DECIDE_MS = 5_000;
 
 /** A stored document's `neardup` status fields. */
-type NeardupStatus = { status?: string; duplicate_of?: string };
 
 function report(m: Match): MatchReport {
   return {
@@ -167,16 +165,6 @@ export function keepRequestOrderPerId(order: number[], docs: readonly { id: stri
   }
 }
 
-/** `<alias>-NNNNNN`, one past the highest number behind the alias (rollover's own naming). */
-function nextIndexName(alias: string, behind: { index: string }[]): string {
-  let n = 0;
-  for (const b of behind) {
-    const m = /-(\d+)$/.exec(b.index);
-    if (m) n = Math.max(n, Number(m[1]));
-  }
-  return `${alias}-${String(n + 1).padStart(6, "0")}`;
-}
-
 /** An engine item status that refuses the document itself: sent again as it is, it would be refused again. */
 function isRefusal(status: number): boolean {
   return status >= 400 && status < 500 && status !== 408 && status !== 429;
@@ -192,9 +180,6 @@ function viewStart(results: readonly LookupResult[], startedAt: number): number 
 function round(x: number): number {
   return Math.round(x * 1e6) / 1e6;
 }
-
-/** How long setting an index up waits for its primary shards (`Engine.waitForPrimaries`); past it, lookups go on and a shard still missing fails them as before (503). */
-const PRIMARIES_WAIT_MS = 30_000;
 
 /**
  * The waves a chunk's decided documents are written in (`DedupService.write`), each one `_bulk` after the
@@ -238,6 +223,8 @@ export class DedupService {
   /** Finds out whether writes of unknown outcome were stored (recent.ts `settleUnknown`). */
   private readonly unknownWrites: UnknownWriteWatch;
   private readonly keyStatistics: KeyStatistics;
+  /** Whether a document is stored, and clusters, as the engine and the recent-writes window say (cluster.ts). */
+  private readonly stored: StoredReads;
   /** Whether candidate reads may take doc values only (contract v4: candidates/reads.ts). */
   private readonly docValueReads: DocValueReads;
   private readonly sequencer = new Sequencer();
@@ -283,6 +270,7 @@ export class DedupService {
       },
     });
     this.keyStatistics = new KeyStatistics(engine, options.index);
+    this.stored = new StoredReads(engine, options.index, () => this.recent);
     this.docValueReads = new DocValueReads(engine, options.index, options.windowMs);
     // The mirror follows one concrete index by sequence number, not a window of several indices.
     if (options.mirrorDocs > 0 && !options.rollover) {
@@ -341,64 +329,11 @@ export class DedupService {
   }
 
   /**
-   * Creates the index (neardup mapping plus a text field) when it does not
-   * exist; on an existing index, adds any neardup field it lacks (an index made
-   * under contract v1 or v2 gets `neardup.lsh`, `lsh_scheme`, `sketch`,
-   * `normalized`: an in-place upgrade, older documents keep working) and leaves
-   * the user's fields alone. A conflicting neardup mapping is refused by the
-   * engine with an error naming the field. With `rollover`, `index` is a write
-   * alias: every index behind it gets the mapping, and when none is the write
-   * index (a lifecycle policy deleted it), the next `<alias>-NNNNNN` is created.
+   * Makes the index ready (index-setup.ts: created, or the neardup mapping added; with rollover, a write index
+   * made when none is left) and learns its refresh interval.
    */
   async ensureIndex(): Promise<void> {
-    const mappings = structuredClone(componentTemplate.template.mappings) as { properties: Record<string, unknown> };
-    const { index, rollover } = this.options;
-    if (rollover) {
-      const behind = await this.engine.aliasIndices(index);
-      // A rollover (ILM/ISM, or by hand) makes the next index from the templates alone: without the neardup
-      // mapping there, the first write into it maps neardup.* dynamically (as text), and every lookup fails after it.
-      const next = nextIndexName(index, behind);
-      const rolled = ((await this.engine.templateMappings(next)) as { properties?: { neardup?: { properties?: Record<string, unknown> } } }).properties?.neardup?.properties;
-      if (!rolled?.simhash || !rolled.lsh) {
-        throw new NeardupError(
-          "INVALID_CONFIG",
-          `no index template gives the indices rolled over behind ${index} (such as ${next}) the neardup mapping: add one for ${index}-* that composes the "neardup" component template (mappings/README.md), or every write after a rollover fails`,
-          { field: "index" },
-        );
-      }
-      if (behind.length > 0) await this.engine.putMapping(index, mappings);
-      if (!behind.some((b) => b.writeIndex)) {
-        if (behind.length === 0 && (await this.engine.indexExists(index))) {
-          throw new NeardupError("INVALID_CONFIG", `${index} is an index, not an alias: with rollover, NEARDUP_INDEX names the write alias`, { field: "index" });
-        }
-        mappings.properties[this.options.textField] = { type: "text" };
-        mappings.properties.fields = fieldsMapping(this.engine.info);
-        await this.engine.createIndex(nextIndexName(index, behind), { aliases: { [index]: { is_write_index: true } }, settings: indexSettings(this.engine.info), mappings });
-      }
-    } else if (await this.engine.indexExists(index)) {
-      await this.engine.putMapping(index, mappings); // the user's own fields are left alone
-    } else if (this.options.clientIndex) {
-      // The client's index: only the neardup fields; its templates and dynamic mapping make the rest, and
-      // whatever made it meanwhile (the engine's auto-create, for a write passed through) gets them too.
-      if (!(await this.engine.createIndex(index, { mappings }))) await this.engine.putMapping(index, mappings);
-    } else {
-      mappings.properties[this.options.textField] = { type: "text" };
-      // `fields`: one field however many keys clients send. Created meanwhile by another writer (the engine's
-      // auto-create, for a write passed through the proxy): it still needs the neardup fields.
-      if (!(await createIndexWithFields(this.engine, index, mappings))) {
-        delete mappings.properties[this.options.textField];
-        await this.engine.putMapping(index, mappings);
-      }
-    }
-    // Made a moment ago, perhaps by another writer (its create then answered "exists" here at once): its shards
-    // may not answer a search yet, and the first lookups would fail whole ("all shards failed", audit 12).
-    // Best effort: an engine that cannot say (a proxy in front of it refusing the health API) is not waited for.
-    await this.engine.waitForPrimaries(index, PRIMARIES_WAIT_MS).catch(() => false);
-    // Candidates' neardup fields, and the texts the edit rule compares, are read from `_source`.
-    const problem = sourceProblem(await this.engine.sourceSettings(index), [this.options.textField, "neardup"]);
-    if (problem) {
-      throw new NeardupError("INVALID_CONFIG", `index ${index} cannot be deduplicated: ${problem}; neardup reads its fields and the texts it compares from _source`, { field: "_source" });
-    }
+    await setUpIndex(this.engine, this.options);
     await this.learnRefreshInterval();
   }
 
@@ -1045,13 +980,8 @@ export class DedupService {
   private async withStoredRoot<T extends { match: Match; originalId: string }>(chosen: T | undefined, matches: readonly Match[]): Promise<T | undefined> {
     if (!chosen || chosen.originalId === chosen.match.candidate.id) return chosen;
     const root = chosen.originalId;
-    if (matches.some((m) => m.candidate.id === root) || (await this.isStored(root))) return chosen;
+    if (matches.some((m) => m.candidate.id === root) || (await this.stored.isStored(root))) return chosen;
     return { ...chosen, originalId: chosen.match.candidate.id };
-  }
-
-  /** Whether a document of this id is stored: in the recent-writes window, else in the engine (`getDocument`: every index of the window, and a realtime GET for one not searchable yet). */
-  private async isStored(id: string): Promise<boolean> {
-    return this.recent.get(id) !== undefined || (await getDocument(this.engine, this.options.index, id)) !== undefined;
   }
 
   /** Near-duplicates of a text or of a stored document, ranked, each with why. */
@@ -1080,83 +1010,8 @@ export class DedupService {
     return { matches: rankMatches(kept).slice(0, query.limit).map(report), candidates, radius };
   }
 
-  /**
-   * The cluster a document belongs to: its original and every document marked a duplicate of it, oldest
-   * first. Members whose writes this sidecar had acknowledged are there at once, before the engine's next
-   * refresh shows them to the search. When the original is gone (deleted while its duplicates stay), its
-   * duplicates became the originals of later near-duplicates ({@link withStoredRoot}): those are members
-   * too, so every member asked gives the same cluster.
-   */
-  async cluster(id: string, limit = 1000): Promise<{ original: string; members: { id: string; status: string; distance: number | null; similarity: number | null }[] }> {
-    const stored = await getDocument<{ neardup?: NeardupStatus }>(this.engine, this.options.index, id);
-    if (!stored) throw new NeardupError("NOT_FOUND", `document ${JSON.stringify(id)} does not exist in ${this.options.index}`, { field: "id" });
-    let original = this.originalOf(id, stored.neardup) ?? id;
-    let originalStored = original === id;
-    if (!originalStored) {
-      // The original named may be a duplicate itself, of a root that is gone: the cluster is that root's.
-      const named = await this.storedStatus(original);
-      const root = named && this.originalOf(original, named.neardup);
-      if (root !== undefined) original = root;
-      originalStored = root === undefined ? named !== undefined : await this.isStored(root);
-    }
-    const found = await this.duplicatesOf([original], limit);
-    if (!originalStored && found.length > 0) {
-      const seen = new Set(found.map((m) => m.id));
-      for (const m of await this.duplicatesOf(found.slice(0, limit).map((m) => m.id), limit)) if (!seen.has(m.id)) found.push(m);
-    }
-    found.sort(byTimeThenId);
-    // The original itself, unless it is gone: it was listed as a member.
-    const members = [
-      ...(originalStored ? [{ id: original, status: "original", distance: null, similarity: null }] : []),
-      ...found.slice(0, limit).map(({ id: member, distance, similarity }) => ({ id: member, status: "duplicate", distance, similarity })),
-    ];
-    return { original, members };
-  }
-
-  /** The original a document's status names, this sidecar's acknowledged write of it first; `undefined` for an original. */
-  private originalOf(id: string, stored: NeardupStatus | undefined): string | undefined {
-    const own = this.recent.acknowledged(id)?.candidate;
-    const status = own ? { status: own.status, duplicate_of: own.duplicateOf } : stored;
-    return status?.status === "duplicate" && status.duplicate_of ? status.duplicate_of : undefined;
-  }
-
-  /** A document's neardup status as stored (the recent-writes window's for one not searchable yet), `undefined` when it is gone. */
-  private async storedStatus(id: string): Promise<{ neardup?: NeardupStatus } | undefined> {
-    const own = this.recent.get(id)?.candidate;
-    if (own) return { neardup: { status: own.status, duplicate_of: own.duplicateOf } };
-    return getDocument<{ neardup?: NeardupStatus }>(this.engine, this.options.index, id);
-  }
-
-  /** The documents marked duplicates of any of `originals`, as the engine and this sidecar's acknowledged writes say. */
-  private async duplicatesOf(originals: string[], limit: number): Promise<{ id: string; time: number; distance: number | null; similarity: number | null }[]> {
-    const targets = new Set(originals);
-    const response = await this.engine.search<{ neardup: { distance?: number; similarity?: number; timestamp?: number | string } }>({
-      index: this.options.index,
-      ignoreUnavailable: true,
-      body: {
-        size: limit,
-        _source: ["neardup.distance", "neardup.similarity", "neardup.timestamp"],
-        query: { terms: { "neardup.duplicate_of": originals } },
-        sort: [{ "neardup.timestamp": "asc" }],
-      },
-    });
-    // An id re-sent after a rollover is stored in two indices behind the alias: listed once, as its newest copy
-    // (the hits come oldest first).
-    const byId = new Map<string, { id: string; time: number; distance: number | null; similarity: number | null }>();
-    for (const h of response.hits.hits) {
-      const newer = this.recent.acknowledged(h._id)?.candidate;
-      if (newer !== undefined && (newer.duplicateOf === undefined || !targets.has(newer.duplicateOf))) continue;
-      byId.delete(h._id);
-      byId.set(h._id, { id: h._id, time: readSourceTime(h._source?.neardup.timestamp), distance: h._source?.neardup.distance ?? null, similarity: h._source?.neardup.similarity ?? null });
-    }
-    const found = [...byId.values()];
-    const seen = new Set(found.map((m) => m.id));
-    for (const original of originals) {
-      for (const e of this.recent.storedDuplicatesOf(original)) {
-        if (!seen.has(e.candidate.id)) found.push({ id: e.candidate.id, time: e.candidate.time, distance: e.match?.distance ?? null, similarity: e.match?.similarity ?? null });
-        seen.add(e.candidate.id);
-      }
-    }
-    return found;
+  /** The cluster a document belongs to: its original and every document marked a duplicate of it, oldest first (cluster.ts). */
+  cluster(id: string, limit = 1000): Promise<{ original: string; members: ClusterMember[] }> {
+    return this.stored.cluster(id, limit);
   }
 }
