@@ -330,11 +330,23 @@ export class DedupService {
 
   /**
    * Makes the index ready (index-setup.ts: created, or the neardup mapping added; with rollover, a write index
-   * made when none is left) and learns its refresh interval.
+   * made when none is left), learns its refresh interval, and refreshes it, so that the first decision sees
+   * every write the engine acknowledged before: a sidecar started again after a crash has an empty recent-writes
+   * window, and with a refresh interval longer than the restart its predecessor's last writes were not
+   * searchable yet (audit 17, C1: a second original, with the writer lease off; a lease takeover refreshes too).
+   * A refresh the engine refuses (no `maintenance` privilege) is logged and the service goes on as before.
    */
   async ensureIndex(): Promise<void> {
     await setUpIndex(this.engine, this.options);
     await this.learnRefreshInterval();
+    await this.engine.refresh(this.options.index).catch((err: unknown) => {
+      if (hasErrorCode(err, "NOT_FOUND")) return; // nothing to show
+      if (hasErrorCode(err, "ENGINE_UNAVAILABLE")) throw err;
+      this.log?.warn(
+        { err: err instanceof Error ? err.message : String(err), index: this.options.index },
+        "cannot refresh the index at start: writes acknowledged before this sidecar started show in its lookups only after the engine's next refresh",
+      );
+    });
   }
 
   /**

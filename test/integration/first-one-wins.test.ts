@@ -170,6 +170,21 @@ describe.each(engineTargets())("first one wins on $kind $version ($source)", (ta
     await engine.deleteIndex(index);
   });
 
+  it("a service started again over the index (its window lost, lease off) sees the last writes before deciding, with a refresh interval longer than the restart (audit 17, C1)", async () => {
+    const fp = await sharedFingerprinter();
+    const index = uniqueIndex("neardup-restart");
+    await engine.createIndex(index, { settings: { index: { refresh_interval: "60s" } } });
+    const options = resolveDedupOptions({ index, recentWindowMs: 90_000 });
+    const before = new DedupService(engine, fp, options);
+    await before.ensureIndex();
+    expect(ok((await before.index([doc({ id: "restart-a", text: T })], "mark"))[0])).toMatchObject({ status: "original" });
+    const after = new DedupService(engine, fp, options); // a new process: an empty recent-writes window
+    await after.ensureIndex();
+    const [b] = await after.index([doc({ id: "restart-b", text: T1 })], "mark");
+    expect(ok(b)).toMatchObject({ status: "duplicate", duplicate_of: "restart-a" });
+    await engine.deleteIndex(index);
+  });
+
   it("writes of one id land in decision order even when the first write is slower", async () => {
     const { service, faults, index } = await faultyService(engine);
     faults.slowWrite.set("same-id", 600);

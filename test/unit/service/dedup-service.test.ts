@@ -42,6 +42,21 @@ describe("DedupService on an engine double", () => {
     expect(again).toMatchObject({ id: "b", status: "original" });
   });
 
+  it("a service started over an index whose last writes the engine has not shown yet decides only after a refresh shows them (audit 17, C1: a sidecar restarted after a crash, lease off, kept a second original)", async () => {
+    const engine = new MemoryEngine();
+    const [a, b] = variants(LONG_ZH, 2);
+    const before = new DedupService(engine, fp, resolveDedupOptions({ index: "restart", lshKeyBudget: 0 }));
+    await before.ensureIndex();
+    engine.indices.get("restart")!.refreshMs = 60_000; // refresh_interval 60s: nothing shows on its own
+    const [x] = await before.index([parseDocInput({ id: "x", text: a!, time: 1000 })], "mark");
+    expect(x).toMatchObject({ id: "x", status: "original" });
+    // The process dies (its window with it); a new one starts over the same index.
+    const after = new DedupService(engine, fp, resolveDedupOptions({ index: "restart", lshKeyBudget: 0, recentWindowMs: 90_000 }));
+    await after.ensureIndex();
+    const [y] = await after.index([parseDocInput({ id: "y", text: b!, time: 2000 })], "mark");
+    expect(y).toMatchObject({ id: "y", status: "duplicate", duplicate_of: "x" });
+  });
+
   it("waits for the shards of an index another writer has just made before its first lookups (audit 12: a whole 503, all shards failed)", async () => {
     // The index exists (another sidecar's create won) but its primary is not active yet: searches fail as the
     // engines fail them then, until the primaries are up, which the wait for them brings about here.
