@@ -64,6 +64,8 @@ export interface LimitsConfig {
   compareEditMaxChars: number;
   /** Largest accepted distance of a document time into the future, ms. */
   timeSkewMs: number;
+  /** Longest a request body may go without a byte (API and proxy), ms; then 408 and the connection closes. */
+  bodyIdleMs: number;
 }
 
 /** How the engine is watched. */
@@ -149,6 +151,7 @@ export function buildConfig(raw: Partial<Record<SettingName | string, string | u
       maxInflightBodyBytes: parseSize(s.NEARDUP_MAX_INFLIGHT_BODY),
       compareEditMaxChars: s.NEARDUP_COMPARE_EDIT_MAX_CHARS,
       timeSkewMs: s.NEARDUP_TIME_SKEW_MS,
+      bodyIdleMs: s.NEARDUP_BODY_TIMEOUT_MS,
     },
     supervision: {
       probeIntervalMs: s.NEARDUP_ENGINE_PROBE_MS,

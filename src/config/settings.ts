@@ -98,7 +98,7 @@ export const SETTINGS = {
     doc: "Requests per second per API key on /v1 (without keys there is no per-caller limit; the concurrency limits still apply); 0 turns it off. Over it: 429 with Retry-After.",
   },
   NEARDUP_RATE_LIMIT_BURST: { default: "2000", schema: z.coerce.number().int().min(1), doc: "Requests a key may make at once above its rate (token bucket size)." },
-  NEARDUP_MAX_CONCURRENT: { default: "64", schema: z.coerce.number().int().min(1), doc: "Most /v1 requests in flight at once; more get 429 with Retry-After before their body is read." },
+  NEARDUP_MAX_CONCURRENT: { default: "64", schema: z.coerce.number().int().min(1), doc: "Most /v1 requests being worked on at once; more get 429 with Retry-After. A request with a body takes its slot once the body has arrived (a body still arriving holds none)." },
   NEARDUP_MAX_INFLIGHT_BODY: {
     default: "64mb",
     schema: z.string().regex(/^\d+(b|kb|mb)$/, "a size like 512kb or 64mb"),
@@ -108,6 +108,11 @@ export const SETTINGS = {
     default: "4000",
     schema: z.coerce.number().int().min(1),
     doc: "/v1/compare computes the exact edit distance within the work of two texts of this many characters: for any pair that short, and for longer pairs whose distance fits the band that work pays for (N x N / length - 33 edits: long near-duplicates). Otherwise edit_similarity is estimated from character bigrams (linear time).",
+  },
+  NEARDUP_BODY_TIMEOUT_MS: {
+    default: "20000",
+    schema: z.coerce.number().int().min(1),
+    doc: "Longest a request body (API and _bulk proxy) may go without a byte, in milliseconds; then 408 and the connection closes. A /v1 request takes its NEARDUP_MAX_CONCURRENT slot only once its body has arrived, so stalled or trickling bodies hold no slot.",
   },
   NEARDUP_TIME_SKEW_MS: { default: "300000", schema: z.coerce.number().int().min(0), doc: "How far in the future a document time may be (clock skew), in milliseconds; later times are refused." },
   NEARDUP_ENGINE_PROBE_MS: { default: "5000", schema: z.coerce.number().int().positive(), doc: "Interval of the engine health probe behind /readyz, in milliseconds." },

@@ -56,6 +56,13 @@ export interface ProxyOptions {
    * in. Default 64 MiB.
    */
   maxInflightBytes?: number;
+  /**
+   * Longest a `_bulk` body may go without a byte while the proxy reads it (not while it waits for the budget),
+   * in ms; then 408 and the connection closes (NEARDUP_BODY_TIMEOUT_MS). Default 20 s. A sender that stalled
+   * held its bytes of the budget until Node's 300 s request timeout, and every other client's bulk waited
+   * behind it and got 429 (audit 18, F2).
+   */
+  bodyIdleMs?: number;
   /** Longest a `_bulk` body waits for the in-flight budget. Default 10 s. */
   maxInflightWaitMs?: number;
   /** Source field read as each document's time. Default `@timestamp`. */
@@ -105,26 +112,38 @@ async function decode(body: Buffer, encoding: string | undefined): Promise<Buffe
 
 /**
  * The request body, each chunk charged to the in-flight budget as it arrives (`take`; an idle connection that
- * announced 100 MB holds nothing): `busy` when `take` refused a chunk, `tooLarge` past {@link MAX_BULK_BYTES}.
- * Either way the rest of the body is read and dropped.
+ * announced 100 MB holds nothing): `busy` when `take` refused a chunk, `tooLarge` past {@link MAX_BULK_BYTES};
+ * either way the rest of the body is read and dropped. `stalled` when no byte came for `idleMs` while it was
+ * read (not while it waited for the budget): the caller answers and closes the connection.
  */
-function readBody(req: IncomingMessage, take: (bytes: number) => boolean | Promise<boolean>): Promise<Buffer | "busy" | "tooLarge"> {
+function readBody(req: IncomingMessage, take: (bytes: number) => boolean | Promise<boolean>, idleMs: number): Promise<Buffer | "busy" | "tooLarge" | "stalled"> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     let done = false;
-    const finish = (value: Buffer | "busy" | "tooLarge") => {
+    let idle: NodeJS.Timeout | undefined;
+    const stopIdle = () => {
+      if (idle) clearTimeout(idle);
+      idle = undefined;
+    };
+    const watchIdle = () => {
+      stopIdle();
+      if (!done) idle = setTimeout(() => finish("stalled"), idleMs).unref();
+    };
+    const finish = (value: Buffer | "busy" | "tooLarge" | "stalled") => {
       if (done) return;
       done = true;
+      stopIdle();
       if (typeof value === "string") {
         chunks.length = 0;
         req.removeListener("data", onData);
-        req.resume();
+        if (value !== "stalled") req.resume();
       }
       resolve(value);
     };
     let waiting: Promise<boolean> | undefined;
     const onData = (c: Buffer) => {
+      watchIdle();
       size += c.length;
       if (size > MAX_BULK_BYTES) return finish("tooLarge");
       const taken = take(c.length);
@@ -133,15 +152,21 @@ function readBody(req: IncomingMessage, take: (bytes: number) => boolean | Promi
       if (taken === true) return;
       // Over the budget: no more bytes are read from this client until its chunk is taken (or refused).
       req.pause();
+      stopIdle();
       waiting = taken.then((admitted) => {
         waiting = undefined;
         if (!admitted) finish("busy");
-        else if (!done) req.resume();
+        else if (!done) {
+          watchIdle();
+          req.resume();
+        }
         return admitted;
       });
     };
     req.on("data", onData);
+    watchIdle();
     req.on("end", () => {
+      stopIdle();
       if (waiting) void waiting.then((admitted) => admitted && finish(Buffer.concat(chunks)));
       else finish(Buffer.concat(chunks));
     });
@@ -264,6 +289,14 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     json(res, 429, engineErrorBody(429, "es_rejected_execution_exception", `neardup: _bulk bodies in flight would exceed ${maxHeld} bytes (NEARDUP_MAX_INFLIGHT_BODY); retry in 1 s`), product);
   };
 
+  const bodyIdleMs = options.bodyIdleMs ?? 20_000;
+  /** A body that stalled: 408 in the engine's shape, and the connection closed (the rest of its body is not waited for). */
+  const stalled = (res: ServerResponse, product: string | undefined) => {
+    res.setHeader("connection", "close");
+    res.once("finish", () => res.socket?.destroy());
+    json(res, 408, engineErrorBody(408, "neardup_request_timeout_exception", `neardup: the request body stalled: no byte for ${bodyIdleMs} ms (NEARDUP_BODY_TIMEOUT_MS); nothing of it was sent to the engine`), product);
+  };
+
   const onBulk = async (req: IncomingMessage, res: ServerResponse, url: URL, pathIndex: string | undefined): Promise<void> => {
     const engine = options.engine();
     const product = engine?.kind === "elasticsearch" ? "Elasticsearch" : undefined;
@@ -286,7 +319,8 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     take: (bytes: number) => true | Promise<boolean>,
     decodedSize: (bytes: number) => boolean,
   ): Promise<void> => {
-    const raw = await readBody(req, take);
+    const raw = await readBody(req, take, bodyIdleMs);
+    if (raw === "stalled") return stalled(res, product);
     if (raw === "busy") return busy(res, product);
     if (raw === "tooLarge") {
       json(res, 413, engineErrorBody(413, "content_too_long_exception", `request body is larger than ${MAX_BULK_BYTES} bytes`), product);
@@ -345,7 +379,8 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     const engine = options.engine();
     const id = budget.open();
     res.once("close", () => budget.close(id)); // held until answered, as a _bulk body is
-    const raw = await readBody(req, (bytes) => budget.tryTake(id, bytes));
+    const raw = await readBody(req, (bytes) => budget.tryTake(id, bytes), bodyIdleMs);
+    if (raw === "stalled") return stalled(res, undefined);
     if (raw === "busy") return busy(res, undefined);
     if (!engine || raw === "tooLarge") {
       json(res, engine ? 413 : 503, engineErrorBody(engine ? 413 : 503, "neardup_exception", engine ? "chunk too large" : "neardup is not connected to the engine yet"), undefined);

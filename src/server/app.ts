@@ -49,6 +49,7 @@ const DEFAULT_LIMITS: LimitsConfig = {
   maxInflightBodyBytes: 64 * 1024 * 1024,
   compareEditMaxChars: 4000,
   timeSkewMs: 300_000,
+  bodyIdleMs: 20_000,
 };
 
 /** Paths anyone may call without a key: probes, metrics and the API description. */
@@ -92,6 +93,7 @@ export function createApp(deps: AppDeps): Express {
     body_bytes: bodyLimitBytes,
     compare_edit_max_chars: limits.compareEditMaxChars,
     time_skew_ms: limits.timeSkewMs,
+    body_timeout_ms: limits.bodyIdleMs,
   })) {
     deps.metrics.limits.set({ limit: name }, value);
   }

@@ -34,7 +34,7 @@ export function cors(origins: readonly string[]): RequestHandler {
 }
 
 /** Whether the request carries a body (a length > 0, or a chunked one). */
-function hasBody(headers: Record<string, string | string[] | undefined>): boolean {
+export function hasBody(headers: Record<string, string | string[] | undefined>): boolean {
   if (headers["transfer-encoding"] !== undefined) return true;
   const length = headers["content-length"];
   return length !== undefined && length !== "0";

@@ -7,6 +7,7 @@
 import type { RequestHandler } from "express";
 import { callerOf } from "./auth.js";
 import { HttpError, INFLIGHT_BODY_TYPE } from "./errors.js";
+import { hasBody } from "./http-guards.js";
 import type { Metrics } from "./metrics.js";
 
 /** Tokens refill continuously at `rate` per second up to `burst`; one request takes one token. */
@@ -48,6 +49,9 @@ export class TokenBuckets {
     return this.buckets.size;
   }
 }
+
+/** Longest a request body may go without a byte before it is answered 408 (NEARDUP_BODY_TIMEOUT_MS). */
+export const BODY_IDLE_MS = 20_000;
 
 export interface LimitOptions {
   /** Requests per second per caller; 0 disables the rate limit. */
@@ -96,48 +100,103 @@ export function rateLimit(options: LimitOptions, metrics: Metrics): RequestHandl
  * bytes would pass the budget while others hold some fails its body read with
  * 429 (the body parser reads off the rest and drops it). A request counts at
  * most the body limit (past it the parser answers 413 and drops the rest).
+ *
+ * A request takes its slot of `maxConcurrent` once its body has arrived (at
+ * once when it has none): the slots bound the work in hand, and a request still
+ * receiving its body is no work yet. When slots were taken on arrival, 64
+ * connections trickling their bodies a byte at a time held every slot, and
+ * every other client got 429 for as long as they kept at it (audit 18, F1).
+ * A body that goes `bodyIdleMs` without a byte is answered 408 and its
+ * connection closed (it held its bytes until Node's 300 s request timeout).
  * Slot and bytes are released when the answer is sent or the connection
  * closes; bytes read off after that are not counted.
  */
-export function concurrencyLimit(options: LimitOptions & { bodyLimitBytes: number }, metrics: Metrics): RequestHandler {
+export function concurrencyLimit(options: LimitOptions & { bodyLimitBytes: number; bodyIdleMs?: number }, metrics: Metrics): RequestHandler {
   let inFlight = 0;
   let inFlightBytes = 0;
+  const bodyIdleMs = options.bodyIdleMs ?? BODY_IDLE_MS;
+  const fullMessage = `the service is handling ${options.maxConcurrent} requests already (NEARDUP_MAX_CONCURRENT); retry in 1 s`;
   // A plain error with a `type`, as the body parser's own are (it sets `status` on what the stream raises): errors.ts maps it to a 429.
-  const busy = () => Object.assign(new Error(`request bodies in flight would exceed ${options.maxInflightBodyBytes} bytes (NEARDUP_MAX_INFLIGHT_BODY); retry in 1 s`), { type: INFLIGHT_BODY_TYPE, status: 429 });
-  return (req, res, next) => {
+  const refusal = (message: string) => Object.assign(new Error(message), { type: INFLIGHT_BODY_TYPE, status: 429 });
+  const busy = () => refusal(`request bodies in flight would exceed ${options.maxInflightBodyBytes} bytes (NEARDUP_MAX_INFLIGHT_BODY); retry in 1 s`);
+  const takeSlot = (): boolean => {
     if (inFlight >= options.maxConcurrent) {
       metrics.limitRejections.inc({ limit: "concurrency" });
-      next(new HttpError("RATE_LIMITED", `the service is handling ${options.maxConcurrent} requests already (NEARDUP_MAX_CONCURRENT); retry in 1 s`, { headers: { "Retry-After": "1" } }));
-      return;
+      return false;
     }
     inFlight++;
     metrics.inFlight.set(inFlight);
+    return true;
+  };
+  return (req, res, next) => {
+    // Only the methods whose routes read a body wait for it (requireJson: anything else is 415 before any work);
+    // another method's handler runs without reading it, and releases the slot when it answers.
+    const bodyFirst = (req.method === "POST" || req.method === "PUT" || req.method === "PATCH") && hasBody(req.headers);
+    let slot = false;
+    if (!bodyFirst) {
+      if (!takeSlot()) {
+        next(new HttpError("RATE_LIMITED", fullMessage, { headers: { "Retry-After": "1" } }));
+        return;
+      }
+      slot = true;
+    }
     let mine = 0;
     let refused = false;
     let released = false;
-    // A compressed body is piped into an inflate stream, which the body parser reads: the refusal goes there too.
+    // A compressed body is piped into an inflate stream, which the body parser reads: a refusal goes there too.
     const pipes: NodeJS.WritableStream[] = [];
     const pipe = req.pipe.bind(req);
     req.pipe = (<T extends NodeJS.WritableStream>(destination: T, options?: { end?: boolean }): T => {
       pipes.push(destination);
       return pipe(destination, options);
     }) as typeof req.pipe;
-    // Each chunk is counted as the body parser receives it ("data" is emitted only to a reader, as bytes arrive).
     const emit = req.emit.bind(req);
+    const refuse = (err: Error): boolean => {
+      refused = true;
+      stopIdle();
+      for (const destination of pipes) (destination as NodeJS.WritableStream & { destroy(error: Error): void }).destroy(err);
+      return emit("error", err);
+    };
+    let idle: NodeJS.Timeout | undefined;
+    const stopIdle = (): void => {
+      if (idle) clearTimeout(idle);
+      idle = undefined;
+    };
+    const stalled = (): void => {
+      idle = undefined;
+      if (released || refused || req.complete) return;
+      refused = true;
+      metrics.limitRejections.inc({ limit: "body_idle" });
+      // Answered here: the body parser waits for the rest of the body before it passes an error on, and none is coming.
+      if (!res.headersSent) {
+        res.status(408).set("Connection", "close").json({ error: { code: "REQUEST_TIMEOUT", message: `the request body stalled: no byte for ${bodyIdleMs} ms (NEARDUP_BODY_TIMEOUT_MS); nothing of it was read`, field: "body" } });
+      }
+      res.once("finish", () => req.socket.destroy());
+    };
+    const watchIdle = (): void => {
+      stopIdle();
+      if (bodyFirst && !slot && bodyIdleMs > 0) idle = setTimeout(stalled, bodyIdleMs).unref();
+    };
+    watchIdle();
+    // Each chunk is counted as the body parser receives it ("data" is emitted only to a reader, as bytes arrive).
     req.emit = ((event: string | symbol, ...args: unknown[]): boolean => {
+      if (event === "end" && !slot && !released && !refused) {
+        stopIdle();
+        if (!takeSlot()) return refuse(refusal(fullMessage));
+        slot = true;
+        return emit(event, ...args);
+      }
       if (event !== "data") return emit(event, ...args);
       if (refused) return false; // read off and dropped
       // Not counted: bytes after the answer (Node reads off a body nobody read), and bytes past the body
       // limit (the parser has answered 413 and reads them off); neither is held.
       if (released) return emit(event, ...args);
+      watchIdle();
       const bytes = Math.max(0, Math.min((args[0] as Buffer).length, options.bodyLimitBytes - mine));
       // One request alone is always let in (its own size is bounded by the body limit).
       if (inFlightBytes - mine > 0 && inFlightBytes + bytes > options.maxInflightBodyBytes) {
-        refused = true;
         metrics.limitRejections.inc({ limit: "inflight_body" });
-        const err = busy();
-        for (const destination of pipes) (destination as NodeJS.WritableStream & { destroy(error: Error): void }).destroy(err);
-        return emit("error", err);
+        return refuse(busy());
       }
       mine += bytes;
       inFlightBytes += bytes;
@@ -146,7 +205,8 @@ export function concurrencyLimit(options: LimitOptions & { bodyLimitBytes: numbe
     const release = (): void => {
       if (released) return;
       released = true;
-      inFlight--;
+      stopIdle();
+      if (slot) inFlight--;
       inFlightBytes -= mine;
       mine = 0;
       metrics.inFlight.set(inFlight);

@@ -47,6 +47,7 @@ async function main(): Promise<void> {
           metrics: service.dedupMetrics,
           maxInflightBytes: config.limits.maxInflightBodyBytes,
           timeSkewMs: config.limits.timeSkewMs,
+          bodyIdleMs: config.limits.bodyIdleMs,
           forwardAnalyses: proxyConfig.forwardAnalyses,
           lease: config.lease && { ttlMs: config.lease.ttlMs, advertiseUrl: proxyConfig.advertiseUrl },
           logger,

@@ -206,6 +206,7 @@ const errors = {
   "401": { ...errorResponse("No API key, or not a valid one (when keys are configured)."), headers: { "WWW-Authenticate": { schema: str } } },
   "403": errorResponse("The API key lacks the scope this endpoint needs."),
   "405": { ...errorResponse("Method not allowed on this path; the Allow header lists the allowed ones."), headers: { Allow: { schema: str } } },
+  "408": errorResponse("The request body stalled: no byte for NEARDUP_BODY_TIMEOUT_MS (code REQUEST_TIMEOUT); the connection is closed and nothing of the request was done."),
   "413": errorResponse("Body or text larger than the limit."),
   "415": errorResponse("Content-Type is not application/json (or NDJSON for bulk), or the Content-Encoding or charset is not supported."),
   "429": { ...errorResponse("A rate or concurrency limit was hit; retry after the Retry-After header."), headers: retryAfter },

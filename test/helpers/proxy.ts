@@ -51,7 +51,7 @@ export async function startProxyFor(target: EngineTarget, rules: string, options
  * A proxy in front of a stand-in engine (a local HTTP server answering what a test needs), with the rule
  * `logs-*:message` and no engine client (`engine: () => undefined`): for what the proxy does before or without one.
  */
-export function startProxyOver(engine: Server, logger?: Logger): Promise<RunningProxy> {
+export function startProxyOver(engine: Server, logger?: Logger, extra: Partial<Parameters<typeof startProxy>[0]> = {}): Promise<RunningProxy> {
   return startProxy({
     host: "127.0.0.1",
     port: 0,
@@ -61,5 +61,6 @@ export function startProxyOver(engine: Server, logger?: Logger): Promise<Running
     engine: () => undefined,
     fingerprinter: sharedFingerprinter,
     ...(logger ? { logger } : {}),
+    ...extra,
   });
 }

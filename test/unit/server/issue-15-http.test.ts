@@ -15,6 +15,7 @@ import { createMetrics } from "../../../src/server/metrics.js";
 import { openApiDocument } from "../../../src/server/openapi.js";
 import { Readiness } from "../../../src/server/readiness.js";
 import { expectSchema } from "../../helpers/openapi.js";
+import { rawHttp } from "../../helpers/raw-http.js";
 
 /** The app listening on a free port; `close` ends its connections and stops it. */
 async function serve(handler: http.RequestListener): Promise<{ port: number; close: () => Promise<void> }> {
@@ -224,16 +225,52 @@ describe("limits (issue 15)", () => {
     expect((await send("a-key-0123456789")).status).toBe(200);
     expect(await metrics.registry.getSingleMetricAsString("neardup_limit_hits_total")).toMatch(/limit="rate"\} 1/);
   });
-  it("the concurrency limit answers 429 before reading the body", async () => {
-    const { app: one } = app({ limits: { maxConcurrent: 1 } });
+  it("the concurrency limit counts requests being worked on (429 with Retry-After), not bodies still arriving (audit 18, F1: stalled bodies held every slot)", async () => {
+    let open: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const analyzer = { report: async () => (await gate, { stub: true }) } as unknown as NonNullable<AppDeps["analyzer"]>;
+    const { app: one, metrics } = app({ analyzer, limits: { maxConcurrent: 1 } });
     const { port, close } = await serve(one);
-    // A request whose body never finishes holds the only slot.
-    const hold = pending(port, { "Content-Length": "1000" }, '{"text": "');
+    const base = `http://127.0.0.1:${port}`;
+    // Requests whose bodies never finish, announced or chunked: they hold no slot.
+    const stalled = [pending(port, { "Content-Length": "1000" }, '{"text": "'), pending(port, { "Transfer-Encoding": "chunked" }, "a\r\n{\"text\": \"\r\n")];
     await new Promise((r) => setTimeout(r, 100));
-    const res = await request(`http://127.0.0.1:${port}`).post("/v1/fingerprint").send({ text: "hello world" });
-    expect(res.status).toBe(429);
-    expect(res.headers["retry-after"]).toBe("1");
-    hold.destroy();
+    const working = request(base).post("/v1/fingerprint").send({ text: "hello world" }).then((r) => r);
+    await new Promise((r) => setTimeout(r, 200));
+    // One request is being worked on (its body arrived, the analysis waits): it holds the only slot.
+    const refused = await request(base).post("/v1/fingerprint").send({ text: "hello again" });
+    expect(refused.status).toBe(429);
+    expect(refused.headers["retry-after"]).toBe("1");
+    expect(refused.body.error.message).toMatch(/NEARDUP_MAX_CONCURRENT/);
+    const bodyless = await request(base).get("/v1/stats");
+    expect(bodyless.status).toBe(429);
+    open();
+    expect((await working).status).toBe(200);
+    expect((await request(base).post("/v1/fingerprint").send({ text: "and again" })).status).toBe(200);
+    expect(await metrics.registry.getSingleMetricAsString("neardup_limit_hits_total")).toMatch(/limit="concurrency"\} 2/);
+    for (const r of stalled) r.destroy();
+    await close();
+  });
+  it("a body that goes NEARDUP_BODY_TIMEOUT_MS without a byte is answered 408 naming it, and its connection closed (audit 18, F1: it was held 300 s)", async () => {
+    const { app: quick, metrics } = app({ limits: { bodyIdleMs: 300 } });
+    const { port, close } = await serve(quick);
+    const started = Date.now();
+    const text = await rawHttp(`http://127.0.0.1:${port}`, 'POST /v1/fingerprint HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"text": "', { close: "none" });
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(text).toMatch(/^HTTP\/1\.1 408 /);
+    expect(text.toLowerCase()).toContain("connection: close");
+    const body = JSON.parse(text.slice(text.indexOf("\r\n\r\n") + 4)) as { error: { code: string; message: string; field: string } };
+    expect(body.error).toMatchObject({ code: "REQUEST_TIMEOUT", field: "body", message: expect.stringContaining("NEARDUP_BODY_TIMEOUT_MS") });
+    expect(await metrics.registry.getSingleMetricAsString("neardup_limit_hits_total")).toMatch(/limit="body_idle"\} 1/);
+    // A body that keeps coming is not cut, however slowly it comes in all.
+    const slow = pending(port, { "Content-Length": "30" }, '{"text": "');
+    const answer = new Promise<number>((resolve) => slow.on("response", (r) => resolve(r.statusCode ?? 0)));
+    for (const piece of ["hello ", "slow ", "world"]) {
+      await new Promise((r) => setTimeout(r, 200));
+      slow.write(piece);
+    }
+    slow.end('"}'.padEnd(30 - '{"text": "hello slow world'.length, " "));
+    expect(await answer).toBe(200);
     await close();
   });
   it("the in-flight body budget counts bytes as they arrive: idle connections that announced large bodies hold nothing (they blocked /v1 for 300 s)", async () => {
