@@ -4,6 +4,10 @@
  * each through the same first-one-wins loop as `neardup dedup` (BatchDeduper),
  * and writes the `neardup` object (fingerprint, segments, LSH keys, verdict)
  * onto each document with bulk partial updates. The user's fields are left alone.
+ * Each update is conditional on the version it was read at (`if_seq_no`): a
+ * document written again meanwhile (through the proxy or the API, which
+ * fingerprint what they write) or deleted is left as it is and counted, never
+ * overwritten with the fingerprint of a text it no longer holds.
  *
  * Checkpoints: after each page is written, the number of documents done and
  * the last one's id go to a JSON file (written to a temporary file, then
@@ -55,8 +59,8 @@ export interface BackfillIO {
   /** One message a call, without a trailing newline. */
   report: (message: string) => void;
   progress?: (done: number, total: number) => void;
-  /** Called after each page is written and checkpointed (tests stop a run here). */
-  afterPage?: (done: number) => void;
+  /** Called after each page is written and checkpointed, and waited for (tests stop a run here, or write beside it). */
+  afterPage?: (done: number) => void | Promise<void>;
 }
 
 export interface BackfillResult {
@@ -67,6 +71,8 @@ export interface BackfillResult {
   written: number;
   /** Documents without a usable text, left alone. */
   skipped: number;
+  /** Documents written again or deleted since the run read them: left as they are (audit 17, C2). */
+  changed: number;
   /** In a dry run: the first changes it would make. */
   sample: DedupRecord[];
 }
@@ -168,7 +174,7 @@ export async function runBackfill(engine: Engine, fingerprinter: Fingerprinter, 
       resumeFrom = found;
     }
   }
-  const result: BackfillResult = { summary: { documents: 0, duplicates: 0, duplicateRate: 0, largestClusters: [] }, replayed: 0, written: 0, skipped: 0, sample: [] };
+  const result: BackfillResult = { summary: { documents: 0, duplicates: 0, duplicateRate: 0, largestClusters: [] }, replayed: 0, written: 0, skipped: 0, changed: 0, sample: [] };
   if (resumeFrom?.complete) return result;
 
   // BatchDeduper analyses each text; keep that analysis for the fields written.
@@ -190,6 +196,10 @@ export async function runBackfill(engine: Engine, fingerprinter: Fingerprinter, 
 
   // The neardup fields get their mapping (keywords, not analysed text) before the first write.
   if (!options.dryRun) await engine.putMapping(options.index, structuredClone(componentTemplate.template.mappings));
+  // A point in time shows what the last refresh made searchable: without one now, a document written in the last
+  // refresh interval (by a run killed a moment ago, or live) was read at its older version, and its update then
+  // refused as a conflict with the newer one (left as it is: counted as changed).
+  await engine.refresh(options.index).catch(() => undefined);
   let pitId = await engine.openPointInTime(options.index, keepAlive);
   let seen = 0;
   let total = 0;
@@ -201,6 +211,7 @@ export async function runBackfill(engine: Engine, fingerprinter: Fingerprinter, 
     engine.searchPointInTime<Record<string, unknown>>(pitId, keepAlive, {
       size: options.batchSize,
       _source: [options.textField],
+      seq_no_primary_term: true,
       sort: [{ [options.timeField]: timeSort }],
       track_total_hits: first,
       ...(after ? { search_after: after } : {}),
@@ -302,10 +313,12 @@ export async function runBackfill(engine: Engine, fingerprinter: Fingerprinter, 
           ? { version: 1, index: options.index, settings, done: whole, lastId: wholeId, complete: false }
           : undefined;
       if (checkpoint) checkpointed = whole;
-      writing = writePage(engine, operations).then(() => {
+      writing = writePage(engine, operations).then((changed) => {
+        result.changed += changed;
+        result.written -= changed;
         if (checkpoint) writeCheckpoint(options.checkpoint!, checkpoint);
         io.progress?.(done, total);
-        io.afterPage?.(done);
+        return io.afterPage?.(done);
       });
       writing.catch(() => undefined); // awaited before the next write and at the end
       if (end) break;
@@ -325,19 +338,28 @@ export async function runBackfill(engine: Engine, fingerprinter: Fingerprinter, 
   return result;
 }
 
-async function writePage(engine: Engine, operations: Record<string, unknown>[]): Promise<void> {
-  if (operations.length === 0) return;
+/**
+ * Writes a page's updates; resolves how many documents had changed since they were read: written again (a
+ * version conflict with the version read) or deleted (`document_missing_exception`). Those are left as they are:
+ * an update over a document written again meanwhile put the fingerprint of its old text on its new one, and a
+ * near-duplicate of the new text was a second original (audit 17, C2: backfill beside live writes through the proxy).
+ */
+async function writePage(engine: Engine, operations: Record<string, unknown>[]): Promise<number> {
+  if (operations.length === 0) return 0;
   const bulk = await engine.bulk(operations);
-  const failed = bulk.items.filter((i) => i.error);
+  const changedSinceRead = (type: string | undefined) => type === "version_conflict_engine_exception" || type === "document_missing_exception";
+  const failed = bulk.items.filter((i) => i.error && !changedSinceRead(i.error.type));
   if (failed.length > 0) {
     const f = failed[0]!;
     throw new NeardupError("ENGINE_ERROR", `${failed.length} updates in this page were refused, e.g. ${f.id}: ${f.error!.type}: ${f.error!.reason}; the checkpoint stays before this page`);
   }
+  return bulk.items.filter((i) => i.error && changedSinceRead(i.error.type)).length;
 }
 
 function updateAction(hit: SearchHit<unknown>): Record<string, unknown> {
   const routing = (hit as { _routing?: string })._routing;
-  return { update: { _index: hit._index, _id: hit._id, ...(routing === undefined ? {} : { routing }) } };
+  const version = hit._seq_no === undefined || hit._primary_term === undefined ? {} : { if_seq_no: hit._seq_no, if_primary_term: hit._primary_term };
+  return { update: { _index: hit._index, _id: hit._id, ...(routing === undefined ? {} : { routing }), ...version } };
 }
 
 /** The PEM text of `--engine-ca-file`, or a clear error naming the flag. */
@@ -444,7 +466,8 @@ async function backfillCommand(index: string, flags: BackfillFlags, env: { stdou
     const s = result.summary;
     const seconds = (performance.now() - startedAt) / 1000;
     const lines = [
-      `${flags.dryRun ? "dry run: would update" : "updated"} ${result.written} documents of ${index}` + (result.replayed ? ` (${result.replayed} replayed from the checkpoint)` : "") + (result.skipped ? `, ${result.skipped} without text left alone` : ""),
+      `${flags.dryRun ? "dry run: would update" : "updated"} ${result.written} documents of ${index}` + (result.replayed ? ` (${result.replayed} replayed from the checkpoint)` : "") + (result.skipped ? `, ${result.skipped} without text left alone` : "") +
+        (result.changed ? `, ${result.changed} written again or deleted since they were read left as they are` : ""),
       `${s.duplicates} near-duplicates of ${s.documents} (${(s.duplicateRate * 100).toFixed(1)}%), ${Math.round(s.documents / Math.max(seconds, 0.001))} docs/s`,
       ...(s.largestClusters.length ? [`largest clusters: ${s.largestClusters.map((c) => `${c.id} (${c.size})`).join(", ")}`] : []),
       ...result.sample.map((r) => `would mark ${r.id} as a duplicate of ${r.duplicate_of} (distance ${r.distance}, similarity ${r.similarity}, ${r.reason})`),

@@ -52,6 +52,9 @@ export interface SearchHit<TSource> {
   /** Values of `docvalue_fields` / `fields` requested by the search. */
   fields?: Record<string, unknown[]>;
   sort?: unknown[];
+  /** With `seq_no_primary_term: true`: the version the hit was read at. */
+  _seq_no?: number;
+  _primary_term?: number;
 }
 
 export interface SearchResponse<TSource> {

@@ -251,6 +251,39 @@ describe.each(engineTargets())("backfill on $kind $version ($source)", (target) 
     }
   });
 
+  it("leaves a document written again or deleted since it was read as it is, and goes on (audit 17, C2: the fingerprint of its old text overwrote the new one's)", async () => {
+    const other = uniqueIndex("neardup-backfill-live");
+    try {
+      await engine.createIndex(other, { mappings: { properties: { "@timestamp": { type: "date" }, message: { type: "text" } } }, settings: { number_of_shards: 1, number_of_replicas: 0 } });
+      const few = docs.slice(0, 20);
+      expect((await engine.bulk(few.flatMap((d) => [{ index: { _index: other, _id: d.id } }, { message: d.message, "@timestamp": new Date(d.time).toISOString() }])))).toMatchObject({ errors: false });
+      await engine.refresh(other);
+      const [rewritten, deleted] = [few[15]!, few[16]!];
+      const NEW = "a text written while the backfill ran, through some other path";
+      let fired = false;
+      const result = await runBackfill(engine, await sharedFingerprinter(), { index: other, textField: "message", timeField: "@timestamp", batchSize: 5, checkpoint: undefined, dryRun: false }, {}, {
+        report: () => undefined,
+        afterPage: async (done) => {
+          if (fired || done < 5 || done >= 15) return;
+          fired = true;
+          // After the run's point in time was opened: its pages still hold the old versions.
+          await engine.bulk([{ index: { _index: other, _id: rewritten.id } }, { message: NEW, "@timestamp": new Date(rewritten.time).toISOString() }, { delete: { _index: other, _id: deleted.id } }], { refresh: true });
+        },
+      });
+      expect(fired).toBe(true);
+      expect(result.changed).toBe(2);
+      expect(result.written).toBe(few.length - 2);
+      await engine.refresh(other);
+      const stored = await engine.get<{ message: string; neardup?: unknown }>(other, rewritten.id);
+      expect(stored).toMatchObject({ message: NEW });
+      expect(stored!.neardup).toBeUndefined(); // not the old text's fingerprint
+      expect(await engine.get(other, deleted.id)).toBeUndefined();
+      expect(await engine.get(other, few[17]!.id)).toMatchObject({ neardup: { simhash: expect.any(String) } });
+    } finally {
+      await engine.deleteIndex(other);
+    }
+  });
+
   it("reads documents without the time field last, across pages, and finishes (their sort value, 2^63 - 1, came back rounded and the next page failed)", async () => {
     const other = uniqueIndex("neardup-backfill-notime");
     try {
