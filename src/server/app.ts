@@ -109,8 +109,11 @@ export function createApp(deps: AppDeps): Express {
     res.set("Content-Type", deps.metrics.registry.contentType);
     res.send(await deps.metrics.registry.metrics());
   });
+  // Without keys nothing asks for one: a document that said otherwise had API fuzzers report every answer
+  // given without a key as "authentication ignored" (audit 18, F6).
+  const served = (deps.apiKeys ?? []).length > 0 ? openApiDocument : { ...openApiDocument, security: [] };
   app.get("/openapi.json", (_req, res) => {
-    res.json(openApiDocument);
+    res.json(served);
   });
 
   // OPTIONS on a known path: 204 with `Allow`, before the routers (Express answered a matched route's OPTIONS

@@ -84,6 +84,12 @@ describe("access control (issue 15)", () => {
     expect((await request(secured).post(path).set("Authorization", "ApiKey w-key-0123456789").send({ text: "hello world" })).status).toBe(404);
   });
 
+  it("/openapi.json asks for a key only when keys are configured (audit 18, F6: fuzzers took every keyless answer for ignored authentication)", async () => {
+    const keyless = (await request(app().app).get("/openapi.json")).body as { security: unknown[] };
+    expect(keyless.security).toEqual([]);
+    const secured = (await request(app({ apiKeys: KEYS }).app).get("/openapi.json")).body as { security: unknown[] };
+    expect(secured.security).toEqual([{ apiKey: [] }, { bearer: [] }]);
+  });
   it("keeps /livez, /readyz, /metrics and /openapi.json open", async () => {
     expect((await request(secured).get("/livez")).status).toBe(200);
     expect((await request(secured).get("/readyz")).status).toBe(503);
