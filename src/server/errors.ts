@@ -4,6 +4,7 @@ import type { Logger } from "pino";
 import { hasErrorCode, NeardupError, isNeardupError } from "../core/errors.js";
 import { redactText } from "../engine/errors.js";
 import { findLossyNumberIn, lossyMessage } from "./json-numbers.js";
+import { duplicateKeyMessage, findDuplicateKey } from "./json-keys.js";
 
 /** The JSON body of every error answer. */
 export interface ErrorBody {
@@ -85,14 +86,16 @@ export function utf8Only(_req: unknown, _res: unknown, body: Buffer): void {
   if (!isUtf8(body)) throw Object.assign(new Error("request body is not valid UTF-8"), { type: NOT_UTF8_TYPE, status: 400 });
 }
 
-/** The error type of a JSON body with a number it cannot carry as sent ({@link jsonBody}). */
+/** The error type of a JSON body with a number it cannot carry as sent, or a key twice in one object ({@link jsonBody}): a 400 naming where. */
 const LOSSY_TYPE = "neardup.body.lossy_number";
 
-/** body-parser's `verify` hook for JSON bodies: {@link utf8Only}, and no number that parsing would alter (json-numbers.ts). */
+/** body-parser's `verify` hook for JSON bodies: {@link utf8Only}, no number that parsing would alter (json-numbers.ts), and no key twice in one object (json-keys.ts). */
 export function jsonBody(req: unknown, res: unknown, body: Buffer): void {
   utf8Only(req, res, body);
   const found = findLossyNumberIn(body);
   if (found) throw Object.assign(new Error(lossyMessage(found)), { type: LOSSY_TYPE, status: 400, field: found.path });
+  const repeated = findDuplicateKey(body.toString("utf8"));
+  if (repeated !== undefined) throw Object.assign(new Error(duplicateKeyMessage(repeated)), { type: LOSSY_TYPE, status: 400, field: repeated });
 }
 
 /** Errors body-parser, the router and zlib raise, mapped to our codes; undefined for anything else (a 500). */

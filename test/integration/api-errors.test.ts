@@ -51,6 +51,10 @@ describe.each(engineTargets())("API errors on $kind $version ($source)", (target
     // JSON.parse would store 9007199254740992 (another order id) and null: refused where they are, as sent.
     ["/v1/documents", "an integer past 2^53 in fields", '{"text":"hello there","fields":{"order_id":9007199254740993}}', 400, "fields.order_id", /^fields\.order_id is 9007199254740993, .*send it as a string/],
     ["/v1/documents/_bulk", "a number past the double range in fields", '{"items":[{"text":"hello there","fields":{"a b":[1,-1e400]}}]}', 400, 'items[0].fields["a b"][1]', /is -1e400/],
+    // JSON.parse keeps the last of a repeated key: written under the other id, another text fingerprinted (audit 18, F5).
+    ["/v1/documents", "an id given twice", '{"id":"a18-dk","id":"a18-dk2","text":"hello world dup keys test"}', 400, "id", /^id appears twice in one object/],
+    ["/v1/fingerprint", "a text given twice", '{"text":"hello world","text":"other"}', 400, "text", /appears twice/],
+    ["/v1/documents/_bulk", "a key twice in fields", '{"items":[{"text":"a"},{"text":"hello there","fields":{"a":1,"\\u0061":2}}]}', 400, "items[1].fields.a", /appears twice/],
   ];
 
   it.each(cases)("%s: %s", async (path, _what, body, status, field, message) => {
@@ -81,6 +85,16 @@ describe.each(engineTargets())("API errors on $kind $version ($source)", (target
     expect(res.body.items).toEqual([
       { status: 400, error: expect.objectContaining({ code: "INVALID_INPUT", field: "items[0].fields.n", message: expect.stringContaining("12345678901234567890") }) },
       { status: 400, error: expect.objectContaining({ code: "INVALID_INPUT", field: "items[1].fields.n" }) },
+    ]);
+  });
+
+  it("an NDJSON line with a key twice in one object is a per-item 400 naming it (audit 18, F5)", async () => {
+    const body = '{"id":"dk-a","id":"dk-b","text":"hello there"}\n{"text":"hello there","fields":{"x":{"y":1,"y":2}}}\n';
+    const res = await request(h.app).post("/v1/documents/_bulk").set("Content-Type", "application/x-ndjson").send(body);
+    expect(res.status).toBe(200);
+    expect(res.body.items).toEqual([
+      { status: 400, error: expect.objectContaining({ code: "INVALID_INPUT", field: "items[0].id", message: expect.stringContaining("appears twice") }) },
+      { status: 400, error: expect.objectContaining({ code: "INVALID_INPUT", field: "items[1].fields.x.y" }) },
     ]);
   });
 

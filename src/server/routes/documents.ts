@@ -6,6 +6,7 @@ import type { DedupService, IndexResult } from "../../service/dedup-service.js";
 import { DEFAULT_TIME_SKEW_MS, MAX_TIME_MS, idSchema, parseDocInput, parseId, parsePolicy, parseTime, parseWith, type DocInput } from "../../service/input.js";
 import { utf8Only } from "../errors.js";
 import { findLossyNumber, lossyMessage } from "../json-numbers.js";
+import { duplicateKeyMessage, findDuplicateKey } from "../json-keys.js";
 import { noQuery } from "../http-guards.js";
 import { fromPeerDoc, toPeerAnswer, PEER_ROUTE } from "../peer.js";
 import type { Policy } from "../../service/options.js";
@@ -90,7 +91,9 @@ function bulkItems(req: Request, maxItems: number): unknown[] {
         return new NeardupError("INVALID_INPUT", `line ${number} is not valid JSON: ${(err as Error).message}`, { field: `items[${k}]` });
       }
       const lossy = findLossyNumber(line, `items[${k}]`);
-      return lossy ? new NeardupError("INVALID_INPUT", lossyMessage(lossy), { field: lossy.path }) : item;
+      if (lossy) return new NeardupError("INVALID_INPUT", lossyMessage(lossy), { field: lossy.path });
+      const repeated = findDuplicateKey(line, `items[${k}]`);
+      return repeated === undefined ? item : new NeardupError("INVALID_INPUT", duplicateKeyMessage(repeated), { field: repeated });
     });
   } else if (Array.isArray(req.body)) {
     items = req.body;
