@@ -11,7 +11,9 @@
  *   NEARDUP_ENGINE_URL=http://127.0.0.1:19200 NEARDUP_BENCH_DOCS=20000 npx tsx bench/proxy-templated.ts
  *
  * NEARDUP_BENCH_BULK: lines a request (default 1,000). NEARDUP_MIRROR_DOCS: the proxy's services answer
- * lookups from the window mirror (its load starts with the first bulk). No assertion on time.
+ * lookups from the window mirror (its load starts with the first bulk). NEARDUP_BENCH_COPIES=<k>: the lines
+ * are k short texts (`t0`..), exact copies, without `@timestamp`, so the copies of one bulk share its arrival
+ * time (audit 18, F4: a bulk of 200,000 such lines). No assertion on time.
  */
 import { connectEngine, installTemplates } from "../src/engine/index.js";
 import { createFingerprinter } from "../src/core/fingerprinter.js";
@@ -35,13 +37,14 @@ const templates = [
   () => `CRON[${n(99999)}]: (${users[n(500)]}) CMD (/usr/local/bin/backup.sh --target s3://bucket-${n(50)} --quiet)`,
 ];
 const start = Date.UTC(2026, 11, 4);
-const lines = Array.from({ length: DOCS }, () => templates[n(templates.length)]!());
+const COPIES = Number(process.env.NEARDUP_BENCH_COPIES ?? 0);
+const lines = Array.from({ length: DOCS }, (_, k) => (COPIES > 0 ? `t${k % COPIES}` : templates[n(templates.length)]!()));
 
 function bodies(index: string): string[] {
   const out: string[] = [];
   for (let i = 0; i < DOCS; i += BULK) {
     let body = "";
-    for (let k = i; k < Math.min(DOCS, i + BULK); k++) body += `${JSON.stringify({ index: { _index: index, _id: `l${k}` } })}\n${JSON.stringify({ message: lines[k], "@timestamp": new Date(start + k * 10).toISOString() })}\n`;
+    for (let k = i; k < Math.min(DOCS, i + BULK); k++) body += `${JSON.stringify({ index: { _index: index, _id: `l${k}` } })}\n${JSON.stringify(COPIES > 0 ? { message: lines[k] } : { message: lines[k], "@timestamp": new Date(start + k * 10).toISOString() })}\n`;
     out.push(body);
   }
   return out;
@@ -79,7 +82,7 @@ try {
     if (b % every === every - 1) each.push(`bulk ${b + 1}: ${Math.round(performance.now() - t)} ms`);
   }
   const proxySeconds = (performance.now() - started) / 1000;
-  console.log(`${DOCS} templated log lines, bulks of ${BULK}, one request at a time`);
+  console.log(`${DOCS} ${COPIES > 0 ? `copies of ${COPIES} short texts` : "templated log lines"}, bulks of ${BULK}, one request at a time`);
   console.log(`direct _bulk (baseline): ${rawSeconds.toFixed(1)} s, ${Math.round(DOCS / rawSeconds)} docs/s`);
   console.log(`through the proxy (mark): ${proxySeconds.toFixed(1)} s, ${Math.round(DOCS / proxySeconds)} docs/s, ${(rawSeconds / proxySeconds).toFixed(3)}x the baseline, ${marked} marked`);
   console.log(each.join("; "));
