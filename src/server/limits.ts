@@ -1,8 +1,9 @@
 /**
  * Load limits, applied to /v1: a token bucket per API key and global bounds
- * on requests and body bytes in flight. Each answers 429 with Retry-After; a
- * request refused for its rate or the request count costs no body parsing, one
- * refused for its body's bytes holds none of them.
+ * on requests being worked on and body bytes in flight. Each answers 429 with
+ * Retry-After; a request refused for its rate costs no body parsing, one
+ * refused for its body's bytes holds none of them, and a request with a body
+ * is counted against the request bound once its body has arrived.
  */
 import type { RequestHandler } from "express";
 import { callerOf } from "./auth.js";
