@@ -30,7 +30,7 @@ import { fetchCandidates, fillTexts, keyPlans, observeDrawn, readNormalizedTexts
 import { parseTime, type DocInput } from "./input.js";
 import type { DedupMetrics } from "./metrics.js";
 import type { DedupOptions, Policy } from "./options.js";
-import { chooseOriginal, compareCandidates, rankMatches, type Match } from "./rank.js";
+import { byTimeThenId, chooseOriginal, compareCandidates, rankMatches, type Match } from "./rank.js";
 import { Slicer } from "./slicer.js";
 import { RecentWrites, type RecentEntry } from "./recent.js";
 import { UnknownWriteWatch } from "./unknown-writes.js";
@@ -806,8 +806,10 @@ export class DedupService {
     // An update of an original that has duplicates keeps the cluster: it stays their original.
     const root = roots.has(self) || this.recent.hasDuplicates(self);
     let chosen = root ? undefined : chooseOriginal(matches);
-    const readBefore = fromEngine.readBefore;
-    if (!root && readBefore !== undefined && !(chosen && chosen.match.candidate.time < readBefore)) {
+    const { readBefore, readThrough } = fromEngine;
+    // Read up to here: every hit older than `readBefore`, and, read by id, every hit up to `readThrough` too.
+    const read = (c: Candidate) => readBefore === undefined || c.time < readBefore || (readThrough !== undefined && byTimeThenId(c, readThrough) <= 0);
+    if (!root && readBefore !== undefined && !(chosen && read(chosen.match.candidate))) {
       // The lookup stopped paging at a duplicate that this decision does not take (a newer version of it in the
       // window replaced it): the earliest duplicate may lie past where it stopped. Look again, reading it all.
       const [whole] = await this.engineCandidates([{ ...lookup, untilDuplicate: false }], this.readsWindowOfIndices);

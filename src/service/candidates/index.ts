@@ -30,7 +30,7 @@ import { lookupProbe, reaches } from "./probe.js";
 import { segmentValues, type Fingerprint } from "../../core/fingerprint.js";
 import { neighboursForRadius } from "../../core/neighbours.js";
 import { normalize } from "../../core/normalize.js";
-import { candidateQuery, groupSearchBody, normalizedTextQuery, OLDEST_FIRST_SORT, segmentsNeeded, segmentTerms, sortPosition, tieQuery, windowAround, type CandidateQueryInput, type KeyGroup, type Scheme } from "./query.js";
+import { candidateQuery, firstInIdOrder, groupSearchBody, normalizedTextQuery, oldestFirstSort, segmentsNeeded, segmentTerms, sortPosition, tieQuery, windowAround, type CandidateQueryInput, type KeyGroup, type Scheme } from "./query.js";
 import { mergeLengthRanges, type LengthRange } from "../../core/length-bounds.js";
 
 export { lookupProbe, probeOf, reaches, sharesKey, type Probe } from "./probe.js";
@@ -71,6 +71,12 @@ export interface Lookup {
    * `compareSketches`).
    */
   decideOnly?: boolean | undefined;
+}
+
+/** A position in `byTimeThenId` order. */
+export interface ReadPoint {
+  time: number;
+  id: string;
 }
 
 /** Where and how candidates are read. */
@@ -121,6 +127,12 @@ export interface LookupResult {
    * look again without stopping.
    */
   readBefore?: number | undefined;
+  /**
+   * Set with `readBefore` when the lookup, read in (time, id) order (`OLDEST_FIRST_BY_ID_SORT`), stopped at
+   * a duplicate of that time: every hit up to this position in `byTimeThenId` order was read too. A decision
+   * whose earliest duplicate is at or before it needs no second look.
+   */
+  readThrough?: ReadPoint | undefined;
   /** Band keys that were too common to reach documents alone (keys.ts). */
   pairedKeys: number;
   /**
@@ -363,9 +375,10 @@ export function reachableHits(lookups: readonly Lookup[], members: readonly numb
 
 /**
  * Whether a lookup read oldest first may stop paging: `page` is its latest
- * full page, and every hit older than `before` has been read.
+ * full page, and every hit older than `before` has been read. Undefined: go on;
+ * else how far the hits read are complete (`LookupResult.readBefore`, `readThrough`).
  */
-type Settled = (page: SearchHit<unknown>[], before: number) => Promise<boolean>;
+type Settled = (page: SearchHit<unknown>[], before: number) => Promise<Pick<LookupResult, "readBefore" | "readThrough"> | undefined>;
 
 /**
  * The rest of a single lookup after its first page: `search_after` pages
@@ -383,7 +396,7 @@ async function pageOn(
   first: SearchHit<unknown>[],
   settled?: Settled,
   before?: readonly SearchHit<unknown>[],
-): Promise<{ hits: SearchHit<unknown>[]; cut: boolean; readBefore?: number }> {
+): Promise<{ hits: SearchHit<unknown>[]; cut: boolean; readBefore?: number; readThrough?: ReadPoint | undefined }> {
   const byId = new Map<string, SearchHit<unknown>>();
   for (const h of before ?? []) byId.set(idOf(h, input.docValuesOnly), h);
   const maxPages = source.maxPages ?? DEFAULT_MAX_PAGES;
@@ -397,11 +410,16 @@ async function pageOn(
     const at = sortPosition(input, sort);
     if (!at) return { hits: [...byId.values()], cut: true };
     const before = Number(at.timestamp);
-    if (settled && Number.isFinite(before) && (await settled(page, before))) return { hits: [...byId.values()], cut: false, readBefore: before };
-    // Ties are read in a full page whatever this page's size: copies of one line sent in one bulk share a position.
-    const ties = hitsOf(await engine.search({ index: source.index, ignoreUnavailable: source.ignoreUnavailable ?? true, body: tieQuery({ ...input, size: source.maxCandidates }, at.timestamp, at.simhash) }).catch((e: Error) => e));
-    for (const h of ties) byId.set(idOf(h, input.docValuesOnly), h);
-    if (ties.length >= source.maxCandidates || pages >= maxPages) return { hits: [...byId.values()], cut: true };
+    const done = settled && Number.isFinite(before) ? await settled(page, before) : undefined;
+    if (done) return { hits: [...byId.values()], cut: false, readBefore: done.readBefore, readThrough: done.readThrough };
+    // Ties are read in a full page whatever this page's size: copies of one line sent in one bulk share a position
+    // (time, simhash). Read by id, positions are unique, and `search_after` skips none.
+    if (!(input.oldestFirst && input.docValuesOnly)) {
+      const ties = hitsOf(await engine.search({ index: source.index, ignoreUnavailable: source.ignoreUnavailable ?? true, body: tieQuery({ ...input, size: source.maxCandidates }, at.timestamp, at.simhash) }).catch((e: Error) => e));
+      for (const h of ties) byId.set(idOf(h, input.docValuesOnly), h);
+      if (ties.length >= source.maxCandidates) return { hits: [...byId.values()], cut: true };
+    }
+    if (pages >= maxPages) return { hits: [...byId.values()], cut: true };
     // A first page read oldest first is short, and the next ones grow to full pages: a lookup that does not
     // settle on its first page mostly does within a few dozen hits more. Only full pages count towards `maxPages`.
     size = input.oldestFirst ? Math.min(source.maxCandidates, size * PAGE_GROWTH) : source.maxCandidates;
@@ -541,11 +559,12 @@ async function fetchOnce(engine: Engine, source: CandidateSource, lookups: Looku
           if (!made.has(h)) made.set(h, candidateFromHit(h));
           return made.get(h);
         };
-        const settled = inputs[k]!.oldestFirst ? duplicateFound(engine, source, l, (page) => page.flatMap((h) => candidateOf(h) ?? []).filter(accept)) : undefined;
-        const { hits, cut, readBefore } = await pageOn(engine, source, inputs[k]!, first, settled, resumes.get(i)?.hits);
+        const input = inputs[k]!;
+        const settled = input.oldestFirst ? duplicateFound(engine, source, l, (page) => page.flatMap((h) => candidateOf(h) ?? []).filter(accept), input.docValuesOnly === true) : undefined;
+        const { hits, cut, readBefore, readThrough } = await pageOn(engine, source, input, first, settled, resumes.get(i)?.hits);
         observer.onHits?.(hits.length);
         if (cut) observer.onCut?.(l, hits.length);
-        out[i] = { candidates: hits.flatMap((h) => candidateOf(h) ?? []).filter(accept), hits: hits.length, cut, pairedKeys: plans[i]?.paired.length ?? 0, alone, readBefore };
+        out[i] = { candidates: hits.flatMap((h) => candidateOf(h) ?? []).filter(accept), hits: hits.length, cut, pairedKeys: plans[i]?.paired.length ?? 0, alone, readBefore, readThrough };
       }),
     );
   }
@@ -620,7 +639,7 @@ async function sharedFirstPages(
   });
   const size = SHARED_PAGE;
   const responses = await engine.msearch(
-    groups.map((g) => ({ index: source.index, ignoreUnavailable: source.ignoreUnavailable ?? true, body: { ...groupQuery(lookups, plans, g, source.windowMs, size, docValuesOnly), sort: OLDEST_FIRST_SORT } })),
+    groups.map((g) => ({ index: source.index, ignoreUnavailable: source.ignoreUnavailable ?? true, body: { ...groupQuery(lookups, plans, g, source.windowMs, size, docValuesOnly), sort: oldestFirstSort(docValuesOnly) } })),
   );
   const rest: number[] = [];
   await Promise.all(
@@ -633,8 +652,9 @@ async function sharedFirstPages(
       const before = last ? Number(last.timestamp) : NaN;
       const resume = last && resumeBelow(hits, last);
       for (const [i, result] of memberResults(source, lookups, plans, members, hits, docValuesOnly)) {
+        const done = full && Number.isFinite(before) ? await duplicateFound(engine, source, lookups[i]!, () => result.candidates, docValuesOnly)([], before) : undefined;
         if (!full) out[i] = result;
-        else if (Number.isFinite(before) && (await duplicateFound(engine, source, lookups[i]!, () => result.candidates)([], before))) out[i] = { ...result, readBefore: before };
+        else if (done) out[i] = { ...result, ...done };
         else {
           if (resume) resumes.set(i, resume);
           rest.push(i);
@@ -807,11 +827,19 @@ function stopsDecision(l: Lookup, c: Candidate, verdict: Verdict): boolean {
  * are compared oldest first up to the first duplicate, their texts read where
  * the edit rule needs them. The lookup may stop once a duplicate older than
  * the page's last hit has been found: every hit older than that was read, so
- * the decision's earliest duplicate is among them.
+ * the decision's earliest duplicate is among them. Read in (time, id) order
+ * (`byId`), it may stop at its first duplicate whatever the page's last hit,
+ * when that duplicate's id sorts the same in the engine (`firstInIdOrder`):
+ * every hit before it in `byTimeThenId` order was read (audit 18, F4: copies
+ * written in one bulk share their time, and each lookup read them all).
  */
-function duplicateFound(engine: Engine, source: CandidateSource, l: Lookup, candidatesOf: (page: SearchHit<unknown>[]) => Candidate[]): Settled {
+function duplicateFound(engine: Engine, source: CandidateSource, l: Lookup, candidatesOf: (page: SearchHit<unknown>[]) => Candidate[], byId: boolean): Settled {
   const compare = sketchComparer(l, source.verdict!);
-  let earliest = Infinity;
+  /** The earliest duplicate found, in `byTimeThenId` order. */
+  let first: Candidate | undefined;
+  const found = (c: Candidate) => {
+    if (first === undefined || byTimeThenId(c, first) < 0) first = c;
+  };
   return async (page, before) => {
     const slicer = new Slicer();
     const needNormalized: Candidate[] = [];
@@ -821,7 +849,7 @@ function duplicateFound(engine: Engine, source: CandidateSource, l: Lookup, cand
       const verdict = compare(c);
       if (verdict === undefined) needNormalized.push(c);
       else if (stopsDecision(l, c, verdict)) {
-        earliest = Math.min(earliest, c.time);
+        found(c);
         break;
       }
     }
@@ -830,11 +858,14 @@ function duplicateFound(engine: Engine, source: CandidateSource, l: Lookup, cand
       if (slicer.due) await slicer.yield();
       const verdict = c.sketch?.text === undefined ? undefined : compare(c);
       if (verdict && stopsDecision(l, c, verdict)) {
-        earliest = Math.min(earliest, c.time); // oldest first: the later ones cannot be earlier
+        found(c); // oldest first: the later ones cannot be earlier
         break;
       }
     }
-    return earliest < before;
+    if (first === undefined) return undefined;
+    if (first.time < before) return { readBefore: before };
+    if (byId && firstInIdOrder(first.id)) return { readBefore: first.time, readThrough: { time: first.time, id: first.id } };
+    return undefined;
   };
 }
 

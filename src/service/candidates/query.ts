@@ -54,7 +54,7 @@ export interface CandidateQueryInput {
   size: number;
   /** The sort values of the previous page's last hit. */
   searchAfter?: unknown[] | undefined;
-  /** Sort oldest first, then by simhash (`OLDEST_FIRST_SORT`), instead of most shared keys first. */
+  /** Sort oldest first, then by simhash (`OLDEST_FIRST_SORT`; by id when read from doc values only, `OLDEST_FIRST_BY_ID_SORT`), instead of most shared keys first. */
   oldestFirst?: boolean | undefined;
   /** Read doc values only (contract v4, reads.ts): the id from `neardup.id`, not `_id` (a stored field), and the band keys from `neardup.lsh_list`. */
   docValuesOnly?: boolean | undefined;
@@ -103,6 +103,29 @@ function fieldsOf(docValuesOnly: boolean | undefined): readonly unknown[] {
 export const CANDIDATE_SORT = [{ _score: "desc" }, { "neardup.timestamp": "asc" }, { "neardup.simhash": "asc" }] as const;
 /** The sort that pages a write's lookup (`oldestFirst`): oldest, then simhash. */
 export const OLDEST_FIRST_SORT = [{ "neardup.timestamp": "asc" }, { "neardup.simhash": "asc" }] as const;
+/**
+ * The sort that pages a write's lookup read from doc values only (contract v4: every document has
+ * `neardup.id`): oldest, then id. Positions are unique, so `search_after` skips nothing and needs no tie query,
+ * and copies written in one bulk (one time, one simhash) come in id order: a lookup may settle at its first
+ * duplicate (`firstInIdOrder`) instead of reading every copy of that time (audit 18, F4).
+ */
+export const OLDEST_FIRST_BY_ID_SORT = [{ "neardup.timestamp": "asc" }, { "neardup.id": "asc" }] as const;
+
+/** The sort of a lookup read oldest first. */
+export function oldestFirstSort(docValuesOnly: boolean | undefined): typeof OLDEST_FIRST_SORT | typeof OLDEST_FIRST_BY_ID_SORT {
+  return docValuesOnly ? OLDEST_FIRST_BY_ID_SORT : OLDEST_FIRST_SORT;
+}
+
+/**
+ * Whether the engine's order of ids (keyword doc values: UTF-8 bytes) puts every id that sorts before `id` in
+ * code units (JavaScript's `<`, the order of `byTimeThenId`) before `id` too: true when `id` has no code unit
+ * at or past U+D800. At the first code unit where a smaller id differs, its unit is below this id's, so below
+ * U+D800, where UTF-8 keeps the code point order.
+ */
+export function firstInIdOrder(id: string): boolean {
+  for (let i = 0; i < id.length; i++) if (id.charCodeAt(i) >= 0xd800) return false;
+  return true;
+}
 
 /** The (timestamp, simhash) sort values of a hit of `input`'s query; undefined when the hit has none. */
 export function sortPosition(input: Pick<CandidateQueryInput, "oldestFirst">, sort: unknown[] | undefined): { timestamp: unknown; simhash: unknown } | undefined {
@@ -237,7 +260,7 @@ export function candidateQuery(input: CandidateQueryInput): Record<string, unkno
     _source: false,
     docvalue_fields: fieldsOf(input.docValuesOnly),
     query: { bool },
-    sort: input.oldestFirst ? OLDEST_FIRST_SORT : CANDIDATE_SORT,
+    sort: input.oldestFirst ? oldestFirstSort(input.docValuesOnly) : CANDIDATE_SORT,
   };
   if (input.docValuesOnly) body.stored_fields = "_none_";
   if (input.searchAfter) body.search_after = input.searchAfter;
