@@ -57,6 +57,6 @@ describe("copies written in one bulk", () => {
     engine.hits = 0;
     for (const r of await later(40, 3_000)) expect(r).toMatchObject({ status: "duplicate", duplicate_of: ids[0] });
     // 40 lookups: a shared first page or a first page each, then the texts the edit rule needs, not 600 copies each.
-    expect(engine.hits / 40).toBeLessThan(100);
+    expect(engine.hits / 40).toBeLessThan(400); // about 70 on a quiet machine, 140 loaded; 1,500 when every copy was read
   });
 });
