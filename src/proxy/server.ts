@@ -25,6 +25,7 @@ import { track, type Inflight } from "../server/client-error.js";
 import { PEER_PATH } from "./peer.js";
 import { InflightBudget } from "./budget.js";
 import { drain } from "../server/drain.js";
+import { BODY_IDLE_MS } from "../server/limits.js";
 import { logLeaseEvents } from "../service/writer-lease.js";
 import { ServicePool } from "./pool.js";
 import type { IndexRule } from "./rules.js";
@@ -289,7 +290,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     json(res, 429, engineErrorBody(429, "es_rejected_execution_exception", `neardup: _bulk bodies in flight would exceed ${maxHeld} bytes (NEARDUP_MAX_INFLIGHT_BODY); retry in 1 s`), product);
   };
 
-  const bodyIdleMs = options.bodyIdleMs ?? 20_000;
+  const bodyIdleMs = options.bodyIdleMs ?? BODY_IDLE_MS;
   /** A body that stalled: 408 in the engine's shape, and the connection closed (the rest of its body is not waited for). */
   const stalled = (res: ServerResponse, product: string | undefined) => {
     res.setHeader("connection", "close");

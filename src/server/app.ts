@@ -10,7 +10,7 @@ import { createOffloadingAnalyzer, type Analyzer } from "../workers/index.js";
 import { authenticate, authorize } from "./auth.js";
 import { errorHandler, jsonBody } from "./errors.js";
 import { cors, methodNotAllowed, requireJson } from "./http-guards.js";
-import { concurrencyLimit, rateLimit } from "./limits.js";
+import { BODY_IDLE_MS, concurrencyLimit, rateLimit } from "./limits.js";
 import { openApiDocument } from "./openapi.js";
 import { analysisRoutes } from "./routes/analysis.js";
 import { documentRoutes } from "./routes/documents.js";
@@ -49,7 +49,7 @@ const DEFAULT_LIMITS: LimitsConfig = {
   maxInflightBodyBytes: 64 * 1024 * 1024,
   compareEditMaxChars: 4000,
   timeSkewMs: 300_000,
-  bodyIdleMs: 20_000,
+  bodyIdleMs: BODY_IDLE_MS,
 };
 
 /** Paths anyone may call without a key: probes, metrics and the API description. */

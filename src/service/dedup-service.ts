@@ -108,8 +108,6 @@ export interface WriteRouter {
 /** The longest a decision waits, in its turn, for a lease just taken to let it decide, instead of answering RETRY. */
 const WAIT_TO_DECIDE_MS = 5_000;
 
-/** A stored document's `neardup` status fields. */
-
 function report(m: Match): MatchReport {
   return {
     id: m.candidate.id,
@@ -808,8 +806,9 @@ export class DedupService {
     let chosen = root ? undefined : chooseOriginal(matches);
     const { readBefore, readThrough } = fromEngine;
     // Read up to here: every hit older than `readBefore`, and, read by id, every hit up to `readThrough` too.
-    const read = (c: Candidate) => readBefore === undefined || c.time < readBefore || (readThrough !== undefined && byTimeThenId(c, readThrough) <= 0);
-    if (!root && readBefore !== undefined && !(chosen && read(chosen.match.candidate))) {
+    const earliest = chosen?.match.candidate;
+    const read = earliest !== undefined && readBefore !== undefined && (earliest.time < readBefore || (readThrough !== undefined && byTimeThenId(earliest, readThrough) <= 0));
+    if (!root && readBefore !== undefined && !read) {
       // The lookup stopped paging at a duplicate that this decision does not take (a newer version of it in the
       // window replaced it): the earliest duplicate may lie past where it stopped. Look again, reading it all.
       const [whole] = await this.engineCandidates([{ ...lookup, untilDuplicate: false }], this.readsWindowOfIndices);

@@ -28,6 +28,10 @@ describe("buildConfig", () => {
     expect(() => buildConfig({ NEARDUP_UNKNOWN_WRITE_HOLD_MS: "0" })).toThrow(/NEARDUP_UNKNOWN_WRITE_HOLD_MS="0" is invalid/);
     expect(() => buildConfig({ NEARDUP_UNKNOWN_WRITE_HOLD_MS: "ten minutes" })).toThrow(/NEARDUP_UNKNOWN_WRITE_HOLD_MS="ten minutes" is invalid/);
     expect(buildConfig({ NEARDUP_UNKNOWN_WRITE_HOLD_MS: "15000" }).dedup.unknownWriteHoldMs).toBe(15_000);
+    expect(() => buildConfig({ NEARDUP_BODY_TIMEOUT_MS: "0" })).toThrow(/NEARDUP_BODY_TIMEOUT_MS="0" is invalid/);
+    expect(() => buildConfig({ NEARDUP_BODY_TIMEOUT_MS: "20s" })).toThrow(/NEARDUP_BODY_TIMEOUT_MS="20s" is invalid/);
+    expect(buildConfig({ NEARDUP_BODY_TIMEOUT_MS: "5000" }).limits.bodyIdleMs).toBe(5_000);
+    expect(buildConfig({}).limits.bodyIdleMs).toBe(20_000);
     expect(buildConfig({}).dedup.mirrorDocs).toBe(0);
     expect(buildConfig({ NEARDUP_MIRROR_DOCS: "2000000" }).dedup.mirrorDocs).toBe(2_000_000);
     expect(() => buildConfig({ NEARDUP_LOCAL_HEAP: "2gb" })).toThrow(/NEARDUP_LOCAL_HEAP="2gb" is invalid: must be a JVM heap size/);
