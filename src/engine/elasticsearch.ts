@@ -1,7 +1,7 @@
 import { Client, type ClientOptions } from "@elastic/elasticsearch";
 import { createGuard, createIfAbsent, orUndefinedIfMissing } from "./guard.js";
 import { mapsFieldIn, toFieldTypes, msearchLines, refreshIntervalFrom, searchParams, toAliasedIndices, toWriteAliases, toAliasNames, toBulkResult, toMsearchResults, toRolloverResult, toSourceMap, toSourceSettings, toResolvedIndices, termStatisticsBody, toDocFrequencies, TERM_STATISTICS_FILTER, toVersioned, toRefreshCounts, toSeqNoCheckpoints } from "./responses.js";
-import type { AliasedIndex, BulkResult, Engine, EngineConnection, EngineInfo, PointInTimePage, PutOptions, RolloverResult, SearchRequest, SearchResponse, SourceSettings, Versioned } from "./types.js";
+import type { AliasedIndex, BulkOptions, BulkResult, Engine, EngineConnection, EngineInfo, PointInTimePage, PutOptions, RolloverResult, SearchRequest, SearchResponse, SourceSettings, Versioned } from "./types.js";
 
 /** Elasticsearch 8.x through `@elastic/elasticsearch` (client major = server major). */
 export class ElasticsearchEngine implements Engine {
@@ -98,9 +98,10 @@ export class ElasticsearchEngine implements Engine {
     return this.guard(`index exists ${name}`, () => this.client.indices.exists({ index: name }));
   }
 
-  bulk(operations: Record<string, unknown>[], options: { refresh?: boolean | "wait_for" } = {}): Promise<BulkResult> {
+  bulk(operations: Record<string, unknown>[], options: BulkOptions = {}): Promise<BulkResult> {
     return this.guard("bulk", async () => {
-      const body = await this.client.bulk({ operations, ...(options.refresh === undefined ? {} : { refresh: options.refresh }) });
+      options.beforeSend?.();
+      const body = await this.client.bulk({ operations, ...(options.refresh === undefined ? {} : { refresh: options.refresh }) }, options.beforeSend ? { maxRetries: 0 } : {});
       return toBulkResult(body as never);
     });
   }

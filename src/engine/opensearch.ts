@@ -1,7 +1,7 @@
 import { Client, type ClientOptions } from "@opensearch-project/opensearch";
 import { createGuard, createIfAbsent, orUndefinedIfMissing } from "./guard.js";
 import { mapsFieldIn, toFieldTypes, msearchLines, refreshIntervalFrom, searchParams, toAliasedIndices, toWriteAliases, toAliasNames, toBulkResult, toMsearchResults, toRolloverResult, toSourceMap, toSourceSettings, toResolvedIndices, termStatisticsBody, toDocFrequencies, TERM_STATISTICS_FILTER, toVersioned, toRefreshCounts, toSeqNoCheckpoints } from "./responses.js";
-import type { AliasedIndex, BulkResult, Engine, EngineConnection, EngineInfo, PointInTimePage, PutOptions, RolloverResult, SearchRequest, SearchResponse, SourceSettings, Versioned } from "./types.js";
+import type { AliasedIndex, BulkOptions, BulkResult, Engine, EngineConnection, EngineInfo, PointInTimePage, PutOptions, RolloverResult, SearchRequest, SearchResponse, SourceSettings, Versioned } from "./types.js";
 
 /** Builds the OpenSearch client options; also used to probe an unknown engine's root endpoint. */
 export function openSearchClientOptions(connection: EngineConnection): ClientOptions {
@@ -103,10 +103,11 @@ export class OpenSearchEngine implements Engine {
     return this.guard(`index exists ${name}`, async () => Boolean((await this.client.indices.exists({ index: name })).body));
   }
 
-  bulk(operations: Record<string, unknown>[], options: { refresh?: boolean | "wait_for" } = {}): Promise<BulkResult> {
+  bulk(operations: Record<string, unknown>[], options: BulkOptions = {}): Promise<BulkResult> {
     return this.guard("bulk", async () => {
       const params = { body: operations, ...(options.refresh === undefined ? {} : { refresh: options.refresh }) };
-      const response = await this.client.bulk(params as never);
+      options.beforeSend?.();
+      const response = await this.client.bulk(params as never, options.beforeSend ? { maxRetries: 0 } : {});
       return toBulkResult(response.body as never);
     });
   }

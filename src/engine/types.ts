@@ -127,6 +127,17 @@ export interface PutOptions {
 }
 
 /** What the rest of neardup needs from a search engine. */
+export interface BulkOptions {
+  refresh?: boolean | "wait_for";
+  /**
+   * Called right before each request of the write leaves this process, which is sent only if it returns (it
+   * throws to stop the write): a writer's check that it may still write (the writer lease). With it the client
+   * never sends the request again on its own (after a timeout or a 502-504): a resend would leave long after the
+   * check, unchecked (audit 19, F2: a holder paused after its check wrote a stale decision).
+   */
+  beforeSend?: () => void;
+}
+
 export interface Engine {
   readonly kind: EngineKind;
   readonly info: EngineInfo;
@@ -161,7 +172,7 @@ export interface Engine {
   /** The `_source` settings of the indices `index` names (`GET <index>/_mapping`), one entry an index. */
   sourceSettings(index: string): Promise<SourceSettings[]>;
   /** Bulk operations in the engine's NDJSON order (action line, then source line). */
-  bulk(operations: Record<string, unknown>[], options?: { refresh?: boolean | "wait_for" }): Promise<BulkResult>;
+  bulk(operations: Record<string, unknown>[], options?: BulkOptions): Promise<BulkResult>;
   search<TSource>(request: SearchRequest): Promise<SearchResponse<TSource>>;
   /**
    * Several searches in one round trip; each result or the error for that search.

@@ -12,7 +12,7 @@
  */
 import { NeardupError } from "../core/errors.js";
 import { toBulkResult } from "../engine/responses.js";
-import type { BulkResult, Engine } from "../engine/types.js";
+import type { BulkOptions, BulkResult, Engine } from "../engine/types.js";
 import { withFirstMembers } from "./json-text.js";
 import { send, type Upstream } from "./upstream.js";
 
@@ -45,7 +45,7 @@ export class WriteThrough {
     private readonly upstream: Upstream,
     private readonly timeoutMs: number,
   ) {
-    const bulk = (operations: Record<string, unknown>[]) => this.bulk(operations);
+    const bulk = (operations: Record<string, unknown>[], options?: BulkOptions) => this.bulk(operations, options);
     this.engine = new Proxy(inner, {
       get(target, prop) {
         if (prop === "bulk") return bulk;
@@ -55,7 +55,7 @@ export class WriteThrough {
     });
   }
 
-  private async bulk(operations: Record<string, unknown>[]): Promise<BulkResult> {
+  private async bulk(operations: Record<string, unknown>[], options: BulkOptions = {}): Promise<BulkResult> {
     // Writes with the same query and credentials share one request.
     const groups = new Map<string, { plan: WritePlan | undefined; at: number; lines: string }[]>();
     for (let i = 0; i < operations.length; i += 2) {
@@ -76,6 +76,8 @@ export class WriteThrough {
     let errors = false;
     for (const group of groups.values()) {
       const first = group[0]!.plan;
+      // Each group leaves on its own, after the last one's answer: the writer's check runs before each.
+      options.beforeSend?.();
       const response = await send(this.upstream, {
         method: "POST",
         path: `/_bulk${first?.query ? `?${first.query}` : ""}`,

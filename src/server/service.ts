@@ -10,7 +10,7 @@ import { DedupService } from "../service/dedup-service.js";
 import { createDedupMetrics, type DedupMetrics } from "../service/metrics.js";
 import { connectEngine, installTemplates, redactUrl, type Engine, type EngineConnection } from "../engine/index.js";
 import { randomUUID } from "node:crypto";
-import { LEASE_INDEX as LEASE_INDEX_NAME, WriterLease, decidedElsewhere, givenWay, heldLeaseOver, logLeaseEvents } from "../service/writer-lease.js";
+import { LEASE_INDEX as LEASE_INDEX_NAME, WriterLease, decidedByOtherApi, decidedElsewhere, givenWay, heldLeaseNamed, heldLeaseOver, logLeaseEvents } from "../service/writer-lease.js";
 import { httpForwarder } from "./peer.js";
 import { createOffloadingAnalyzer, type Analyzer } from "../workers/index.js";
 import { redactText } from "../engine/errors.js";
@@ -168,6 +168,9 @@ export async function startService(config: Config, deps: ServiceDeps): Promise<R
         // API sidecar with NEARDUP_WRITER_LEASE=off and another's proxy both decided).
         const proxy = await heldLeaseOver(connected, config.dedup.index, "proxy:");
         if (proxy) throw decidedElsewhere(config.dedup.index, "_bulk proxy", proxy.url, "NEARDUP_INDEX");
+        // With the lease off, any other sidecar's HTTP API holding a lease over these documents decides apart from this one.
+        const apiWriter = config.lease ? undefined : await heldLeaseNamed(connected, config.dedup.index);
+        if (apiWriter) throw decidedByOtherApi(config.dedup.index, apiWriter, true);
         if (config.lease) {
           const refreshMs = await svc.learnRefreshInterval();
           await connected.createIndex(LEASE_INDEX_NAME, { settings: { index: { auto_expand_replicas: "0-1" } } });
@@ -188,6 +191,15 @@ export async function startService(config: Config, deps: ServiceDeps): Promise<R
           if (late) {
             lease = undefined;
             throw decidedElsewhere(config.dedup.index, "_bulk proxy", late.url, "NEARDUP_INDEX");
+          }
+          // Another sidecar's HTTP API over the same documents under another name (an alias of this index, the index
+          // behind this alias) holds a lease of its own: both would decide (audit 19, F1). Read once this lease is
+          // taken, so that of two started at once at least one sees the other.
+          const other = await heldLeaseNamed(connected, config.dedup.index, "", config.dedup.index);
+          if (other) {
+            await lease.stop();
+            lease = undefined;
+            throw decidedByOtherApi(config.dedup.index, other, false);
           }
           svc.router = lease;
         }

@@ -936,8 +936,11 @@ export class DedupService {
       // Decisions are this writer's only while it holds the lease: a holder paused between deciding and
       // writing (GC, a stopped process) may have lost it meanwhile, and its successor decided the same
       // texts. Then nothing is written and the documents answer RETRY (multi-sidecar audit: two originals).
-      this.router?.assertDeciding();
-      return writeDocuments(this.engine, this.options, batch.map((d) => ({ id: d.item.doc.id, source: d.source! })), () => this.ensureIndex());
+      // Checked as each request leaves (the second after re-creating a missing index too), never resent
+      // unchecked by the engine client (audit 19, F2).
+      const router = this.router;
+      const beforeSend = router ? () => router.assertDeciding() : undefined;
+      return writeDocuments(this.engine, this.options, batch.map((d) => ({ id: d.item.doc.id, source: d.source! })), () => this.ensureIndex(), beforeSend);
     })();
     const settled = run.then(
       () => undefined,

@@ -96,13 +96,15 @@ export async function writeDocuments(
   target: WriteTarget,
   writes: { id: string; source: Record<string, unknown> }[],
   recreate: () => Promise<void>,
+  beforeSend?: () => void,
 ): Promise<BulkResult> {
   const action = (id: string) => ({ index: { _index: target.index, _id: id, ...(target.rollover ? { require_alias: true } : {}) } });
-  const first = await engine.bulk(writes.flatMap((w) => [action(w.id), w.source]));
+  const options = beforeSend ? { beforeSend } : {};
+  const first = await engine.bulk(writes.flatMap((w) => [action(w.id), w.source]), options);
   const retry = first.items.flatMap((item, i) => (isMissingTarget(item.error) ? [i] : []));
   if (retry.length === 0) return first;
   await recreate();
-  const second = await engine.bulk(retry.flatMap((i) => [action(writes[i]!.id), writes[i]!.source]));
+  const second = await engine.bulk(retry.flatMap((i) => [action(writes[i]!.id), writes[i]!.source]), options);
   const items = [...first.items];
   retry.forEach((i, k) => (items[i] = second.items[k]!));
   return { errors: items.some((it) => it.error !== undefined), items };

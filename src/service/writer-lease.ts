@@ -63,12 +63,38 @@ export async function heldLease(engine: Engine, key: string, now = Date.now()): 
  * through any of them). Best effort, as the lease read.
  */
 export async function heldLeaseOver(engine: Engine, index: string, prefix = ""): Promise<LeaseDoc | undefined> {
+  return (await heldLeaseNamed(engine, index, prefix))?.lease;
+}
+
+/**
+ * {@link heldLeaseOver} with the name it is held under (without `prefix`), skipping the name `except` (a
+ * sidecar's own lease, which its followers share).
+ */
+export async function heldLeaseNamed(engine: Engine, index: string, prefix = "", except?: string): Promise<{ lease: LeaseDoc; name: string } | undefined> {
   const names = new Set([index, ...(await engine.resolveIndices(index).catch(() => [])), ...(await engine.aliasesOf(index).catch(() => []))]);
   for (const name of names) {
+    if (name === except) continue;
     const held = await heldLease(engine, `${prefix}${name}`);
-    if (held) return held;
+    if (held) return { lease: held, name };
   }
   return undefined;
+}
+
+/**
+ * The INVALID_CONFIG error of a sidecar whose HTTP API would decide apart from another sidecar's HTTP API that
+ * holds the lease of the same documents under `name`: another name for them (an alias of the index, the index
+ * behind the alias: each name is its own lease, so both held one and both decided, audit 19 F1), or the same
+ * name while this sidecar runs with the lease off.
+ */
+export function decidedByOtherApi(index: string, held: { lease: LeaseDoc; name: string }, leaseOff: boolean): NeardupError {
+  const why = leaseOff
+    ? "this sidecar runs with NEARDUP_WRITER_LEASE=off, so it would decide apart from that writer and first one wins would not hold; turn the lease on here too"
+    : "a lease is taken per name, so both sidecars would decide and first one wins would not hold; give every sidecar of these documents the same NEARDUP_INDEX";
+  return new NeardupError(
+    "INVALID_CONFIG",
+    `index ${index} is deduplicated by the HTTP API of the sidecar at ${held.lease.url} (its NEARDUP_INDEX is ${JSON.stringify(held.name)}): ${why} (this holds until that sidecar's lease is released: when it stops, or 30 s after its lease's end when its holder died)`,
+    { field: "NEARDUP_INDEX" },
+  );
 }
 
 /**

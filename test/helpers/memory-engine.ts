@@ -7,7 +7,7 @@
  * come from test/helpers/faulty-engine.ts wrapped around it.
  */
 import { NeardupError } from "../../src/core/errors.js";
-import type { AliasedIndex, BulkItemResult, BulkResult, Engine, EngineInfo, PutOptions, SearchHit, SearchRequest, SearchResponse, Versioned } from "../../src/engine/types.js";
+import type { AliasedIndex, BulkItemResult, BulkOptions, BulkResult, Engine, EngineInfo, PutOptions, SearchHit, SearchRequest, SearchResponse, Versioned } from "../../src/engine/types.js";
 
 type Source = Record<string, unknown>;
 interface Stored {
@@ -143,7 +143,8 @@ export class MemoryEngine implements Engine {
     return this.indices.has(name);
   }
 
-  async bulk(operations: Record<string, unknown>[]): Promise<BulkResult> {
+  async bulk(operations: Record<string, unknown>[], options: BulkOptions = {}): Promise<BulkResult> {
+    options.beforeSend?.();
     const items: BulkItemResult[] = [];
     for (let i = 0; i < operations.length; i += 2) {
       const [action, meta] = Object.entries(operations[i]!)[0] as [string, { _index: string; _id: string }];

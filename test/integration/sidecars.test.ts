@@ -4,7 +4,7 @@
  * killed mid-stream loses nothing it acknowledged.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connectTarget, engineTargets, uniqueIndex } from "../helpers/engines.js";
+import { connectTarget, engineTargets, rawEngineRequest, uniqueIndex } from "../helpers/engines.js";
 import { sharedFingerprinter } from "../helpers/api.js";
 import { nearDuplicates } from "../helpers/cluster-texts.js";
 import { startSidecar, type Sidecar } from "../helpers/sidecars.js";
@@ -149,6 +149,31 @@ describe.each(engineTargets())("several sidecars on $kind $version ($source)", (
       await Promise.all(sidecars.map((s) => s.stop()));
       await engine.deleteIndex(index);
       await engine.deleteIndex(logs);
+    }
+  }, 300_000);
+
+  it("a sidecar whose NEARDUP_INDEX names the same documents another way (an alias of the index, the index behind the alias) refuses to start while another's HTTP API holds their lease, as does one with the lease off (audit 19, F1: two leases, two originals)", async () => {
+    const index = uniqueIndex("neardup-alias-lease");
+    const alias = `${index}-al`;
+    const holder = await startSidecar(target, { NEARDUP_INDEX: index, NEARDUP_LEASE_TTL_MS: "3000", NEARDUP_WORKERS: "1" });
+    try {
+      await rawEngineRequest(target, "POST", "/_aliases", { actions: [{ add: { index, alias, is_write_index: true } }] });
+      const refused = /neardup failed to start: INVALID_CONFIG: index \S+ is deduplicated by the HTTP API of the sidecar at \S+ \(its NEARDUP_INDEX /;
+      // The start's error, or "started" (the sidecar then stopped, so that a failing run leaves none behind).
+      const startError = (env: Record<string, string>) =>
+        startSidecar(target, env).then(
+          async (s) => (await s.stop(), "started"),
+          (err: unknown) => String(err),
+        );
+      expect(await startError({ NEARDUP_INDEX: alias, NEARDUP_LEASE_TTL_MS: "3000", NEARDUP_WORKERS: "1" })).toMatch(refused);
+      expect(await startError({ NEARDUP_INDEX: index, NEARDUP_WRITER_LEASE: "off", NEARDUP_WORKERS: "1" })).toMatch(refused);
+      expect(await startError({ NEARDUP_INDEX: alias, NEARDUP_WRITER_LEASE: "off", NEARDUP_WORKERS: "1" })).toMatch(refused);
+      // The same name with the lease on is a follower: it starts, and its writes go to the holder.
+      const follower = await startSidecar(target, { NEARDUP_INDEX: index, NEARDUP_LEASE_TTL_MS: "3000", NEARDUP_WORKERS: "1" });
+      await follower.stop();
+    } finally {
+      await holder.stop();
+      await engine.deleteIndex(index);
     }
   }, 300_000);
 });
