@@ -12,8 +12,9 @@
  * - the holder decides only while `renewal sent + ttl - margin` has not
  *   passed on its own clock (a renewal it could not make ends its term);
  * - a follower takes over only when it has seen the same lease version,
- *   unrenewed, for `ttl` on its own clock (or the holder released it), and
- *   does so with a compare-and-set, so exactly one follower wins;
+ *   unrenewed, for `ttl` on its own clock, counted from the answer of the
+ *   read that first showed it (or the holder released it), and does so with
+ *   a compare-and-set, so exactly one follower wins;
  * - a new holder starts deciding only once a refresh of the data index that
  *   it sent after taking over has ended (every write its predecessor had
  *   acknowledged is then searchable, however late the engine's own refresh
@@ -275,8 +276,13 @@ export class WriterLease implements WriteRouter {
   }
 
   private async observe(): Promise<void> {
-    const now = this.clock();
+    const asked = this.clock();
     const found = await this.engine.getVersioned<LeaseDoc>(LEASE_INDEX, this.key);
+    // A version's age counts from the read's answer: the engine may have served the read after a renewal sent
+    // after it was asked, so the time it was asked could be seconds before that renewal (audit 19: a slow read
+    // let a follower take a lease its holder still held). A lease taken now counts its term from `asked`, the
+    // earlier time, so that it ends no later than it would on the holder's own reckoning.
+    const now = this.clock();
     if (!found) {
       // Gone after this sidecar saw it (the lease index deleted): its holder decides until a renewal fails, up
       // to a ttl from now. Seen missing for ttl + margin, it is free, and taken as a takeover.
@@ -284,7 +290,7 @@ export class WriterLease implements WriteRouter {
         this.missingSince ??= now;
         if (now - this.missingSince < this.ttlMs + this.marginMs) return;
       }
-      await this.take(undefined, now, this.current !== undefined);
+      await this.take(undefined, asked, this.current !== undefined);
       return;
     }
     this.missingSince = undefined;
@@ -298,7 +304,7 @@ export class WriterLease implements WriteRouter {
     // Writes forwarded to an earlier holder get their answer now. Those to a holder whose lease merely expired
     // wait until the lease has moved (`take`): a holder that wakes first renews it, and answers them itself.
     if (!expired) this.endForwards(found.source.url);
-    if (found.source.holder === this.options.holder || expired) await this.take(found, now);
+    if (found.source.holder === this.options.holder || expired) await this.take(found, asked);
   }
 
   private async take(found: { seqNo: number; primaryTerm: number; source: LeaseDoc } | undefined, sentAt: number, takeover = found !== undefined): Promise<void> {

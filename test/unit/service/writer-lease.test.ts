@@ -76,6 +76,36 @@ describe("WriterLease", () => {
     expect(a.events.late).toBe(1);
   });
 
+  it("a follower whose read of the lease was slow counts a version's age from the read's answer, not from when it asked: it never takes a lease its holder still holds (audit 19: a slow read shortened the wait)", async () => {
+    const { engine, make, advance } = setup();
+    const a = make("a");
+    const b = make("b");
+    await a.tick(); // a holds version 1
+    await b.tick(); // b sees version 1
+    // b's next read is sent, the engine takes 5 s to serve it, and a renews in the meantime: the read answers the renewal.
+    const read = engine.getVersioned.bind(engine);
+    engine.getVersioned = (async (index: string, id: string) => {
+      advance(5000);
+      if (id === "docs") await a.tick(); // a renews (version 2), valid until 5 s from now + ttl - margin
+      return read(index, id);
+    }) as typeof engine.getVersioned;
+    await b.tick(); // b sees version 2
+    engine.getVersioned = read;
+    expect(() => a.assertDeciding()).not.toThrow();
+    advance(7000); // a's term runs until 9 s after its renewal was sent; b saw version 2 for 7 s
+    await b.tick();
+    expect(b.role).toBe("follower");
+    expect(() => a.assertDeciding()).not.toThrow();
+    advance(1999); // 8,999 ms after a's renewal: a still decides
+    await b.tick();
+    expect(() => a.assertDeciding()).not.toThrow();
+    expect(b.role).toBe("follower");
+    advance(2001); // 11,000 ms after b's answer: a's term ended 2 s ago; b takes over
+    expect(() => a.assertDeciding()).toThrow(/lost the writer lease/);
+    await b.tick();
+    expect(b.role).toBe("holder");
+  });
+
   it("a follower takes over only after the same version stayed unrenewed for ttl + margin on its clock, then waits a refresh interval", async () => {
     const { make, advance } = setup();
     const a = make("a");
