@@ -134,7 +134,17 @@ export interface WriterLeaseOptions {
   marginMs?: number;
   /** The data index's refresh interval in ms. */
   refreshMs: number;
+  /** Milliseconds; default {@link monotonicClock}. Only differences are used, except `expires_at` (informative). */
   clock?: () => number;
+}
+
+/**
+ * Wall time at the process's start plus the monotonic time since: it never jumps with the system clock (an NTP
+ * step, an operator's `date`), so a term measured on it is the time that passed (audit 19: the lease measured
+ * its terms with `Date.now`, and a clock stepped back would have kept a holder deciding past its term).
+ */
+export function monotonicClock(): number {
+  return performance.timeOrigin + performance.now();
 }
 
 /**
@@ -194,7 +204,7 @@ export class WriterLease implements WriteRouter {
   ) {
     this.ttlMs = options.ttlMs ?? 10_000;
     this.marginMs = options.marginMs ?? 1000;
-    this.clock = options.clock ?? Date.now;
+    this.clock = options.clock ?? monotonicClock;
     this.key = options.key ?? options.index;
     if (this.ttlMs <= 2 * this.marginMs) throw new NeardupError("INVALID_CONFIG", `lease ttl ${this.ttlMs} ms must exceed twice the margin (${this.marginMs} ms)`, { field: "ttlMs" });
   }

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { NeardupError } from "../../../src/core/errors.js";
 import { LEASE_INDEX, WriterLease, type Forwarder, type LeaseDoc } from "../../../src/service/writer-lease.js";
 import { MemoryEngine } from "../../helpers/memory-engine.js";
@@ -74,6 +74,20 @@ describe("WriterLease", () => {
     expect(() => a.writerUrl()).toThrow(/has not answered its renewal in time \(1 ms past its term/);
     expect(() => a.writerUrl()).toThrow(/has not answered its renewal/);
     expect(a.events.late).toBe(1);
+  });
+
+  it("terms are measured on a monotonic clock: a system clock stepped back does not keep a holder deciding past its term (audit 19)", async () => {
+    vi.useFakeTimers({ toFake: ["Date", "performance"] });
+    try {
+      const lease = new WriterLease(new MemoryEngine(), { index: "docs", holder: "a", url: "http://a", ttlMs: 10_000, marginMs: 1000, refreshMs: 1000 }, () => Promise.reject(new Error("unused")));
+      await lease.tick();
+      expect(() => lease.assertDeciding()).not.toThrow();
+      vi.setSystemTime(Date.now() - 3_600_000); // the wall clock steps back an hour
+      vi.advanceTimersByTime(9001); // past ttl - margin of real time
+      expect(() => lease.assertDeciding()).toThrow(/lost the writer lease/);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("a follower whose read of the lease was slow counts a version's age from the read's answer, not from when it asked: it never takes a lease its holder still holds (audit 19: a slow read shortened the wait)", async () => {
