@@ -69,7 +69,7 @@ const FIVE_LETTERS_OR_DIGITS = /^(?:[^\p{L}\p{N}]*[\p{L}\p{N}]){5}/u;
  * `:`, `w`, `转`, an emoji of the BMP, VS16, the keycap mark, a high surrogate).
  */
 const START = new Uint8Array(0x10000);
-const STARTS = /[@#:w转\uFE0F\u20E3\uD800-\uDBFF]|\p{Extended_Pictographic}/u;
+const STARTS = /[@#:w转\uD800-\uDBFF]|\uFE0F|\u20E3|\p{Extended_Pictographic}/u;
 
 function startClass(c: number): number {
   let k = START[c]!;
