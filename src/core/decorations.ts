@@ -21,9 +21,9 @@
  *    holding a letter and not followed by another name character (a longer
  *    run is no mention), then an optional `:`; with `rt` (a word of its own)
  *    or `//` (a Weibo repost chain, `//@x:`) right before it. An `@` right
- *    after a Latin letter, a digit or one of `_.+-` is an e-mail address and
- *    stays (`ann@example.org`); after a Chinese, Japanese or Korean letter it
- *    is a mention (`谢谢@李娜`).
+ *    after a letter, mark or digit or one of `_.+-` is an e-mail address and
+ *    stays (`ann@example.org`), unless that letter is Chinese, Japanese or
+ *    Korean: then it is a mention (`谢谢@李娜`).
  * 3. Hashtags: Weibo's `#topic#` (1-40 characters, no `#` or line break
  *    inside, neither end white space, at least one letter), then Twitter's
  *    `#tag` (a letter, then up to 49 letters, marks, digits or `_`, and no
