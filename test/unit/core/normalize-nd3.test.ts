@@ -4,7 +4,7 @@
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { foldChineseVariants } from "../../../src/core/chinese-variants.js";
-import { mayHaveDecorations, stripDecorations } from "../../../src/core/decorations.js";
+import { mayHaveDecorations, SHORT_LINK_MAX, stripDecorations } from "../../../src/core/decorations.js";
 import { comparableVersions, createFingerprinter, FINGERPRINT_VERSION, type Fingerprinter } from "../../../src/core/fingerprinter.js";
 import { fromHex } from "../../../src/core/fingerprint.js";
 import { stripMarkup, stripUrlQueries } from "../../../src/core/markup.js";
@@ -22,7 +22,11 @@ function normalizeNd2(text: string): string {
 }
 
 describe("decorations, one kind at a time", () => {
-  it("links: whole http(s) and www. URLs, the punctuation that ends a sentence after one stays", () => {
+  it("links: whole http(s) and www. URLs up to SHORT_LINK_MAX characters, the punctuation that ends a sentence after one stays; a longer link stays (it names what it points at)", () => {
+    const long = "http://www.lockergnome.com/issues/digitalmedia/20020801.html";
+    expect(long.length).toBeGreaterThan(SHORT_LINK_MAX);
+    expect(normalize(`on fri, aug ${long}.`)).toBe(`on fri, aug ${long}.`);
+    expect(normalize("https://youtu.be/dQw4w9WgXcQ 这首歌真好听")).toBe("这首歌真好听");
     expect(normalize("前台办理退房速度一般。 https://t.cn/A6a912c5")).toBe("前台办理退房速度一般。");
     expect(normalize("see HTTP://x.org/a/b?c=1, and www.example.com/p today")).toBe("see , and today");
     expect(normalize("看这个https://t.cn/abc，很好笑的视频")).toBe("看这个 ,很好笑的视频");
