@@ -1,17 +1,21 @@
 /**
  * What fingerprint version nd2's normalization steps (markup, URL queries, the
- * traditional-to-simplified fold: docs/fingerprint-spec.md §2) cost against a
- * whole analysis, measured in the same run on the same texts:
+ * traditional-to-simplified fold: docs/fingerprint-spec.md §2) and nd3's
+ * (social-media decorations, decorations.ts) cost against a whole analysis,
+ * measured in the same run on the same texts:
  *
  *   npx tsx bench/normalize-steps.ts
  *
  * Texts: 20,000 windows of 200 characters of the poems (traditional
  * characters: the fold changes most of them), the same folded first (simplified
- * text: the fold changes nothing), and the poems wrapped in HTML with a link.
+ * text: the fold changes nothing), the poems wrapped in HTML with a link, and
+ * short posts (the first 30 characters of each window) with the decorations of
+ * a repost (`转发微博 @李娜 ... 👍 #好物分享# https://t.cn/...`), which nd3 removes.
  * Each figure is the median of 7 passes.
  */
 import { performance } from "node:perf_hooks";
 import { foldChineseVariants } from "../src/core/chinese-variants.js";
+import { stripDecorations } from "../src/core/decorations.js";
 import { createFingerprinter } from "../src/core/index.js";
 import { stripMarkup, stripUrlQueries } from "../src/core/markup.js";
 import { loadPoems } from "./poems.js";
@@ -21,6 +25,7 @@ const at = (i: number) => (i * 97) % (poems.length - 200);
 const traditional = Array.from({ length: 20_000 }, (_, i) => poems.slice(at(i), at(i) + 200).join(""));
 const simplified = traditional.map(foldChineseVariants);
 const html = traditional.map((t, i) => `<div class="post"><p>${t}</p><p>&nbsp;<a href="https://example.org/p/${i}?utm_source=feed&amp;id=${i}">link</a></p></div>`);
+const social = simplified.map((t, i) => `转发微博 @李娜 ${[...t].slice(0, 30).join("")} 👍 #好物分享# https://t.cn/A6${i.toString(36).padStart(6, "0")}`);
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 function time(run: () => void): number {
@@ -36,7 +41,7 @@ function time(run: () => void): number {
 const fp = await createFingerprinter();
 for (const t of traditional.slice(0, 2000)) fp.analyze(t); // warm-up: dictionaries, caches, JIT
 const rows: string[] = [];
-for (const [name, texts] of [["traditional", traditional], ["simplified", simplified], ["HTML with a link", html]] as const) {
+for (const [name, texts] of [["traditional", traditional], ["simplified", simplified], ["HTML with a link", html], ["short reposts (30 characters + decorations)", social]] as const) {
   let sink = 0;
   const before = time(() => {
     for (const t of texts) sink += t.normalize("NFKC").toLowerCase().length;
@@ -44,15 +49,19 @@ for (const [name, texts] of [["traditional", traditional], ["simplified", simpli
   const steps = time(() => {
     for (const t of texts) sink += foldChineseVariants(stripUrlQueries(stripMarkup(t)).normalize("NFKC").toLowerCase()).length;
   });
+  const nd3 = time(() => {
+    for (const t of texts) sink += stripDecorations(foldChineseVariants(stripUrlQueries(stripMarkup(t)).normalize("NFKC").toLowerCase())).length;
+  });
   const analyses = time(() => {
     for (const t of texts) sink += fp.analyze(t).length;
   });
   if (sink < 0) console.log(sink);
   const us = (ms: number) => ((ms * 1000) / texts.length).toFixed(2);
-  rows.push(`| ${name} | ${us(before)} µs | ${us(steps)} µs | ${us(analyses)} µs | ${((100 * (steps - before)) / analyses).toFixed(1)}% |`);
+  const share = (ms: number) => `${((100 * ms) / analyses).toFixed(1)}%`;
+  rows.push(`| ${name} | ${us(before)} µs | ${us(steps)} µs | ${us(nd3)} µs | ${us(analyses)} µs | ${share(steps - before)} | ${share(nd3 - steps)} |`);
 }
-console.log("## nd2 normalization steps against a whole analysis (bench/normalize-steps.ts)\n");
-console.log(`node ${process.version}; 20,000 texts of about 200 characters; median of 7 passes\n`);
-console.log("| texts | nd1's NFKC + lower case, a text | nd2's markup + URL + NFKC + lower case + fold | whole nd2 analysis | what nd2 added, share of the analysis |");
-console.log("|---|---:|---:|---:|---:|");
+console.log("## nd2 and nd3 normalization steps against a whole analysis (bench/normalize-steps.ts)\n");
+console.log(`node ${process.version}; 20,000 texts of about 200 characters (the reposts about 80); median of 7 passes\n`);
+console.log("| texts | nd1's NFKC + lower case, a text | nd2's markup + URL + NFKC + lower case + fold | nd3's: the same + decorations | whole nd3 analysis | what nd2 added, share of the analysis | what nd3 added, share |");
+console.log("|---|---:|---:|---:|---:|---:|---:|");
 for (const r of rows) console.log(r);

@@ -12,16 +12,21 @@
  *     (`String.prototype.toLowerCase`), the practical case fold.
  *  5. Traditional and regional variant Chinese characters fold to simplified
  *     ones, character by character (chinese-variants.ts).
- *  6. Whitespace controls (TAB, LF, VT, FF, CR, NEL) become a space; every other
+ *  6. Social-media decorations: links, @mentions, hashtags, repost markers
+ *     and emoji are removed, unless fewer than 5 letters or digits would be
+ *     left (decorations.ts).
+ *  7. Whitespace controls (TAB, LF, VT, FF, CR, NEL) become a space; every other
  *     control (`\p{Cc}`) and format character (`\p{Cf}`: zero-width space, BOM,
  *     soft hyphen, bidi marks, ZWJ) is removed.
- *  7. Every run of white space (`\s`) becomes one U+0020; leading and trailing
+ *  8. Every run of white space (`\s`) becomes one U+0020; leading and trailing
  *     white space is removed.
  *
  * Steps 1, 2 and 5 came with fingerprint version `nd2`; a text they leave
- * unchanged normalizes as in `nd1`.
+ * unchanged normalizes as in `nd1`. Step 6 came with `nd3`; a text it leaves
+ * unchanged normalizes as in `nd2`.
  */
 import { foldChineseVariants } from "./chinese-variants.js";
+import { stripDecorations } from "./decorations.js";
 import { stripMarkup, stripUrlQueries } from "./markup.js";
 
 const WHITESPACE_CONTROLS = /[\t\n\v\f\r\u0085]/g;
@@ -29,7 +34,7 @@ const INVISIBLE = /[\p{Cc}\p{Cf}]/gu;
 const WHITESPACE_RUN = /\s+/g;
 
 export function normalize(text: string): string {
-  const folded = foldChineseVariants(stripUrlQueries(stripMarkup(text)).normalize("NFKC").toLowerCase());
+  const folded = stripDecorations(foldChineseVariants(stripUrlQueries(stripMarkup(text)).normalize("NFKC").toLowerCase()));
   return collapseWhitespace(folded) ?? folded.replace(WHITESPACE_CONTROLS, " ").replace(INVISIBLE, "").replace(WHITESPACE_RUN, " ").trim();
 }
 

@@ -6,6 +6,7 @@
 // whole analyses on real text.
 import fc from "fast-check";
 import { foldChineseVariants } from "../../../src/core/chinese-variants.js";
+import { stripDecorations } from "../../../src/core/decorations.js";
 import { stripMarkup, stripUrlQueries } from "../../../src/core/markup.js";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createMixedTokenizer, normalize } from "../../../src/core/index.js";
@@ -16,9 +17,9 @@ import { loadJiebaResources } from "../../../src/resources/jieba.js";
 import * as jieba from "nodejs-jieba";
 
 // ---- The reference: src/core/normalize.ts and src/core/tokenize.ts before issue 10's changes.
-/** The spec's steps one by one (§2); markup, URL queries and the Chinese fold are their own modules' (tested apart). */
+/** The spec's steps one by one (§2); markup, URL queries, the Chinese fold and decorations are their own modules' (tested apart). */
 function referenceNormalize(text: string): string {
-  return foldChineseVariants(stripUrlQueries(stripMarkup(text)).normalize("NFKC").toLowerCase())
+  return stripDecorations(foldChineseVariants(stripUrlQueries(stripMarkup(text)).normalize("NFKC").toLowerCase()))
     .replace(/[\t\n\v\f\r\u0085]/g, " ")
     .replace(/[\p{Cc}\p{Cf}]/gu, "")
     .replace(/\s+/g, " ")

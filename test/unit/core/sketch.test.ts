@@ -96,7 +96,8 @@ describe("sketch", () => {
     // defined; recomputed unchanged after the sketch builder was rewritten (hash into a scratch buffer, one build
     // per vector) and after sk2 added filters. The second digest pins sk2's bytes, filters included. Both re-pinned at
     // fingerprint version nd2, whose normalization folds the poems' traditional characters (their analyses changed,
-    // not the sketch code: sketch.ts is unchanged since sk2).
+    // not the sketch code: sketch.ts is unchanged since sk2). Re-pinned again at nd3, whose normalization removes
+    // short links, mentions and the like from some of the English mails (none of the poems); the nd2 tree gives the old digests.
     const sk1 = createHash("sha256");
     const sk2 = createHash("sha256");
     const texts = [...loadPoems(1).slice(0, 400), ...loadEnglish().groups.slice(0, 100).map((g) => g.docs[0]!)];
@@ -108,9 +109,9 @@ describe("sketch", () => {
       sk1.update(encodeSketch({ ...sketch, filter: undefined })).update("\n");
       sk2.update(encodeSketch(sketch)).update("\n");
     }
-    expect(sk1.digest("hex")).toBe("040703899b5ec09aa2190adbe372e2b2c24a7265b1d0e49de6ebe8ff449fe8dd");
+    expect(sk1.digest("hex")).toBe("e705c3ea972241bdafa447adc9b7845b0ee2a79135c65199d63301a4e3315d8c");
     expect(filtered).toBeGreaterThan(0);
-    expect(sk2.digest("hex")).toBe("6af5a5762b56536da98b27b81f3d64568788cee1bc9675fc397a0a35c7e31d83");
+    expect(sk2.digest("hex")).toBe("58e9f99cf53029cfbb76c02508bd088e79fa9e68cf4d50820ab944ea091d7039");
   });
 
   it("gives decide's duplicates without reading texts the filters rule out (decideOnly), on every quality-benchmark pair", () => {
