@@ -135,7 +135,7 @@ export const SETTINGS = {
   NEARDUP_WRITER_LEASE: {
     default: "on",
     schema: z.enum(["on", "off"]),
-    doc: "on: sidecars sharing an index elect one writer through a lease document in the engine and forward writes to it (first one wins across sidecars); off: only for a single sidecar.",
+    doc: "on: sidecars sharing an index elect one writer through a lease document in the engine and forward writes to it (first one wins across sidecars); off: only for a single sidecar (one that finds another sidecar holding the lease of its documents refuses to start). Every sidecar of the same documents needs the same `NEARDUP_INDEX`: one naming them another way (an alias of the index, the index behind the alias) refuses to start while another holds their lease (docs/dedup.md, Limits).",
   },
   NEARDUP_LEASE_TTL_MS: { default: "10000", schema: z.coerce.number().int().min(3000), doc: "Writer lease time to live: how long a dead writer blocks writes before another sidecar takes over." },
   NEARDUP_ADVERTISE_URL: { default: "", schema: z.string().url().or(z.literal("")), doc: "URL other sidecars use to forward writes to this one. Empty: this sidecar's own URL (https with NEARDUP_TLS_CERT_FILE, else http; NEARDUP_HOST:port)." },
