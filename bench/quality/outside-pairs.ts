@@ -20,6 +20,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type * as Core from "../../src/core/fingerprinter.js";
+import { score } from "./metrics.js";
 
 interface Pair {
   a: string;
@@ -63,9 +64,7 @@ interface Count {
 }
 const classes = new Map<string, Count>();
 const lines: string[] = [];
-let tp = 0;
-let fpos = 0;
-let fn = 0;
+const decisions: boolean[] = [];
 const t0 = performance.now();
 for (const p of pairs) {
   let duplicate = false;
@@ -83,18 +82,15 @@ for (const p of pairs) {
   if (duplicate) c.duplicate++;
   if (refused) c.refused++;
   classes.set(p.cls, c);
-  if (duplicate && p.label) tp++;
-  else if (duplicate) fpos++;
-  else if (p.label) fn++;
+  decisions.push(duplicate);
   lines.push(JSON.stringify({ id: p.id, class: p.cls, label: p.label, duplicate, rule }));
 }
 const seconds = (performance.now() - t0) / 1000;
 
 const f3 = (x: number) => (Number.isFinite(x) ? x.toFixed(3) : "-");
-const precision = tp / (tp + fpos);
-const recall = tp / (tp + fn);
+const { tp, fp: fpos, fn, precision, recall, f1 } = score(decisions, pairs.map((p) => (p.label ? 1 : 0)));
 console.log(`tree ${tree}, fingerprint ${fp.version}; ${pairs.length} pairs from ${pairsFile} in ${seconds.toFixed(1)} s\n`);
-console.log(`all: precision ${f3(precision)}, recall ${f3(recall)}, F1 ${f3((2 * precision * recall) / (precision + recall))} (TP ${tp}, FP ${fpos}, FN ${fn})\n`);
+console.log(`all: precision ${f3(precision)}, recall ${f3(recall)}, F1 ${f3(f1)} (TP ${tp}, FP ${fpos}, FN ${fn})\n`);
 console.log("| class | label | pairs | called duplicate | recall or false-positive rate | refused |");
 console.log("|---|---|---:|---:|---:|---:|");
 const sorted = [...classes].sort(([x, a], [y, b]) => Number(b.label) - Number(a.label) || (x < y ? -1 : 1));
