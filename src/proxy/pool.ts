@@ -113,6 +113,7 @@ export class ServicePool {
       this.rules.delete(index);
       gone.push({ index, dedup });
     }
+    for (const { dedup } of gone) dedup.service.stop();
     await Promise.all(gone.map(({ dedup }) => dedup.lease?.stop()));
     return gone.map((g) => g.index);
   }
@@ -258,6 +259,7 @@ export class ServicePool {
             // Writes of unknown outcome are known to this holder only: let go once the engine shows them.
             if (x.lease) await x.service.unknownWritesSettled(settleMs);
             await x.lease?.stop();
+            x.service.stop();
           },
           () => undefined,
         ),

@@ -254,6 +254,7 @@ export async function startService(config: Config, deps: ServiceDeps): Promise<R
     if (closed || which !== owned) return;
     readiness.stopWatching();
     readiness.markNotReady(`the embedded engine exited (code ${code}, signal ${signal})`);
+    dedup?.stop();
     dedup = undefined;
     metrics.engineUp.set(0);
     const old = engine;
@@ -317,6 +318,7 @@ export async function startService(config: Config, deps: ServiceDeps): Promise<R
         // Writes of unknown outcome are known to this holder only: they are let go once the engine shows them.
         if (lease) await dedup?.unknownWritesSettled(supervision.shutdownTimeoutMs);
         await lease?.stop();
+        dedup?.stop();
         await engine?.close().catch(() => undefined);
         await owned?.stop();
         logger.info("neardup stopped");

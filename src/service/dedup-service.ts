@@ -288,6 +288,15 @@ export class DedupService {
   }
 
   /**
+   * Stops the recent-writes window's watches (visibility, writes of unknown outcome): called when the
+   * service closes, before its engine client does, so that no reading goes out to a closed client.
+   */
+  stop(): void {
+    this.visibility.stop();
+    this.unknownWrites.stop();
+  }
+
+  /**
    * Nothing of this service is in use: no decision waits its turn, no write is in flight and the
    * recent-writes window is empty (every write it decided is visible in the engine's search). A service
    * that is quiet can be let go and made again later without changing any decision.

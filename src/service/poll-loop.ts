@@ -5,6 +5,7 @@
  */
 export class PollLoop {
   private running = false;
+  private halted = false;
 
   constructor(
     private readonly pending: () => boolean,
@@ -14,20 +15,30 @@ export class PollLoop {
     private readonly stopped?: () => void,
   ) {}
 
+  /** True once `halt` was called. */
+  get isHalted(): boolean {
+    return this.halted;
+  }
+
+  /** No round starts from now on (a round running ends as it is); `kick` becomes a no-op. */
+  halt(): void {
+    this.halted = true;
+  }
+
   kick(): void {
-    if (this.running) return;
+    if (this.running || this.halted) return;
     this.running = true;
     void this.run();
   }
 
   private async run(): Promise<void> {
     try {
-      while (this.pending()) await this.round();
+      while (!this.halted && this.pending()) await this.round();
     } finally {
       this.running = false;
       this.stopped?.();
     }
     // Work that came after the last check and before `running` was cleared.
-    if (this.pending()) this.kick();
+    if (!this.halted && this.pending()) this.kick();
   }
 }

@@ -45,10 +45,16 @@ export class UnknownWriteWatch {
     this.loop.kick();
   }
 
+  /** Stops watching (the service is closing): no search is sent after it. */
+  stop(): void {
+    this.loop.halt();
+  }
+
   private readonly loop = new PollLoop(
     () => this.target().hasUnknown,
     async () => {
       await new Promise<void>((resolve) => setTimeout(resolve, this.options.pollMs()).unref());
+      if (this.loop.isHalted) return;
       await this.step().catch(() => undefined); // the engine is down: asked again at the next round
       const given = this.target().abandon(this.clock() - this.options.holdMs);
       if (given.length > 0) this.options.onAbandon?.(given);

@@ -85,6 +85,11 @@ export class VisibilityWatch {
     this.loop.kick();
   }
 
+  /** Stops watching (the service is closing, its engine client next): no reading is sent or reported after it. */
+  stop(): void {
+    this.loop.halt();
+  }
+
   private readonly loop = new PollLoop(
     () => this.target().unconfirmedSince() !== undefined,
     () => this.round(),
@@ -97,6 +102,7 @@ export class VisibilityWatch {
       await this.step();
       this.failing = false;
     } catch (err) {
+      if (this.loop.isHalted) return; // the engine client closed under a reading of a watch that was stopped
       if (!this.failing) this.options.onError?.(err);
       this.failing = true;
       pause = this.pollMs * 5;

@@ -151,4 +151,28 @@ describe("VisibilityWatch", () => {
     for (let k = 0; k < 100 && t.visible.size === 0; k++) await new Promise((r) => setTimeout(r, 5));
     expect(t.visible.get(1000)).toBe(7000);
   });
+  it("once stopped, asks the engine no more and does not report the failure of a reading already sent (a closed engine at shutdown)", async () => {
+    let release: () => void = () => undefined;
+    const sent = { count: 0 };
+    const e = {
+      refreshCounts: () => {
+        sent.count++;
+        return new Promise((_, reject) => (release = () => reject(new NeardupError("ENGINE_UNAVAILABLE", "the engine client is closed"))));
+      },
+      refresh: async () => undefined,
+    } as unknown as Engine;
+    const errors: unknown[] = [];
+    const t = target(1000);
+    const watch = new VisibilityWatch(e, "i", () => t, { refreshMs: () => 1000, pollMs: 1, clock: () => 1000, onError: (err) => errors.push(err) });
+    watch.kick();
+    await new Promise((r) => setTimeout(r, 5));
+    expect(sent.count).toBe(1);
+    watch.stop();
+    release();
+    await new Promise((r) => setTimeout(r, 30));
+    watch.kick();
+    await new Promise((r) => setTimeout(r, 30));
+    expect(errors).toEqual([]);
+    expect(sent.count).toBe(1);
+  });
 });
