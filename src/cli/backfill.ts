@@ -438,7 +438,7 @@ async function backfillCommand(index: string, flags: BackfillFlags, env: { stdou
   const windowMs = flags.window === false ? undefined : (flags.window ?? parseSettings({ NEARDUP_WINDOW_HOURS: flags.windowHours }).NEARDUP_WINDOW_HOURS * 3_600_000);
   if (checkpoint && !flags.resume && existsSync(checkpoint)) renameSync(checkpoint, `${checkpoint}.old`);
   const thresholds = { maxDistance: flags.maxDistance, minCosine: flags.minCosine, minEditSimilarity: flags.minEditSimilarity };
-  // The fingerprint version names the IDF table (nd3+idf.<identity>): the service compares only its own table's.
+  // The fingerprint version names the IDF table (nd4+idf.<identity>): the service compares only its own table's.
   const idf = flags.idf ? await loadIdfFile(flags.idf) : undefined;
   const fingerprinter = await createFingerprinter({ verdict: await verdictFromFlags(flags.verdictFile, thresholds), ...(idf ? { idf } : {}) });
   const engine = await connectEngine({ url: flags.engineUrl, username: flags.engineUsername, password: flags.enginePassword, apiKey: flags.engineApiKey, caCert: readCaFile(flags.engineCaFile) });

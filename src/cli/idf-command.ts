@@ -25,7 +25,7 @@ Examples:
 
 The file holds the number of documents and, per term, how many documents hold it
 ({"format":"neardup-idf","version":1,"n":..., "df":{...}}). Fingerprints made with it
-carry its identity in their version (nd3+idf.<8 hex>), so they are compared only with
+carry its identity in their version (nd4+idf.<8 hex>), so they are compared only with
 fingerprints made with the same table.`;
 
 export function addIdfCommand(program: Command, env: CliEnv): void {

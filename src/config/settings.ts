@@ -71,7 +71,7 @@ export const SETTINGS = {
   NEARDUP_IDF_FILE: {
     default: "",
     schema: z.string(),
-    doc: "IDF table written by `neardup idf fit` (read at start). Empty: jieba's bundled table. Fingerprints then carry the table's identity in `neardup.version` (`nd3+idf.<8 hex>`).",
+    doc: "IDF table written by `neardup idf fit` (read at start). Empty: jieba's bundled table. Fingerprints then carry the table's identity in `neardup.version` (`nd4+idf.<8 hex>`).",
   },
   NEARDUP_VERDICT_FILE: {
     default: "",

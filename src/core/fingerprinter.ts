@@ -29,17 +29,19 @@ import { createLshKeyer, DEFAULT_LSH_OPTIONS, validateLshOptions } from "./lsh.j
 import type { LshOptions } from "./lsh.js";
 
 /** Version of the fingerprint algorithm (docs/fingerprint-spec.md); stored with every fingerprint. */
-export const FINGERPRINT_VERSION = "nd3";
+export const FINGERPRINT_VERSION = "nd4";
 
 /**
  * Algorithm versions a lookup of this one also reads (spec §1.1): `nd2` only
  * adds normalization steps (markup, URL queries, traditional characters), so
  * a text without any of those has the same fingerprint in `nd1`; `nd3` only
  * adds one more (social-media decorations: links, mentions, hashtags, repost
- * markers, emoji), so a text without any has the same fingerprint in `nd2`.
+ * markers, emoji), so a text without any has the same fingerprint in `nd2`;
+ * `nd4` only adds another (log time stamps and syslog process ids), so a text
+ * without any has the same fingerprint in `nd3`.
  * A window written by an older version stays found while it ages out.
  */
-const COMPARABLE_VERSIONS: Record<string, readonly string[]> = { nd2: ["nd1"], nd3: ["nd2", "nd1"] };
+const COMPARABLE_VERSIONS: Record<string, readonly string[]> = { nd2: ["nd1"], nd3: ["nd2", "nd1"], nd4: ["nd3", "nd2", "nd1"] };
 
 /** The stored versions (`neardup.version`) a lookup of `version` reads: itself, and its comparable predecessors with the same IDF table. */
 export function comparableVersions(version: string): string[] {
@@ -52,8 +54,8 @@ export function comparableVersions(version: string): string[] {
 /**
  * The version stored with a fingerprint (`neardup.version`, spec §1.1): the
  * algorithm version alone with the bundled IDF table, or with the IDF
- * table's identity appended when another table is used (`nd3+idf.1a2b3c4d`;
- * `nd3+idf.custom` for a table without an identity). The IDF weighs every
+ * table's identity appended when another table is used (`nd4+idf.1a2b3c4d`;
+ * `nd4+idf.custom` for a table without an identity). The IDF weighs every
  * feature, so fingerprints made with different tables are not comparable and
  * lookups read only the same table's versions ({@link comparableVersions}).
  */

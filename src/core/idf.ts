@@ -21,7 +21,7 @@ export interface IdfTable {
   /** IDF of a normalized term; never throws, unknown terms follow the table's rule. */
   idf(term: string): number;
   /**
-   * What the table is, for the fingerprint version (`nd3+idf.<identity>`):
+   * What the table is, for the fingerprint version (`nd4+idf.<identity>`):
    * 8 lowercase hex characters of a hash of its content. Tables without one
    * are named `custom` in the version.
    */

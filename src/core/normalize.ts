@@ -15,26 +15,32 @@
  *  6. Social-media decorations: links, @mentions, hashtags, repost markers
  *     and emoji are removed, unless fewer than 5 letters or digits would be
  *     left (decorations.ts).
- *  7. Whitespace controls (TAB, LF, VT, FF, CR, NEL) become a space; every other
+ *  7. Log time stamps (a time of day with seconds, with its date, zone and
+ *     year when it has them) and syslog process ids (`sshd[42016]:`) are
+ *     removed, unless fewer than 5 letters or digits would be left
+ *     (timestamps.ts).
+ *  8. Whitespace controls (TAB, LF, VT, FF, CR, NEL) become a space; every other
  *     control (`\p{Cc}`) and format character (`\p{Cf}`: zero-width space, BOM,
  *     soft hyphen, bidi marks, ZWJ) is removed.
- *  8. Every run of white space (`\s`) becomes one U+0020; leading and trailing
+ *  9. Every run of white space (`\s`) becomes one U+0020; leading and trailing
  *     white space is removed.
  *
  * Steps 1, 2 and 5 came with fingerprint version `nd2`; a text they leave
  * unchanged normalizes as in `nd1`. Step 6 came with `nd3`; a text it leaves
- * unchanged normalizes as in `nd2`.
+ * unchanged normalizes as in `nd2`. Step 7 came with `nd4`; a text it leaves
+ * unchanged normalizes as in `nd3`.
  */
 import { foldChineseVariants } from "./chinese-variants.js";
 import { stripDecorations } from "./decorations.js";
 import { stripMarkup, stripUrlQueries } from "./markup.js";
+import { stripStamps } from "./timestamps.js";
 
 const WHITESPACE_CONTROLS = /[\t\n\v\f\r\u0085]/g;
 const INVISIBLE = /[\p{Cc}\p{Cf}]/gu;
 const WHITESPACE_RUN = /\s+/g;
 
 export function normalize(text: string): string {
-  const folded = stripDecorations(foldChineseVariants(stripUrlQueries(stripMarkup(text)).normalize("NFKC").toLowerCase()));
+  const folded = stripStamps(stripDecorations(foldChineseVariants(stripUrlQueries(stripMarkup(text)).normalize("NFKC").toLowerCase())));
   return collapseWhitespace(folded) ?? folded.replace(WHITESPACE_CONTROLS, " ").replace(INVISIBLE, "").replace(WHITESPACE_RUN, " ").trim();
 }
 

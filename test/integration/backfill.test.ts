@@ -178,7 +178,7 @@ describe.each(engineTargets())("backfill on $kind $version ($source)", (target) 
       const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
       expect(code, stderr).toBe(0);
       await engine.refresh(other);
-      expect(await engine.get(other, docs[0]!.id)).toMatchObject({ neardup: { version: `nd3+idf.${table.identity}` } });
+      expect(await engine.get(other, docs[0]!.id)).toMatchObject({ neardup: { version: `nd4+idf.${table.identity}` } });
     } finally {
       await engine.deleteIndex(other);
     }

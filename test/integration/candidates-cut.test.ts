@@ -67,7 +67,7 @@ describe.each(engineTargets())("candidate lookups over many shared keys on $kind
     expect(warnings.some((w) => w.message.includes("candidate lookup cut"))).toBe(true);
   }, 120_000);
 
-  it("never takes a document of another fingerprint or LSH scheme as a candidate (nd2 and nd1 count as nd3's)", async () => {
+  it("never takes a document of another fingerprint or LSH scheme as a candidate (nd3, nd2 and nd1 count as nd4's)", async () => {
     const fingerprinter = await sharedFingerprinter();
     const probe = "A text about the scheme check, written once in one scheme and once in another, long enough to have keys.";
     const a = fingerprinter.analyze(probe);
@@ -96,7 +96,9 @@ describe.each(engineTargets())("candidate lookups over many shared keys on $kind
       // Far simhash, same keys, same schemes: a candidate through the keys (the control).
       { index: { _index: index, _id: "same-scheme" } },
       { text: probe, neardup: neardup(a.version, a.lshScheme!, far, farSegs) },
-      // nd2 and nd1, which nd3 reads (comparableVersions): candidates; nd1 of another IDF table: never.
+      // nd3, nd2 and nd1, which nd4 reads (comparableVersions): candidates; nd1 of another IDF table: never.
+      { index: { _index: index, _id: "nd3" } },
+      { text: probe, neardup: neardup("nd3", a.lshScheme!, a.hex, a.segments) },
       { index: { _index: index, _id: "nd2" } },
       { text: probe, neardup: neardup("nd2", a.lshScheme!, a.hex, a.segments) },
       { index: { _index: index, _id: "nd1" } },
@@ -107,8 +109,9 @@ describe.each(engineTargets())("candidate lookups over many shared keys on $kind
     expect((await engine.bulk(ops, { refresh: true })).errors).toBe(false);
     const result = await fullService.search({ text: probe, limit: 10, minSimilarity: 0 });
     const ids = result.matches.map((m) => m.id);
-    expect(a.version).toBe("nd3");
+    expect(a.version).toBe("nd4");
     expect(ids).toContain("same-scheme");
+    expect(ids).toContain("nd3");
     expect(ids).toContain("nd2");
     expect(ids).toContain("nd1");
     expect(ids).not.toContain("nd1-other-idf");

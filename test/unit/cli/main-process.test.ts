@@ -58,7 +58,7 @@ describe("neardup process", () => {
     const pkg = JSON.parse(readFileSync(join(cwd, "package.json"), "utf8")) as { version: string };
     const r = await cli(["--version"]);
     expect(r.code).toBe(0);
-    expect(r.stdout).toBe(`${pkg.version} (fingerprint nd3)\n`);
+    expect(r.stdout).toBe(`${pkg.version} (fingerprint nd4)\n`);
   }, 120_000);
 
   it("--strict: exit 1 at the first bad line", async () => {
@@ -118,7 +118,7 @@ describe("neardup idf fit, then dedup --idf (issue 14)", () => {
     const fit = await cli(["idf", "fit", "test/fixtures/cli/news.jsonl", "--out", table]);
     expect(fit.code).toBe(0);
     expect(fit.stderr).toMatch(/documents: 11, terms: \d+ kept of \d+, bad lines: 2/);
-    expect(fit.stderr).toMatch(/fingerprint version nd3\+idf\.[0-9a-f]{8}/);
+    expect(fit.stderr).toMatch(/fingerprint version nd4\+idf\.[0-9a-f]{8}/);
     expect(JSON.parse(readFileSync(table, "utf8"))).toMatchObject({ format: "neardup-idf", version: 1, n: 11 });
     const dedup = await cli(["dedup", "test/fixtures/cli/news.jsonl", "--idf", table]);
     expect(dedup.code).toBe(0);

@@ -62,15 +62,15 @@ describe("corpus IDF identity and the fingerprint version (issue 14)", () => {
     expect(pruned.documentFrequency("c")).toBe(2);
   });
 
-  it("analysis version: nd3 with the bundled table, nd3+idf.<identity> with a corpus table", async () => {
+  it("analysis version: nd4 with the bundled table, nd4+idf.<identity> with a corpus table", async () => {
     expect(analysisVersion()).toBe(FINGERPRINT_VERSION);
     const table = CorpusIdf.fit([["the", "cat"], ["the", "dog"], ["a", "bird"]]);
-    expect(analysisVersion(table)).toBe(`nd3+idf.${table.identity}`);
-    expect(analysisVersion({ idf: () => 1 })).toBe("nd3+idf.custom");
+    expect(analysisVersion(table)).toBe(`nd4+idf.${table.identity}`);
+    expect(analysisVersion({ idf: () => 1 })).toBe("nd4+idf.custom");
     const fp = await createFingerprinter({ idf: table });
-    expect(fp.version).toBe(`nd3+idf.${table.identity}`);
+    expect(fp.version).toBe(`nd4+idf.${table.identity}`);
     expect(fp.analyze("the cat sat").version).toBe(fp.version);
-    expect((await defaultFingerprinter()).analyze("the cat sat").version).toBe("nd3");
+    expect((await defaultFingerprinter()).analyze("the cat sat").version).toBe("nd4");
   });
 
   it("English gets real weights from a corpus: a common word weighs less than a rare one (the bundled table gives both 11.95)", async () => {
