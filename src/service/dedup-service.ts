@@ -42,6 +42,7 @@ import type { Analyzer } from "../workers/index.js";
 import { WindowMirror } from "./mirror.js";
 import { StoredReads, type ClusterMember } from "./cluster.js";
 import { setUpIndex } from "./index-setup.js";
+import { monotonicClock } from "./clock.js";
 
 /** Why a match was made, as the API reports it. */
 export interface MatchReport {
@@ -633,7 +634,7 @@ export class DedupService {
     const analysis = this.analyze(text, "text");
     const time = options.time ?? Date.now();
     const radius = this.radiusFor(analysis);
-    const startedAt = Date.now();
+    const startedAt = monotonicClock();
     const lookup: Lookup = { analysis, time, excludeId: options.id, radius, ...this.lengthsOf(analysis), decideOnly: true };
     const [fromEngine] = await this.readCandidates([lookup]);
     const { matches, candidates } = await this.matchesFor(lookup, fromEngine!, viewStart([fromEngine!], startedAt), new Slicer());
@@ -725,7 +726,7 @@ export class DedupService {
         else items.push({ doc: docs[position]!, analysis: outcome, position });
       }
       const lookups = items.map((it): Lookup => ({ analysis: it.analysis, time: it.doc.time, excludeId: it.doc.id, radius: this.radiusFor(it.analysis), untilDuplicate: true, ...this.lengthsOf(it.analysis), decideOnly: true }));
-      let startedAt = Date.now();
+      let startedAt = monotonicClock();
       const lookedUp = Promise.all([this.writeCandidates(lookups), this.rootsAmong(items)]);
       // While the engine answers: the stored re-rank fields, so the ordered section only assembles sources.
       for (const it of items) storedSketch(it.analysis);
@@ -740,7 +741,7 @@ export class DedupService {
       if (wait > 0 || !this.recent.covers(startedAt)) {
         // The lookup started before the engine showed what this decision must see, or waited so long that window
         // entries it needed may have expired: look again.
-        startedAt = Date.now();
+        startedAt = monotonicClock();
         [fromEngine, roots] = await Promise.all([this.writeCandidates(lookups), this.rootsAmong(items)]);
         startedAt = viewStart(fromEngine, startedAt);
       }

@@ -27,6 +27,7 @@ import type { Candidate } from "./candidate.js";
 import { first, hitId, keysOfList } from "./candidates/hit.js";
 import { lookupProbe, reaches, windowAround, ALONE_BEYOND, CANDIDATE_FIELDS, type KeyPlan, type Lookup, type LookupResult } from "./candidates/index.js";
 import { MirrorStore, parseKeys, type MirrorDoc, type ProbeKeys } from "./mirror-store.js";
+import { monotonicClock } from "./clock.js";
 
 export interface MirrorOptions {
   index: string;
@@ -88,7 +89,7 @@ export class WindowMirror {
     private readonly engine: Engine,
     private readonly options: MirrorOptions,
   ) {
-    this.clock = options.clock ?? Date.now;
+    this.clock = options.clock ?? monotonicClock;
   }
 
   get state(): MirrorState {

@@ -1,6 +1,7 @@
 import { LshTable, SegmentIndex } from "../index/index.js";
 import type { Candidate } from "./candidate.js";
 import { reaches, type Probe } from "./candidates/probe.js";
+import { monotonicClock } from "./clock.js";
 
 /**
  * One document decided by this sidecar, as the recent-writes window holds it.
@@ -131,7 +132,7 @@ export class RecentWrites {
   constructor(options: RecentWritesOptions) {
     this.holdMs = options.holdMs;
     this.refreshMs = options.refreshMs ?? 1000;
-    this.clock = options.clock ?? Date.now;
+    this.clock = options.clock ?? monotonicClock;
   }
 
   /** Entries in the window (expired ones are dropped first). */

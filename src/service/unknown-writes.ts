@@ -13,6 +13,7 @@ import { toHex } from "../core/fingerprint.js";
 import type { Engine } from "../engine/types.js";
 import { PollLoop } from "./poll-loop.js";
 import type { RecentEntry, RecentWrites } from "./recent.js";
+import { monotonicClock } from "./clock.js";
 
 export interface UnknownWritesOptions {
   /** The index (or alias, or pattern) whose search shows the written documents. */
@@ -37,7 +38,7 @@ export class UnknownWriteWatch {
     private readonly target: () => RecentWrites,
     private readonly options: UnknownWritesOptions,
   ) {
-    this.clock = options.clock ?? Date.now;
+    this.clock = options.clock ?? monotonicClock;
   }
 
   /** A write's outcome became unknown: watch until every such entry is shown or given up. */

@@ -28,6 +28,7 @@
 import { hasErrorCode } from "../core/errors.js";
 import type { Engine } from "../engine/types.js";
 import { PollLoop } from "./poll-loop.js";
+import { monotonicClock } from "./clock.js";
 
 /** What the watch confirms (the recent-writes window, recent.ts). */
 export interface VisibilityTarget {
@@ -77,7 +78,7 @@ export class VisibilityWatch {
     private readonly options: VisibilityOptions,
   ) {
     this.pollMs = options.pollMs ?? 200;
-    this.clock = options.clock ?? Date.now;
+    this.clock = options.clock ?? monotonicClock;
   }
 
   /** Something was acknowledged: watch until it is confirmed (a no-op while the watch runs). */

@@ -28,6 +28,9 @@ import type { Engine } from "../engine/types.js";
 import type { IndexResult, WriteRouter } from "./dedup-service.js";
 import type { DocInput } from "./input.js";
 import type { Policy } from "./options.js";
+import { monotonicClock } from "./clock.js";
+
+export { monotonicClock };
 
 /** Index holding one lease document per data index. */
 export const LEASE_INDEX = "neardup-leases";
@@ -138,14 +141,6 @@ export interface WriterLeaseOptions {
   clock?: () => number;
 }
 
-/**
- * Wall time at the process's start plus the monotonic time since: it never jumps with the system clock (an NTP
- * step, an operator's `date`), so a term measured on it is the time that passed (audit 19: the lease measured
- * its terms with `Date.now`, and a clock stepped back would have kept a holder deciding past its term).
- */
-export function monotonicClock(): number {
-  return performance.timeOrigin + performance.now();
-}
 
 /**
  * Sends a write request to the lease holder at `url`. `signal` aborts it (with a retryable `NeardupError` as

@@ -3,9 +3,11 @@
  * recent-writes window's "not yet searchable" state only once a refresh that
  * started after the acknowledgement is known to have ended on every shard copy.
  */
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { NeardupError } from "../../../src/core/errors.js";
 import type { Engine } from "../../../src/engine/types.js";
+import { fromHex } from "../../../src/core/fingerprint.js";
+import { RecentWrites } from "../../../src/service/recent.js";
 import { VisibilityWatch, refreshedTwiceSince, type VisibilityTarget } from "../../../src/service/visibility.js";
 
 /** A target holding acknowledgement times; confirmed ones get the time they became visible. */
@@ -174,5 +176,29 @@ describe("VisibilityWatch", () => {
     await new Promise((r) => setTimeout(r, 30));
     expect(errors).toEqual([]);
     expect(sent.count).toBe(1);
+  });
+  it("a system clock stepped back does not date a later acknowledgement before an earlier reading: the reading never confirms it (the window's clock is monotonic)", async () => {
+    vi.useFakeTimers({ toFake: ["Date", "performance"] });
+    try {
+      let current = copies(5, 5);
+      const { engine: e } = engine(() => current);
+      const recent = new RecentWrites({ holdMs: 30_000, refreshMs: 1000 });
+      const watch = new VisibilityWatch(e, "i", () => recent, { refreshMs: () => 1000 });
+      const first = recent.add({ id: "first", simhash: fromHex("0000000000000000"), lsh: [], time: 0, status: "original", duplicateOf: undefined });
+      recent.settle(first, true);
+      await watch.step(); // a reading sent now: only what was acknowledged before it can be confirmed by it
+      vi.advanceTimersByTime(100);
+      vi.setSystemTime(Date.now() - 3_600_000); // the wall clock steps back an hour
+      const later = recent.add({ id: "later", simhash: fromHex("ffffffffffffffff"), lsh: [], time: 0, status: "original", duplicateOf: undefined });
+      recent.settle(later, true); // acknowledged after the reading was sent
+      vi.advanceTimersByTime(100);
+      current = copies(7, 7); // two refreshes ended on each copy since the reading
+      await watch.step();
+      expect(first.visibleAt).not.toBe(Infinity);
+      expect(later.visibleAt).toBe(Infinity); // a refresh that started before its acknowledgement may not show it
+      expect(recent.unconfirmedSince()).toBe(later.ackedAt);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
