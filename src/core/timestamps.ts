@@ -7,7 +7,7 @@
  * sshd[47440]: Failed password for invalid user admin from 139.205.198.34`
  * and the same line at `20:00:42.562Z` from `sshd[1743]`. Twenty changed digits
  * in a line of 100 characters put the pair under every short-text rule (an
- * outside audit found 7% of such pairs with stamps days apart, docs/quality.md
+ * outside audit found 8% of such pairs with stamps days apart, docs/quality.md
  * "nd4"); the stamp is the record's time, which the document carries in its own
  * time field. Runs on normalized text (after NFKC, lower case, the Chinese fold
  * and the decorations step). Each stamp becomes one space, which the later
@@ -47,8 +47,9 @@ const DATE = [
 ].join("|");
 const TIME = "\\d{1,2}:\\d{2}:\\d{2}(?:[.,]\\d{1,9})?";
 const ZONE = "(?:z|\\s?(?:utc|gmt)(?![a-z])|\\s?[+-]\\d{2}:?\\d{2})?";
-/** A stamp: an optional date, the time with seconds, an optional zone and a year before or after it (the `date` command's order). */
+/** A year after a time of day (` 2024`), not a longer number. */
 const YEAR = "(?: (?:19|20)\\d{2}(?![\\d:]))?";
+/** A stamp: an optional date, the time with seconds, an optional zone and a year before or after it (the `date` command's order). */
 const STAMP = new RegExp(`(?<![a-z0-9_:.])(?:${DATE})?${TIME}${YEAR}${ZONE}${YEAR}(?![\\d:])`, "gu");
 /** A syslog tag's process id (`sshd[47440]:`). */
 const PID = /(?<![a-z0-9_./-])([a-z][a-z0-9_./-]{0,47})\[\d{1,10}\](?=:)/gu;
