@@ -47,6 +47,7 @@
  * and not opening with `转:`, `转发:` or `【转】` is returned as it is after
  * that quick check (`mayHaveDecorations`), which is all plain text pays.
  */
+import { unlessTooLittleLeft } from "./removal-guard.js";
 
 const URL = /(?<![@.-])\b(?:https?:\/\/|www\.(?=[a-z0-9]))[\x21\x23-\x26\x28-\x3b\x3d\x3f-\x5f\x61-\x7e]*/giu;
 /**
@@ -70,8 +71,6 @@ const EMOJI = /\p{Extended_Pictographic}|[\u{1F1E6}-\u{1F1FF}]|[\u{1F3FB}-\u{1F3
 const HAS_EMOJI = new RegExp(EMOJI.source, "u");
 const REPOST = /(?<!\S)转发微博(?::|(?!\S))/gu;
 const LEADING_REPOST = /^\s*(?:转发?:|【转】)/u;
-/** At least 5 letters or digits (anchored, and the two classes are disjoint: linear; unanchored it took time quadratic in a text of few letters). */
-const FIVE_LETTERS_OR_DIGITS = /^(?:[^\p{L}\p{N}]*[\p{L}\p{N}]){5}/u;
 
 /**
  * BMP code units by what the quick check makes of them, classified on first
@@ -139,7 +138,7 @@ export function stripDecorations(text: string): string {
   }
   out = out.replace(EMOJI, "");
   if (out.includes("转")) out = out.replace(REPOST, " ").replace(LEADING_REPOST, "");
-  return out === text || !FIVE_LETTERS_OR_DIGITS.test(out) ? text : out;
+  return unlessTooLittleLeft(text, out);
 }
 
 /** Whether the `@` at `at` follows a character of an e-mail address's local part (then it is no mention). */

@@ -36,6 +36,7 @@
  * A text without two digits around a `:` (`mayHaveStamps`) is returned as it is
  * after that quick check, which is all other text pays.
  */
+import { unlessTooLittleLeft } from "./removal-guard.js";
 
 const MONTH = "(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]{0,6}\\.?";
 const WEEKDAY = "(?:mon|tue|wed|thu|fri|sat|sun)[a-z]{0,6}\\.?,?";
@@ -55,8 +56,6 @@ const STAMP = new RegExp(`(?<![a-z0-9_:.])(?:${DATE})?${TIME}${YEAR}${ZONE}${YEA
 const PID = /(?<![a-z0-9_./-])([a-z][a-z0-9_./-]{0,47})\[\d{1,10}\](?=:)/gu;
 /** Two digits around a colon: where step 1 may find a stamp. */
 const DIGIT_COLON_DIGIT = /\d:\d/u;
-/** At least 5 letters or digits (anchored: linear, as decorations.ts). */
-const FIVE_LETTERS_OR_DIGITS = /^(?:[^\p{L}\p{N}]*[\p{L}\p{N}]){5}/u;
 
 /** Whether `text` may hold a stamp or a process id (false means `stripStamps` returns `text` itself). */
 export function mayHaveStamps(text: string): boolean {
@@ -68,6 +67,5 @@ export function stripStamps(text: string): string {
   if (!mayHaveStamps(text)) return text;
   let out = text.replace(STAMP, " ");
   if (out.includes("]:")) out = out.replace(PID, "$1");
-  if (out === text) return text;
-  return FIVE_LETTERS_OR_DIGITS.test(out) ? out : text;
+  return unlessTooLittleLeft(text, out);
 }

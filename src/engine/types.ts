@@ -126,7 +126,7 @@ export interface PutOptions {
   refresh?: boolean | "wait_for";
 }
 
-/** What the rest of neardup needs from a search engine. */
+/** How `Engine.bulk` sends its request. */
 export interface BulkOptions {
   refresh?: boolean | "wait_for";
   /**
@@ -138,6 +138,7 @@ export interface BulkOptions {
   beforeSend?: () => void;
 }
 
+/** What the rest of neardup needs from a search engine. */
 export interface Engine {
   readonly kind: EngineKind;
   readonly info: EngineInfo;

@@ -30,8 +30,6 @@ import type { DocInput } from "./input.js";
 import type { Policy } from "./options.js";
 import { monotonicClock } from "./clock.js";
 
-export { monotonicClock };
-
 /** Index holding one lease document per data index. */
 export const LEASE_INDEX = "neardup-leases";
 
@@ -140,7 +138,6 @@ export interface WriterLeaseOptions {
   /** Milliseconds; default {@link monotonicClock}. Only differences are used, except `expires_at` (informative). */
   clock?: () => number;
 }
-
 
 /**
  * Sends a write request to the lease holder at `url`. `signal` aborts it (with a retryable `NeardupError` as
