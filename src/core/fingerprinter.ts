@@ -7,8 +7,9 @@ import { segments as toSegments, toHex } from "./fingerprint.js";
 import type { Fingerprint } from "./fingerprint.js";
 import { parseIdfDictionary } from "./idf.js";
 import type { IdfTable } from "./idf.js";
-import { codePointLength, normalize } from "./normalize.js";
+import { codePointLength, normalizeText } from "./normalize.js";
 import { createBigramTable } from "./bigram-table.js";
+import { isRecord } from "./record.js";
 import { createFeatureHasher, quantizeWeight, simhash128, simhash64, toHex128 } from "./simhash.js";
 import { SimhashAccumulator } from "./simhash-accumulator.js";
 import type { FeatureHasher, Fingerprint128 } from "./simhash.js";
@@ -139,6 +140,12 @@ export interface Analysis {
   lshScheme?: string;
   /** The re-rank sketch's terms, when the thread that analysed the text built them (`sketchTermsOf(vector)`); else built from `vector` when first needed. */
   sketchTerms?: SketchTerms;
+  /**
+   * A log record: the text carried a log time stamp or a syslog process id (normalization step 7 removed
+   * it) and is shorter than `RECORD_MAX_LENGTH` once normalized. Two records are duplicates only when they
+   * are the same record apart from their stamps (core verdict.ts, `recordVeto`). Absent: not a record.
+   */
+  record?: true;
 }
 
 /**
@@ -167,6 +174,7 @@ export function analysisData(a: Analysis): AnalysisData {
   if (a.hex128 !== undefined) data.hex128 = a.hex128;
   if (a.lshScheme !== undefined) data.lshScheme = a.lshScheme;
   if (a.sketchTerms !== undefined) data.sketchTerms = a.sketchTerms;
+  if (a.record) data.record = true;
   return data;
 }
 
@@ -321,12 +329,13 @@ export function buildFingerprinter(options: FingerprinterOptions, resources: Cor
     if (d.hex128 !== undefined) a.hex128 = d.hex128;
     if (d.lshScheme !== undefined) a.lshScheme = d.lshScheme;
     if (d.sketchTerms !== undefined) a.sketchTerms = d.sketchTerms;
+    if (d.record) a.record = true;
     return a;
   };
 
   const analyze = (text: string, field = "text"): Analysis => {
     validateText(text, maxTextLength, field);
-    const normalized = normalize(text);
+    const { normalized, stamped } = normalizeText(text);
     if (normalized === "") throw nothingVisible(field);
     const length = codePointLength(normalized);
     const tokens = tokenizer.tokenize(normalized);
@@ -348,6 +357,7 @@ export function buildFingerprinter(options: FingerprinterOptions, resources: Cor
       lsh: lsh === null ? [] : lsh.keys(normalized),
     });
     if (lsh !== null) analysis.lshScheme = lsh.scheme;
+    if (isRecord(stamped, length, text)) analysis.record = true;
     if (with128) {
       analysis.simhash128 = simhash128(analysis.features, hasher);
       analysis.hex128 = toHex128(analysis.simhash128);
@@ -371,7 +381,7 @@ export function buildFingerprinter(options: FingerprinterOptions, resources: Cor
     },
     tokenize(text) {
       validateText(text, maxTextLength);
-      return tokenizer.tokenize(normalize(text));
+      return tokenizer.tokenize(normalizeText(text).normalized);
     },
     searchRadius(length) {
       return bucketFor(verdictOptions, length).searchRadius;

@@ -40,8 +40,15 @@ const INVISIBLE = /[\p{Cc}\p{Cf}]/gu;
 const WHITESPACE_RUN = /\s+/g;
 
 export function normalize(text: string): string {
-  const folded = stripStamps(stripDecorations(foldChineseVariants(stripUrlQueries(stripMarkup(text)).normalize("NFKC").toLowerCase())));
-  return collapseWhitespace(folded) ?? folded.replace(WHITESPACE_CONTROLS, " ").replace(INVISIBLE, "").replace(WHITESPACE_RUN, " ").trim();
+  return normalizeText(text).normalized;
+}
+
+/** `normalize`, and whether step 7 removed something: the text carried a log time stamp or a syslog process id. */
+export function normalizeText(text: string): { normalized: string; stamped: boolean } {
+  const decorated = stripDecorations(foldChineseVariants(stripUrlQueries(stripMarkup(text)).normalize("NFKC").toLowerCase()));
+  const folded = stripStamps(decorated);
+  const normalized = collapseWhitespace(folded) ?? folded.replace(WHITESPACE_CONTROLS, " ").replace(INVISIBLE, "").replace(WHITESPACE_RUN, " ").trim();
+  return { normalized, stamped: folded !== decorated };
 }
 
 /** TAB, LF, VT, FF, CR, space and NEL: the white space of ASCII text, which the fast path handles. */

@@ -32,7 +32,7 @@ import { hamming, type Fingerprint } from "./fingerprint.js";
 import { NeardupError } from "./errors.js";
 import { murmur3 } from "./lsh.js";
 import type { SparseVector } from "./tfidf.js";
-import { bucketFor, containmentApplies, editRuleApplies, editSimilarityReaching, lengthsAllow, vetoOf, withCharMeasures, type Verdict, type VerdictOptions } from "./verdict.js";
+import { bucketFor, containmentApplies, editRuleApplies, editSimilarityReaching, lengthsAllow, recordVetoOf, vetoOf, withCharMeasures, type Verdict, type VerdictOptions } from "./verdict.js";
 import { oneWordSwap, trigramContainment, trigramJaccard } from "./similarity/spread.js";
 import { editSimilarityBound, FILTER_BYTES, knownTextFilter, readTextFilter, textFilterOfText, trigramContainmentBound, trigramJaccardBound, writeTextFilter, type TextFilter } from "./text-filter.js";
 
@@ -40,6 +40,8 @@ import { editSimilarityBound, FILTER_BYTES, knownTextFilter, readTextFilter, tex
 export const SKETCH_VERSION = "sk2";
 const FORMAT = 1;
 const FORMAT_FILTERED = 2;
+/** `FORMAT` of a log record (record.ts): its text follows the terms. */
+const FORMAT_RECORD = 3;
 /** Most terms kept in a sketch (heaviest first). */
 export const MAX_SKETCH_TERMS = 4096;
 /** Texts shorter than this (code points) carry their normalized text in the sketch. Default 300. */
@@ -58,6 +60,8 @@ export interface Sketch {
   text?: string | undefined;
   /** Bounds of the edit and Jaccard rules, for a text not stored in the sketch (text-filter.ts). */
   filter?: TextFilter | undefined;
+  /** A log record (record.ts); a record's sketch always holds its text. */
+  record?: boolean | undefined;
 }
 
 /** What a sketch is made from (an `Analysis` fits). */
@@ -67,6 +71,8 @@ export interface Sketchable {
   vector: SparseVector;
   /** The terms of `vector` (`sketchTermsOf(vector)`) when already built, by the worker thread that analysed the text; `vector` is then not read. */
   sketchTerms?: SketchTerms | undefined;
+  /** A log record (record.ts). */
+  record?: boolean | undefined;
 }
 
 const encoder = new TextEncoder();
@@ -204,8 +210,10 @@ export function sketchTermsOf(vector: SparseVector): SketchTerms {
 export function sketchOf(a: Sketchable, inlineTextLength: number = DEFAULT_INLINE_TEXT_LENGTH): Sketch {
   const { hashes, weights } = a.sketchTerms ?? termsOf(a.vector);
   const sketch: Sketch = { length: a.length, hashes, weights };
-  if (a.length < inlineTextLength) sketch.text = a.normalized;
-  else if (a.length <= MAX_FILTER_LENGTH) sketch.filter = textFilterOfText(a.normalized);
+  if (a.length < inlineTextLength) {
+    sketch.text = a.normalized;
+    if (a.record) sketch.record = true;
+  } else if (a.length <= MAX_FILTER_LENGTH) sketch.filter = textFilterOfText(a.normalized);
   return sketch;
 }
 
@@ -232,7 +240,7 @@ export function encodeSketch(s: Sketch): string {
   const filterBytes = s.filter ? FILTER_BYTES : 0;
   const buf = new Uint8Array(7 + n * 8 + filterBytes + text.length);
   const view = new DataView(buf.buffer);
-  view.setUint8(0, s.filter ? FORMAT_FILTERED : FORMAT);
+  view.setUint8(0, s.filter ? FORMAT_FILTERED : s.record && s.text !== undefined ? FORMAT_RECORD : FORMAT);
   view.setUint32(1, s.length, true);
   view.setUint16(5, n, true);
   for (let i = 0; i < n; i++) {
@@ -259,7 +267,7 @@ export function decodeSketchBytes(buf: Uint8Array, field = "neardup.sketch"): Sk
   if (buf.length < 7) throw bad(`${buf.length} bytes`);
   const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
   const format = view.getUint8(0);
-  if (format !== FORMAT && format !== FORMAT_FILTERED) throw bad(`format ${format}`);
+  if (format !== FORMAT && format !== FORMAT_FILTERED && format !== FORMAT_RECORD) throw bad(`format ${format}`);
   const length = view.getUint32(1, true);
   const n = view.getUint16(5, true);
   const filterBytes = format === FORMAT_FILTERED ? FILTER_BYTES : 0;
@@ -274,6 +282,7 @@ export function decodeSketchBytes(buf: Uint8Array, field = "neardup.sketch"): Sk
   const sketch: Sketch = { length, hashes, weights };
   if (filterBytes) sketch.filter = readTextFilter(view, 7 + n * 8, length);
   if (rest.length > 0) sketch.text = decoder.decode(rest);
+  if (format === FORMAT_RECORD && sketch.text !== undefined) sketch.record = true;
   return sketch;
 }
 
@@ -370,7 +379,8 @@ export function compareSketches(a: Sketched, b: Sketched, options: VerdictOption
       }
     }
   }
-  let vetoed: string | null = null;
+  let vetoed: string | null = rule === null ? null : recordVetoOf(a.sketch, textA, b.sketch, textB, bucket, options);
+  if (vetoed !== null) rule = null;
   if (rule !== null && (options.middleVeto || (bucket.minEndingSimilarity ?? null) !== null)) {
     // The vetoes read both texts; texts too long to be stored are not vetoed.
     if (!texts && longer <= editTextLimit(options)) return undefined;

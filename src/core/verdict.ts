@@ -52,6 +52,7 @@ import { characterBound } from "./similarity/edit-bound.js";
 import { editSimilarity } from "./similarity/levenshtein.js";
 import { differentEnding, differingMiddle, oneWordSwap, trigramContainment, trigramJaccard } from "./similarity/spread.js";
 import { vetoText } from "./similarity/veto-text.js";
+import { differentRecords } from "./record.js";
 import type { SparseVector } from "./tfidf.js";
 
 export interface VerdictBucket {
@@ -94,6 +95,8 @@ export interface VerdictOptions {
   buckets: VerdictBucket[];
   /** The shared-part veto; null or absent: off. */
   middleVeto?: MiddleVeto | null;
+  /** The record veto (record.ts): two log records are duplicates only when they are the same record once normalized. False, null or absent: off. */
+  recordVeto?: boolean | null;
 }
 
 /**
@@ -127,6 +130,7 @@ export interface VerdictOptions {
  */
 export const DEFAULT_VERDICT_OPTIONS: VerdictOptions = Object.freeze({
   middleVeto: { minShare: 0.1, minLength: 8, maxSimilarity: 0.3 },
+  recordVeto: true,
   buckets: [
     { name: "tiny", maxLength: 50, searchRadius: 3, maxDistance: null, minCosine: null, minEditSimilarity: 0.85, minJaccard: 0.45, minWordShare: 0.6, minEndingSimilarity: 0.3 },
     { name: "short", maxLength: 200, searchRadius: 3, maxDistance: null, minCosine: 0.95, minEditSimilarity: 0.8, minJaccard: 0.9, minContainment: 0.98, minContainedShare: 0.7 },
@@ -142,6 +146,8 @@ export interface Comparable {
   length: number;
   vector: SparseVector;
   simhash: Fingerprint;
+  /** A log record (record.ts). */
+  record?: boolean | undefined;
 }
 
 export interface Verdict {
@@ -179,7 +185,7 @@ const BUCKET_KEYS = ["name", "maxLength", "searchRadius", "maxDistance", "minCos
 /** Validates verdict options; @throws NeardupError INVALID_CONFIG naming the field. */
 export function validateVerdictOptions(o: VerdictOptions, path = "verdict"): VerdictOptions {
   for (const k of Object.keys(o)) {
-    if (k !== "buckets" && k !== "middleVeto") throw new NeardupError("INVALID_CONFIG", `unknown option ${path}.${k}`, { field: `${path}.${k}` });
+    if (k !== "buckets" && k !== "middleVeto" && k !== "recordVeto") throw new NeardupError("INVALID_CONFIG", `unknown option ${path}.${k}`, { field: `${path}.${k}` });
   }
   if (!Array.isArray(o.buckets) || o.buckets.length === 0) {
     throw new NeardupError("INVALID_CONFIG", `${path}.buckets must be a non-empty array`, { field: `${path}.buckets` });
@@ -216,6 +222,9 @@ export function validateVerdictOptions(o: VerdictOptions, path = "verdict"): Ver
     }
   });
   if (last !== Infinity) throw new NeardupError("INVALID_CONFIG", `${path}.buckets: the last bucket must have maxLength Infinity`, { field: `${path}.buckets` });
+  if (o.recordVeto !== undefined && o.recordVeto !== null && typeof o.recordVeto !== "boolean") {
+    throw new NeardupError("INVALID_CONFIG", `${path}.recordVeto must be true, false or null, got ${JSON.stringify(o.recordVeto)}`, { field: `${path}.recordVeto` });
+  }
   const veto = o.middleVeto;
   if (veto !== undefined && veto !== null) {
     const p = `${path}.middleVeto`;
@@ -344,9 +353,15 @@ export function decide(a: Comparable, b: Comparable, options: VerdictOptions = D
     containment = trigramContainment(a.normalized, b.normalized);
     if (containment >= bucket.minContainment!) rule = `${bucket.name}.contained`;
   }
-  const vetoed = rule === null ? null : vetoOf(a.normalized, b.normalized, bucket, options);
+  const vetoed = rule === null ? null : recordVetoOf(a, a.normalized, b, b.normalized, bucket, options) ?? vetoOf(a.normalized, b.normalized, bucket, options);
   if (vetoed !== null) rule = null;
   return withCharMeasures({ duplicate: rule !== null, rule, bucket: bucket.name, distance, cosine: cos, jaccard: jac, wordShare, containment, vetoed }, a.normalized, b.normalized, withEdit, edit);
+}
+
+/** `<bucket>.record` when the record veto (record.ts) overrules a duplicate rule for these sides and texts; else null. */
+export function recordVetoOf(a: { record?: boolean | undefined }, textA: string | undefined, b: { record?: boolean | undefined }, textB: string | undefined, bucket: VerdictBucket, options: VerdictOptions): string | null {
+  if (!options.recordVeto || textA === undefined || textB === undefined) return null;
+  return differentRecords(a, textA, b, textB) ? `${bucket.name}.record` : null;
 }
 
 /** The veto (rules 7 and 8, in that order) that overrules a duplicate rule for these texts, e.g. `short.middle`; null when none does. */

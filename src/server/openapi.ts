@@ -98,14 +98,15 @@ const schemas = {
   },
   Check: {
     type: "object",
-    required: ["status", "duplicate_of", "distance", "similarity", "reason", "matches", "candidates", "candidates_cut"],
+    required: ["status", "duplicate_of", "distance", "similarity", "reason", "matches", "matches_total", "candidates", "candidates_cut"],
     properties: {
       status: { enum: ["original", "duplicate"] },
       duplicate_of: nullable("string"),
       distance: nullable("integer"),
       similarity: nullable("number"),
       reason: nullable("string"),
-      matches: { type: "array", items: { $ref: "#/components/schemas/Match" } },
+      matches: { type: "array", items: { $ref: "#/components/schemas/Match" }, description: "The best `limit` duplicate matches: most similar first, then nearest, then oldest." },
+      matches_total: { ...int, description: "How many stored documents the rules call duplicates of the text (the verdict weighs them all); `matches` lists the first `limit`." },
       candidates: int,
       candidates_cut: {
         type: "boolean",
@@ -270,7 +271,7 @@ export const openApiDocument = {
     "/v1/check": {
       post: {
         summary: "The verdict and ranked matches for a text; nothing is written.",
-        requestBody: json({ type: "object", required: ["text"], properties: { text, id, time }, additionalProperties: false }),
+        requestBody: json({ type: "object", required: ["text"], properties: { text, id, time, limit: { type: "integer", minimum: 1, maximum: 1000, description: "Most matches listed (default: all); `matches_total` counts them all." } }, additionalProperties: false }),
         responses: { "200": { description: "The verdict.", content: ref("Check") }, ...errors, ...engineErrors },
       },
     },

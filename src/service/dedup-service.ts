@@ -64,7 +64,10 @@ export interface CheckResult {
   distance: number | null;
   similarity: number | null;
   reason: string | null;
+  /** The best `limit` of the duplicate matches, by rank (`rankMatches`). */
   matches: MatchReport[];
+  /** How many stored documents the rules call duplicates: `matches` lists the first `limit` of them. */
+  matches_total: number;
   candidates: number;
   /** True when the candidate lookup reached its bound: documents sharing the fewest keys were not read. */
   candidates_cut: boolean;
@@ -628,8 +631,13 @@ export class DedupService {
     return { matches: await compareCandidates(this.fingerprinter, analysis, all, radius, compareOptions), candidates: all.length, pending, standing };
   }
 
-  /** "What is this text a near-duplicate of?" Nothing is written. */
-  async check(text: string, options: { id?: string | undefined; time?: number | undefined } = {}): Promise<CheckResult> {
+  /**
+   * "What is this text a near-duplicate of?" Nothing is written. The verdict weighs every duplicate match;
+   * the answer lists the best `limit` of them (default: all), and only those pay for their reported
+   * character measures (edit similarity and character cosine of two long texts: most of a check with
+   * a hundred duplicates).
+   */
+  async check(text: string, options: { id?: string | undefined; time?: number | undefined; limit?: number | undefined } = {}): Promise<CheckResult> {
     const end = this.metrics?.checkDuration.startTimer({ operation: "check" });
     const analysis = this.analyze(text, "text");
     const time = options.time ?? Date.now();
@@ -639,6 +647,7 @@ export class DedupService {
     const [fromEngine] = await this.readCandidates([lookup]);
     const { matches, candidates } = await this.matchesFor(lookup, fromEngine!, viewStart([fromEngine!], startedAt), new Slicer());
     const chosen = await this.withStoredRoot(chooseOriginal(matches), matches);
+    const duplicates = matches.filter((m) => m.verdict.duplicate);
     this.metrics?.checks.inc({ operation: "check" });
     if (chosen) this.metrics?.duplicates.inc({ policy: "check" });
     end?.();
@@ -648,7 +657,8 @@ export class DedupService {
       distance: chosen?.match.verdict.distance ?? null,
       similarity: chosen ? round(chosen.match.similarity) : null,
       reason: chosen?.match.verdict.rule ?? null,
-      matches: rankMatches(matches.filter((m) => m.verdict.duplicate)).map(report),
+      matches: rankMatches(duplicates).slice(0, options.limit ?? Infinity).map(report),
+      matches_total: duplicates.length,
       candidates,
       candidates_cut: fromEngine!.cut,
     };

@@ -14,7 +14,8 @@ import { createHash } from "node:crypto";
 import { segments as segmentsOf, toHex, type Fingerprint } from "../core/fingerprint.js";
 import type { Analysis, Fingerprinter } from "../core/fingerprinter.js";
 import { toHex128, type Fingerprint128 } from "../core/simhash.js";
-import { codePointLength, normalize } from "../core/normalize.js";
+import { codePointLength, normalizeText } from "../core/normalize.js";
+import { isRecord } from "../core/record.js";
 import { sketchTermsOf } from "../core/sketch.js";
 import { textRefusal } from "../core/validate.js";
 import { unpackAnalysis } from "./protocol.js";
@@ -123,7 +124,7 @@ export function fromWire(value: unknown, text: string, fingerprinter: Fingerprin
   const hashes = typedFrom(w.hashes, (b, n) => new Uint32Array(b, 0, n));
   const weights = typedFrom(w.weights, (b, n) => new Float32Array(b, 0, n));
   if (!hashes || !weights || hashes.length !== weights.length) return undefined;
-  const normalized = normalize(text);
+  const { normalized, stamped } = normalizeText(text);
   if (codePointLength(normalized) !== w.length || w.textHash !== textHash(normalized)) return undefined; // made from another text
   const fingerprint = { hi: simhash.hi, lo: simhash.lo };
   const data = unpackAnalysis(
@@ -139,6 +140,7 @@ export function fromWire(value: unknown, text: string, fingerprinter: Fingerprin
         segments: segmentsOf(fingerprint),
         lsh: w.lsh as string[],
         ...(w.lshScheme === undefined ? {} : { lshScheme: w.lshScheme as string }),
+        ...(isRecord(stamped, w.length as number, text) ? { record: true as const } : {}),
         ...(simhash128 ? fullFingerprint(simhash128 as Fingerprint128) : {}),
       },
       sketchTerms: { hashes, weights },

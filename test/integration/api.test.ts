@@ -69,6 +69,22 @@ describe.each(engineTargets())("API on $kind $version ($source)", (target) => {
     expect(totalHits(count)).toBe(4); // mom-a, mom-b, news-en, other-zh: check wrote nothing
   });
 
+  it("check lists the best `limit` matches and counts them all; the verdict weighs them all", async () => {
+    const text = MOM_B.replace("啦", "呀");
+    const all = await post("/v1/check", { text, limit: 1000 });
+    const one = await post("/v1/check", { text, limit: 1 });
+    expect(one.status).toBe(200);
+    expectSchema(one.body, "Check");
+    expect(all.body.matches).toHaveLength(2);
+    expect(all.body.matches_total).toBe(2);
+    expect(one.body.matches_total).toBe(2);
+    expect(one.body.matches).toEqual([all.body.matches[0]]);
+    expect(one.body).toMatchObject({ status: all.body.status, duplicate_of: all.body.duplicate_of, distance: all.body.distance, similarity: all.body.similarity, reason: all.body.reason });
+    const bad = await post("/v1/check", { text, limit: 0 });
+    expect(bad.status).toBe(400);
+    expect(JSON.stringify(bad.body)).toContain("limit");
+  });
+
   it("search ranks near-duplicates of a text or a stored id, each with why; the cluster lists them", async () => {
     await h.engine.refresh(h.index);
     const byText = await post("/v1/search", { text: MOM_A });

@@ -38,6 +38,7 @@ const checkBody = z
     text: z.string({ error: (i) => (i.input === undefined ? "is required" : "must be a string") }),
     id: idSchema.optional(),
     time: z.union([z.string(), z.number()]).optional(),
+    limit: z.number().int().min(1).max(1000).optional(),
   })
   .strict();
 
@@ -155,7 +156,7 @@ export function documentRoutes(service: () => DedupService, options: DocumentRou
     const body = parseWith(checkBody, req.body);
     const time = parseTime(body.time, "time", Date.now(), skew);
     const svc = service();
-    res.json(await withTexts([body.text], () => svc.check(body.text, { id: body.id, time })));
+    res.json(await withTexts([body.text], () => svc.check(body.text, { id: body.id, time, limit: body.limit })));
   });
 
   router.post("/documents", async (req, res) => {
