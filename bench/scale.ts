@@ -40,6 +40,8 @@
  * - NEARDUP_SCALE_MERGE=0 skips the force merge after loading (it rewrites the
  *   whole index and needs its size again in free disk): the checks then run
  *   on the segments the load left, as a live window has them.
+ * - NEARDUP_SCALE_CODEC=best_compression stores `_source` with DEFLATE
+ *   instead of LZ4 (smaller stored fields, slower fetches).
  * - NEARDUP_SCALE_SHORT=<chars> gives synthetic documents the sketch of a real
  *   text of at most that many characters (a short text: smaller doc values).
  */
@@ -69,6 +71,8 @@ const T0 = Date.parse("2026-12-01T00:00:00Z");
 const INDEX = "bench-scale";
 const LEAN = process.env.NEARDUP_SCALE_LEAN === "1";
 const MERGE = process.env.NEARDUP_SCALE_MERGE !== "0";
+/** NEARDUP_SCALE_CODEC=<codec>: the index's stored-fields codec (`index.codec`, e.g. `best_compression`), set when the index is made. */
+const CODEC = process.env.NEARDUP_SCALE_CODEC;
 /** NEARDUP_SCALE_SHORT=<chars>: synthetic documents take the sketch of a real text of at most that many characters (smaller doc values). */
 const SHORT = Number(process.env.NEARDUP_SCALE_SHORT ?? Infinity);
 
@@ -145,7 +149,9 @@ async function main(): Promise<void> {
       countPaired(v);
     }) as typeof dedupMetrics.pairedKeys.inc;
     const serviceWith = (lshKeyBudget: number) => new DedupService(engine, fingerprinter, resolveDedupOptions({ index: INDEX, windowMs: 365 * 24 * 3600_000, lshKeyBudget }), dedupMetrics);
-    if (LEAN && already === 0) await engine.createIndex(INDEX, { mappings: { _source: { excludes: ["neardup.sketch", "neardup.lsh_list"] } } });
+    if ((LEAN || CODEC) && already === 0) {
+      await engine.createIndex(INDEX, { ...(CODEC ? { settings: { "index.codec": CODEC } } : {}), ...(LEAN ? { mappings: { _source: { excludes: ["neardup.sketch", "neardup.lsh_list"] } } } : {}) });
+    }
     await serviceWith(0).ensureIndex();
     await put(`/${INDEX}/_settings`, { "index.number_of_replicas": 0, "index.refresh_interval": "-1" });
 
@@ -252,7 +258,7 @@ async function main(): Promise<void> {
       lookupHits.sort((a, b) => a - b);
       const f = (x: number, d = 0) => x.toLocaleString("en", { maximumFractionDigits: d, minimumFractionDigits: d });
       rows.push(
-        `| ${f(n)} | ${budget} | ${f(loadRate)} | ${f(percentile(latencies, 50), 1)} / ${f(percentile(latencies, 99), 1)} | ${percentile(lookupHits, 50)} / ${percentile(lookupHits, 99)} / ${lookupHits[lookupHits.length - 1]} | ${percentile(candidates, 50)} / ${percentile(candidates, 99)} / ${candidates[candidates.length - 1]} | ${f(caught / planted, 3)} (${caught}/${planted}) | ${falseAlarms}/${CHECKS - planted} | ${cut} | ${f(paired / CHECKS, 1)} | ${f(stats._all.primaries.store.size_in_bytes / stats._all.primaries.docs.count)} |`,
+        `| ${f(n)} | ${budget} | ${Number.isNaN(loadRate) ? "(loaded before)" : f(loadRate)} | ${f(percentile(latencies, 50), 1)} / ${f(percentile(latencies, 99), 1)} | ${percentile(lookupHits, 50)} / ${percentile(lookupHits, 99)} / ${lookupHits[lookupHits.length - 1]} | ${percentile(candidates, 50)} / ${percentile(candidates, 99)} / ${candidates[candidates.length - 1]} | ${f(caught / planted, 3)} (${caught}/${planted}) | ${falseAlarms}/${CHECKS - planted} | ${cut} | ${f(paired / CHECKS, 1)} | ${f(stats._all.primaries.store.size_in_bytes / stats._all.primaries.docs.count)} |`,
       );
       console.log(rows[rows.length - 1]);
       }
