@@ -141,9 +141,9 @@ export interface Analysis {
   /** The re-rank sketch's terms, when the thread that analysed the text built them (`sketchTermsOf(vector)`); else built from `vector` when first needed. */
   sketchTerms?: SketchTerms;
   /**
-   * A log record: the text carried a log time stamp or a syslog process id (normalization step 7 removed
-   * it) and is shorter than `RECORD_MAX_LENGTH` once normalized. Two records are duplicates only when they
-   * are the same record apart from their stamps (core verdict.ts, `recordVeto`). Absent: not a record.
+   * A log record (record.ts): the text carried a log time stamp or a syslog process id (normalization step 7
+   * removed it), is one line and is shorter than `RECORD_MAX_LENGTH` once normalized. Two records are
+   * duplicates only when they are the same record once normalized (verdict.ts, `recordVeto`). Absent: not a record.
    */
   record?: true;
 }

@@ -210,7 +210,8 @@ export function sketchTermsOf(vector: SparseVector): SketchTerms {
 export function sketchOf(a: Sketchable, inlineTextLength: number = DEFAULT_INLINE_TEXT_LENGTH): Sketch {
   const { hashes, weights } = a.sketchTerms ?? termsOf(a.vector);
   const sketch: Sketch = { length: a.length, hashes, weights };
-  if (a.length < inlineTextLength) {
+  // A record keeps its text at any inline length: the record veto compares the texts (under 300 code points).
+  if (a.length < inlineTextLength || a.record) {
     sketch.text = a.normalized;
     if (a.record) sketch.record = true;
   } else if (a.length <= MAX_FILTER_LENGTH) sketch.filter = textFilterOfText(a.normalized);

@@ -127,6 +127,9 @@ export interface VerdictOptions {
  * up to 548 (docs/quality.md). With `lsh: false`, radii 11/11/7/3 are the better choice.
  * The distance <= 3 rules come first because they are the cheapest test; on the
  * benchmark they change no F1 but name exact and near-exact copies `*.simhash`.
+ *
+ * Before the shared-part veto, the record veto (record.ts): two log records
+ * that differ once normalized are not duplicates (`<bucket>.record`).
  */
 export const DEFAULT_VERDICT_OPTIONS: VerdictOptions = Object.freeze({
   middleVeto: { minShare: 0.1, minLength: 8, maxSimilarity: 0.3 },

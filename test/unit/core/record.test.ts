@@ -111,6 +111,9 @@ describe("log records", () => {
       const decided = fp.compare(x, y);
       expect({ duplicate: sketched?.duplicate, vetoed: sketched?.vetoed }).toEqual({ duplicate: decided.duplicate, vetoed: decided.vetoed });
     }
+    // A record keeps its text in a sketch of any inline length (the recent-writes window's is the edit limit).
+    const short = sketchOf(fp.analyze(OTHER_VALUE[0]![0]), 10);
+    expect({ record: short.record, text: short.text !== undefined, filter: short.filter }).toEqual({ record: true, text: true, filter: undefined });
     // A plain text's sketch is as before: no record flag, the old format byte.
     const plain = encodeSketch(sketchOf(fp.analyze("Failed password for invalid user jenkins")));
     expect(Buffer.from(plain, "base64")[0]).toBe(1);
