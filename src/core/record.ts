@@ -33,8 +33,3 @@ const LINE_BREAK = /[\n\r\v\f\u0085\u2028\u2029]/;
 export function isRecord(stamped: boolean, length: number, text: string): boolean {
   return stamped && length < RECORD_MAX_LENGTH && !LINE_BREAK.test(text.trim());
 }
-
-/** The record veto: both sides are records and they differ. */
-export function differentRecords(a: { record?: boolean | undefined }, textA: string, b: { record?: boolean | undefined }, textB: string): boolean {
-  return a.record === true && b.record === true && textA !== textB;
-}

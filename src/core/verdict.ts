@@ -52,7 +52,6 @@ import { characterBound } from "./similarity/edit-bound.js";
 import { editSimilarity } from "./similarity/levenshtein.js";
 import { differentEnding, differingMiddle, oneWordSwap, trigramContainment, trigramJaccard } from "./similarity/spread.js";
 import { vetoText } from "./similarity/veto-text.js";
-import { differentRecords } from "./record.js";
 import type { SparseVector } from "./tfidf.js";
 
 export interface VerdictBucket {
@@ -361,10 +360,10 @@ export function decide(a: Comparable, b: Comparable, options: VerdictOptions = D
   return withCharMeasures({ duplicate: rule !== null, rule, bucket: bucket.name, distance, cosine: cos, jaccard: jac, wordShare, containment, vetoed }, a.normalized, b.normalized, withEdit, edit);
 }
 
-/** `<bucket>.record` when the record veto (record.ts) overrules a duplicate rule for these sides and texts; else null. */
+/** `<bucket>.record` when the record veto (record.ts) overrules a duplicate rule: both sides are records and their texts differ; else null. */
 export function recordVetoOf(a: { record?: boolean | undefined }, textA: string | undefined, b: { record?: boolean | undefined }, textB: string | undefined, bucket: VerdictBucket, options: VerdictOptions): string | null {
-  if (!options.recordVeto || textA === undefined || textB === undefined) return null;
-  return differentRecords(a, textA, b, textB) ? `${bucket.name}.record` : null;
+  if (!options.recordVeto || a.record !== true || b.record !== true || textA === undefined || textB === undefined) return null;
+  return textA !== textB ? `${bucket.name}.record` : null;
 }
 
 /** The veto (rules 7 and 8, in that order) that overrules a duplicate rule for these texts, e.g. `short.middle`; null when none does. */

@@ -634,8 +634,8 @@ export class DedupService {
   /**
    * "What is this text a near-duplicate of?" Nothing is written. The verdict weighs every duplicate match;
    * the answer lists the best `limit` of them (default: all), and only those pay for their reported
-   * character measures (edit similarity and character cosine of two long texts: most of a check with
-   * a hundred duplicates).
+   * character measures (edit similarity and character cosine; a few per cent of a check with two hundred
+   * duplicates, whose cost is confirming each one: bench/check-many.ts).
    */
   async check(text: string, options: { id?: string | undefined; time?: number | undefined; limit?: number | undefined } = {}): Promise<CheckResult> {
     const end = this.metrics?.checkDuration.startTimer({ operation: "check" });
