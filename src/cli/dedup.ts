@@ -114,7 +114,7 @@ export class BatchDeduper {
     const docTime = doc.time ?? (this.timed ? this.lastDocTime : ordinal);
     this.lastDocTime = docTime;
 
-    const comparable: Comparable = { normalized: a.normalized, length: a.length, vector: a.vector, simhash: a.simhash, record: a.record };
+    const comparable: Comparable = { normalized: a.normalized, length: a.length, vector: a.vector, simhash: a.simhash, record: a.record, sheet: a.sheet };
     const radius = this.options.radius ?? fp.searchRadius(a.length);
     // The nearest maxCandidates, then earliest first: the first duplicate is
     // the one core `chooseRoot` would pick from all of them (byTimeThenId).

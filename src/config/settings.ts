@@ -76,7 +76,7 @@ export const SETTINGS = {
   NEARDUP_VERDICT_FILE: {
     default: "",
     schema: z.string(),
-    doc: "Verdict options as JSON (`buckets`, `middleVeto`, `recordVeto`; docs/fingerprint-spec.md §8; the last bucket's `maxLength` written `null`), read at start: for example a bucket's `minContainment` set to null turns the `.contained` rule off there. Empty: the defaults. Sidecars sharing an index must use the same.",
+    doc: "Verdict options as JSON (`buckets`, `middleVeto`, `recordVeto`, `sheetVeto`; docs/fingerprint-spec.md §8; the last bucket's `maxLength` written `null`), read at start: for example a bucket's `minContainment` set to null turns the `.contained` rule off there. Empty: the defaults. Sidecars sharing an index must use the same.",
   },
   NEARDUP_API_KEYS: {
     default: "",

@@ -10,6 +10,7 @@ import type { IdfTable } from "./idf.js";
 import { codePointLength, normalizeText } from "./normalize.js";
 import { createBigramTable } from "./bigram-table.js";
 import { isRecord } from "./record.js";
+import { sheetOf, type Sheet } from "./sheet.js";
 import { createFeatureHasher, quantizeWeight, simhash128, simhash64, toHex128 } from "./simhash.js";
 import { SimhashAccumulator } from "./simhash-accumulator.js";
 import type { FeatureHasher, Fingerprint128 } from "./simhash.js";
@@ -146,6 +147,11 @@ export interface Analysis {
    * duplicates only when they are the same record once normalized (verdict.ts, `recordVeto`). Absent: not a record.
    */
   record?: true;
+  /**
+   * A sheet of `label: value` lines (sheet.ts): its fields, hashed. Two sheets that give one label two values,
+   * one with a digit, are not duplicates (verdict.ts, `sheetVeto`). Absent: not a sheet.
+   */
+  sheet?: Sheet;
 }
 
 /**
@@ -175,6 +181,7 @@ export function analysisData(a: Analysis): AnalysisData {
   if (a.lshScheme !== undefined) data.lshScheme = a.lshScheme;
   if (a.sketchTerms !== undefined) data.sketchTerms = a.sketchTerms;
   if (a.record) data.record = true;
+  if (a.sheet !== undefined) data.sheet = a.sheet;
   return data;
 }
 
@@ -330,6 +337,7 @@ export function buildFingerprinter(options: FingerprinterOptions, resources: Cor
     if (d.lshScheme !== undefined) a.lshScheme = d.lshScheme;
     if (d.sketchTerms !== undefined) a.sketchTerms = d.sketchTerms;
     if (d.record) a.record = true;
+    if (d.sheet !== undefined) a.sheet = d.sheet;
     return a;
   };
 
@@ -358,6 +366,8 @@ export function buildFingerprinter(options: FingerprinterOptions, resources: Cor
     });
     if (lsh !== null) analysis.lshScheme = lsh.scheme;
     if (isRecord(stamped, length, text)) analysis.record = true;
+    const sheet = sheetOf(text);
+    if (sheet !== undefined) analysis.sheet = sheet;
     if (with128) {
       analysis.simhash128 = simhash128(analysis.features, hasher);
       analysis.hex128 = toHex128(analysis.simhash128);

@@ -32,7 +32,8 @@ import { hamming, type Fingerprint } from "./fingerprint.js";
 import { NeardupError } from "./errors.js";
 import { murmur3 } from "./lsh.js";
 import type { SparseVector } from "./tfidf.js";
-import { bucketFor, containmentApplies, editRuleApplies, editSimilarityReaching, lengthsAllow, recordVetoOf, vetoOf, withCharMeasures, type Verdict, type VerdictOptions } from "./verdict.js";
+import type { Sheet } from "./sheet.js";
+import { bucketFor, containmentApplies, editRuleApplies, editSimilarityReaching, lengthsAllow, recordVetoOf, sheetVetoOf, vetoOf, withCharMeasures, type Verdict, type VerdictOptions } from "./verdict.js";
 import { oneWordSwap, trigramContainment, trigramJaccard } from "./similarity/spread.js";
 import { editSimilarityBound, FILTER_BYTES, knownTextFilter, readTextFilter, textFilterOfText, trigramContainmentBound, trigramJaccardBound, writeTextFilter, type TextFilter } from "./text-filter.js";
 
@@ -42,6 +43,14 @@ const FORMAT = 1;
 const FORMAT_FILTERED = 2;
 /** `FORMAT` of a log record (record.ts): its text follows the terms. */
 const FORMAT_RECORD = 3;
+/**
+ * `FORMAT` of a sheet (sheet.ts): after the terms a flags byte (1: a text
+ * filter follows, 2: a record), the number of fields (one byte) and the
+ * fields (three little-endian uint32 each), then the filter, then the text.
+ */
+const FORMAT_SHEET = 4;
+const FLAG_FILTER = 1;
+const FLAG_RECORD = 2;
 /** Most terms kept in a sketch (heaviest first). */
 export const MAX_SKETCH_TERMS = 4096;
 /** Texts shorter than this (code points) carry their normalized text in the sketch. Default 300. */
@@ -62,6 +71,8 @@ export interface Sketch {
   filter?: TextFilter | undefined;
   /** A log record (record.ts); a record's sketch always holds its text. */
   record?: boolean | undefined;
+  /** A sheet's fields (sheet.ts). */
+  sheet?: Sheet | undefined;
 }
 
 /** What a sketch is made from (an `Analysis` fits). */
@@ -73,6 +84,8 @@ export interface Sketchable {
   sketchTerms?: SketchTerms | undefined;
   /** A log record (record.ts). */
   record?: boolean | undefined;
+  /** A sheet's fields (sheet.ts). */
+  sheet?: Sheet | undefined;
 }
 
 const encoder = new TextEncoder();
@@ -215,6 +228,7 @@ export function sketchOf(a: Sketchable, inlineTextLength: number = DEFAULT_INLIN
     sketch.text = a.normalized;
     if (a.record) sketch.record = true;
   } else if (a.length <= MAX_FILTER_LENGTH) sketch.filter = textFilterOfText(a.normalized);
+  if (a.sheet !== undefined) sketch.sheet = a.sheet;
   return sketch;
 }
 
@@ -239,17 +253,27 @@ export function encodeSketch(s: Sketch): string {
   const text = s.text === undefined ? new Uint8Array(0) : encoder.encode(s.text);
   const n = s.hashes.length;
   const filterBytes = s.filter ? FILTER_BYTES : 0;
-  const buf = new Uint8Array(7 + n * 8 + filterBytes + text.length);
+  const fields = s.sheet === undefined ? 0 : Math.min(255, s.sheet.length / 3);
+  const sheetBytes = s.sheet === undefined ? 0 : 2 + fields * 12;
+  const buf = new Uint8Array(7 + n * 8 + sheetBytes + filterBytes + text.length);
   const view = new DataView(buf.buffer);
-  view.setUint8(0, s.filter ? FORMAT_FILTERED : s.record && s.text !== undefined ? FORMAT_RECORD : FORMAT);
+  const record = s.record === true && s.text !== undefined;
+  view.setUint8(0, s.sheet !== undefined ? FORMAT_SHEET : s.filter ? FORMAT_FILTERED : record ? FORMAT_RECORD : FORMAT);
   view.setUint32(1, s.length, true);
   view.setUint16(5, n, true);
   for (let i = 0; i < n; i++) {
     view.setUint32(7 + i * 4, s.hashes[i]!, true);
     view.setFloat32(7 + n * 4 + i * 4, s.weights[i]!, true);
   }
-  if (s.filter) writeTextFilter(s.filter, view, 7 + n * 8);
-  buf.set(text, 7 + n * 8 + filterBytes);
+  let at = 7 + n * 8;
+  if (s.sheet !== undefined) {
+    view.setUint8(at, (s.filter ? FLAG_FILTER : 0) | (record ? FLAG_RECORD : 0));
+    view.setUint8(at + 1, fields);
+    for (let i = 0; i < fields * 3; i++) view.setUint32(at + 2 + i * 4, s.sheet[i]!, true);
+    at += sheetBytes;
+  }
+  if (s.filter) writeTextFilter(s.filter, view, at);
+  buf.set(text, at + filterBytes);
   return Buffer.from(buf).toString("base64");
 }
 
@@ -268,22 +292,36 @@ export function decodeSketchBytes(buf: Uint8Array, field = "neardup.sketch"): Sk
   if (buf.length < 7) throw bad(`${buf.length} bytes`);
   const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
   const format = view.getUint8(0);
-  if (format !== FORMAT && format !== FORMAT_FILTERED && format !== FORMAT_RECORD) throw bad(`format ${format}`);
+  if (format !== FORMAT && format !== FORMAT_FILTERED && format !== FORMAT_RECORD && format !== FORMAT_SHEET) throw bad(`format ${format}`);
   const length = view.getUint32(1, true);
   const n = view.getUint16(5, true);
-  const filterBytes = format === FORMAT_FILTERED ? FILTER_BYTES : 0;
-  if (buf.length < 7 + n * 8 + filterBytes) throw bad(`${n} terms${filterBytes ? " and a text filter" : ""} in ${buf.length} bytes`);
+  let at = 7 + n * 8;
+  if (buf.length < at) throw bad(`${n} terms in ${buf.length} bytes`);
   const hashes = new Uint32Array(n);
   const weights = new Float32Array(n);
   for (let i = 0; i < n; i++) {
     hashes[i] = view.getUint32(7 + i * 4, true);
     weights[i] = view.getFloat32(7 + n * 4 + i * 4, true);
   }
-  const rest = buf.subarray(7 + n * 8 + filterBytes);
+  let flags = format === FORMAT_FILTERED ? FLAG_FILTER : format === FORMAT_RECORD ? FLAG_RECORD : 0;
+  let sheet: Sheet | undefined;
+  if (format === FORMAT_SHEET) {
+    if (buf.length < at + 2) throw bad(`${n} terms and no fields in ${buf.length} bytes`);
+    flags = view.getUint8(at);
+    const fields = view.getUint8(at + 1);
+    if (buf.length < at + 2 + fields * 12) throw bad(`${n} terms and ${fields} fields in ${buf.length} bytes`);
+    sheet = new Uint32Array(fields * 3);
+    for (let i = 0; i < fields * 3; i++) sheet[i] = view.getUint32(at + 2 + i * 4, true);
+    at += 2 + fields * 12;
+  }
+  const filterBytes = flags & FLAG_FILTER ? FILTER_BYTES : 0;
+  if (buf.length < at + filterBytes) throw bad(`${n} terms and a text filter in ${buf.length} bytes`);
+  const rest = buf.subarray(at + filterBytes);
   const sketch: Sketch = { length, hashes, weights };
-  if (filterBytes) sketch.filter = readTextFilter(view, 7 + n * 8, length);
+  if (filterBytes) sketch.filter = readTextFilter(view, at, length);
   if (rest.length > 0) sketch.text = decoder.decode(rest);
-  if (format === FORMAT_RECORD && sketch.text !== undefined) sketch.record = true;
+  if (flags & FLAG_RECORD && sketch.text !== undefined) sketch.record = true;
+  if (sheet !== undefined) sketch.sheet = sheet;
   return sketch;
 }
 
@@ -380,7 +418,7 @@ export function compareSketches(a: Sketched, b: Sketched, options: VerdictOption
       }
     }
   }
-  let vetoed: string | null = rule === null ? null : recordVetoOf(a.sketch, textA, b.sketch, textB, bucket, options);
+  let vetoed: string | null = rule === null ? null : (recordVetoOf(a.sketch, textA, b.sketch, textB, bucket, options) ?? sheetVetoOf(a.sketch, b.sketch, bucket, options));
   if (vetoed !== null) rule = null;
   if (rule !== null && (options.middleVeto || (bucket.minEndingSimilarity ?? null) !== null)) {
     // The vetoes read both texts; texts too long to be stored are not vetoed.

@@ -52,6 +52,7 @@ import { characterBound } from "./similarity/edit-bound.js";
 import { editSimilarity } from "./similarity/levenshtein.js";
 import { differentEnding, differingMiddle, oneWordSwap, trigramContainment, trigramJaccard } from "./similarity/spread.js";
 import { vetoText } from "./similarity/veto-text.js";
+import { sheetsDiffer, type Sheet } from "./sheet.js";
 import type { SparseVector } from "./tfidf.js";
 
 export interface VerdictBucket {
@@ -96,6 +97,8 @@ export interface VerdictOptions {
   middleVeto?: MiddleVeto | null;
   /** The record veto (record.ts): two log records are duplicates only when they are the same record once normalized. False, null or absent: off. */
   recordVeto?: boolean | null;
+  /** The sheet veto (sheet.ts): two sheets of `label: value` lines that give one label two values, one with a digit, are not duplicates. False, null or absent: off. */
+  sheetVeto?: boolean | null;
 }
 
 /**
@@ -128,11 +131,14 @@ export interface VerdictOptions {
  * benchmark they change no F1 but name exact and near-exact copies `*.simhash`.
  *
  * Before the shared-part veto, the record veto (record.ts): two log records
- * that differ once normalized are not duplicates (`<bucket>.record`).
+ * that differ once normalized are not duplicates (`<bucket>.record`); and the
+ * sheet veto (sheet.ts): two sheets of `label: value` lines that give one
+ * label two values, one with a digit, are two items (`<bucket>.sheet`).
  */
 export const DEFAULT_VERDICT_OPTIONS: VerdictOptions = Object.freeze({
   middleVeto: { minShare: 0.1, minLength: 8, maxSimilarity: 0.3 },
   recordVeto: true,
+  sheetVeto: true,
   buckets: [
     { name: "tiny", maxLength: 50, searchRadius: 3, maxDistance: null, minCosine: null, minEditSimilarity: 0.85, minJaccard: 0.45, minWordShare: 0.6, minEndingSimilarity: 0.3 },
     { name: "short", maxLength: 200, searchRadius: 3, maxDistance: null, minCosine: 0.95, minEditSimilarity: 0.8, minJaccard: 0.9, minContainment: 0.98, minContainedShare: 0.7 },
@@ -150,6 +156,8 @@ export interface Comparable {
   simhash: Fingerprint;
   /** A log record (record.ts). */
   record?: boolean | undefined;
+  /** A sheet's fields (sheet.ts). */
+  sheet?: Sheet | undefined;
 }
 
 export interface Verdict {
@@ -187,7 +195,7 @@ const BUCKET_KEYS = ["name", "maxLength", "searchRadius", "maxDistance", "minCos
 /** Validates verdict options; @throws NeardupError INVALID_CONFIG naming the field. */
 export function validateVerdictOptions(o: VerdictOptions, path = "verdict"): VerdictOptions {
   for (const k of Object.keys(o)) {
-    if (k !== "buckets" && k !== "middleVeto" && k !== "recordVeto") throw new NeardupError("INVALID_CONFIG", `unknown option ${path}.${k}`, { field: `${path}.${k}` });
+    if (k !== "buckets" && k !== "middleVeto" && k !== "recordVeto" && k !== "sheetVeto") throw new NeardupError("INVALID_CONFIG", `unknown option ${path}.${k}`, { field: `${path}.${k}` });
   }
   if (!Array.isArray(o.buckets) || o.buckets.length === 0) {
     throw new NeardupError("INVALID_CONFIG", `${path}.buckets must be a non-empty array`, { field: `${path}.buckets` });
@@ -226,6 +234,9 @@ export function validateVerdictOptions(o: VerdictOptions, path = "verdict"): Ver
   if (last !== Infinity) throw new NeardupError("INVALID_CONFIG", `${path}.buckets: the last bucket must have maxLength Infinity`, { field: `${path}.buckets` });
   if (o.recordVeto !== undefined && o.recordVeto !== null && typeof o.recordVeto !== "boolean") {
     throw new NeardupError("INVALID_CONFIG", `${path}.recordVeto must be true, false or null, got ${JSON.stringify(o.recordVeto)}`, { field: `${path}.recordVeto` });
+  }
+  if (o.sheetVeto !== undefined && o.sheetVeto !== null && typeof o.sheetVeto !== "boolean") {
+    throw new NeardupError("INVALID_CONFIG", `${path}.sheetVeto must be true, false or null, got ${JSON.stringify(o.sheetVeto)}`, { field: `${path}.sheetVeto` });
   }
   const veto = o.middleVeto;
   if (veto !== undefined && veto !== null) {
@@ -355,7 +366,7 @@ export function decide(a: Comparable, b: Comparable, options: VerdictOptions = D
     containment = trigramContainment(a.normalized, b.normalized);
     if (containment >= bucket.minContainment!) rule = `${bucket.name}.contained`;
   }
-  const vetoed = rule === null ? null : recordVetoOf(a, a.normalized, b, b.normalized, bucket, options) ?? vetoOf(a.normalized, b.normalized, bucket, options);
+  const vetoed = rule === null ? null : recordVetoOf(a, a.normalized, b, b.normalized, bucket, options) ?? sheetVetoOf(a, b, bucket, options) ?? vetoOf(a.normalized, b.normalized, bucket, options);
   if (vetoed !== null) rule = null;
   return withCharMeasures({ duplicate: rule !== null, rule, bucket: bucket.name, distance, cosine: cos, jaccard: jac, wordShare, containment, vetoed }, a.normalized, b.normalized, withEdit, edit);
 }
@@ -364,6 +375,12 @@ export function decide(a: Comparable, b: Comparable, options: VerdictOptions = D
 export function recordVetoOf(a: { record?: boolean | undefined }, textA: string | undefined, b: { record?: boolean | undefined }, textB: string | undefined, bucket: VerdictBucket, options: VerdictOptions): string | null {
   if (!options.recordVeto || a.record !== true || b.record !== true || textA === undefined || textB === undefined) return null;
   return textA !== textB ? `${bucket.name}.record` : null;
+}
+
+/** `<bucket>.sheet` when the sheet veto (sheet.ts) overrules a duplicate rule: both sides are sheets that give one label two values, one with a digit; else null. */
+export function sheetVetoOf(a: { sheet?: Sheet | undefined }, b: { sheet?: Sheet | undefined }, bucket: VerdictBucket, options: VerdictOptions): string | null {
+  if (!options.sheetVeto || a.sheet === undefined || b.sheet === undefined) return null;
+  return sheetsDiffer(a.sheet, b.sheet) ? `${bucket.name}.sheet` : null;
 }
 
 /** The veto (rules 7 and 8, in that order) that overrules a duplicate rule for these texts, e.g. `short.middle`; null when none does. */

@@ -1,6 +1,6 @@
 /**
  * A verdict options file (`NEARDUP_VERDICT_FILE`): the JSON of `VerdictOptions`
- * (`buckets`, `middleVeto`, `recordVeto`; docs/fingerprint-spec.md §8), checked on load. JSON
+ * (`buckets`, `middleVeto`, `recordVeto`, `sheetVeto`; docs/fingerprint-spec.md §8), checked on load. JSON
  * has no Infinity, so the last bucket's `maxLength` is written `null`. The one
  * place that touches the file, so `src/core` stays free of I/O.
  */
@@ -28,7 +28,7 @@ export async function loadVerdictFile(path: string, setting = SETTING): Promise<
     throw new NeardupError("INVALID_CONFIG", `${setting}=${JSON.stringify(path)} is not JSON: ${(cause as Error).message}`, { field: setting, cause });
   }
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
-    throw new NeardupError("INVALID_CONFIG", `${setting}=${JSON.stringify(path)} must hold a JSON object ({"buckets": [...], "middleVeto": ..., "recordVeto": ...})`, { field: setting });
+    throw new NeardupError("INVALID_CONFIG", `${setting}=${JSON.stringify(path)} must hold a JSON object ({"buckets": [...], "middleVeto": ..., "recordVeto": ..., "sheetVeto": ...})`, { field: setting });
   }
   const options = raw as VerdictOptions;
   if (Array.isArray(options.buckets)) {

@@ -16,6 +16,7 @@ import type { Analysis, Fingerprinter } from "../core/fingerprinter.js";
 import { toHex128, type Fingerprint128 } from "../core/simhash.js";
 import { codePointLength, normalizeText } from "../core/normalize.js";
 import { isRecord } from "../core/record.js";
+import { sheetOf } from "../core/sheet.js";
 import { sketchTermsOf } from "../core/sketch.js";
 import { textRefusal } from "../core/validate.js";
 import { unpackAnalysis } from "./protocol.js";
@@ -127,6 +128,7 @@ export function fromWire(value: unknown, text: string, fingerprinter: Fingerprin
   const { normalized, stamped } = normalizeText(text);
   if (codePointLength(normalized) !== w.length || w.textHash !== textHash(normalized)) return undefined; // made from another text
   const fingerprint = { hi: simhash.hi, lo: simhash.lo };
+  const sheet = sheetOf(text);
   const data = unpackAnalysis(
     {
       data: {
@@ -141,6 +143,7 @@ export function fromWire(value: unknown, text: string, fingerprinter: Fingerprin
         lsh: w.lsh as string[],
         ...(w.lshScheme === undefined ? {} : { lshScheme: w.lshScheme as string }),
         ...(isRecord(stamped, w.length as number, text) ? { record: true as const } : {}),
+        ...(sheet === undefined ? {} : { sheet }),
         ...(simhash128 ? fullFingerprint(simhash128 as Fingerprint128) : {}),
       },
       sketchTerms: { hashes, weights },

@@ -25,7 +25,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 function file(name: string, change: (b: Record<string, unknown>) => Record<string, unknown> = (b) => b): string {
   const buckets = DEFAULT_VERDICT_OPTIONS.buckets.map((b) => change({ ...b, maxLength: b.maxLength === Infinity ? null : b.maxLength }));
   const path = join(dir, name);
-  writeFileSync(path, JSON.stringify({ middleVeto: DEFAULT_VERDICT_OPTIONS.middleVeto, recordVeto: DEFAULT_VERDICT_OPTIONS.recordVeto, buckets }));
+  writeFileSync(path, JSON.stringify({ middleVeto: DEFAULT_VERDICT_OPTIONS.middleVeto, recordVeto: DEFAULT_VERDICT_OPTIONS.recordVeto, sheetVeto: DEFAULT_VERDICT_OPTIONS.sheetVeto, buckets }));
   return path;
 }
 
