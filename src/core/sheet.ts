@@ -5,9 +5,11 @@
  * differ only in a few values, a one-token edit that the rules for prose call
  * a near-duplicate; but another value is another item, and under `skip` or
  * `reject` it would be lost. So two sheets that give one label two spec
- * values (short, with a digit and without clause punctuation: a size, a
- * model, a weight, a price, not `7天无理由退货，整机保修2年`) are not
- * near-duplicates, whatever their other measures say.
+ * values (short, with a digit and a letter, without clause punctuation: a
+ * size, a model, a weight, not a bare price, count or date such as `$999`,
+ * `4.8` or `2024-06-01`, which change on the same item, nor
+ * `7天无理由退货，整机保修2年`) are not near-duplicates, whatever their
+ * other measures say.
  *
  * What a sheet is, on the raw text (normalization joins its lines):
  * - a field line is `label: value` (ASCII or full-width colon) with a label
@@ -105,7 +107,7 @@ function fieldOf(normalized: string): [number, number, number] | undefined {
   const labelKey = canonical(normalized.slice(0, colon));
   const valueKey = canonical(value);
   if (labelKey.length === 0 || valueKey.length === 0) return undefined;
-  const spec = DIGIT.test(valueKey) && !CLAUSE.test(value) && codePoints(value) <= SPEC_MAX;
+  const spec = DIGIT.test(valueKey) && LETTER.test(valueKey) && !CLAUSE.test(value) && codePoints(value) <= SPEC_MAX;
   return [hash32(labelKey), hash32(valueKey), spec ? 1 : 0];
 }
 

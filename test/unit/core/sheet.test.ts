@@ -83,6 +83,9 @@ describe("sheets of fields", () => {
     expect(sheetsDiffer(a, sheetOf(zh(BASE).replace("7天无理由退货", "15天无理由退货"))!)).toBe(false);
     expect(sheetsDiffer(a, sheetOf(zh(BASE).replace("16GB LPDDR5", "16GB LPDDR5, 2 slots free"))!)).toBe(false);
     expect(sheetsDiffer(a, sheetOf(zh(BASE).replace("16GB LPDDR5", "16GB LPDDR5X"))!)).toBe(true);
+    // Bare numbers change on one item between two crawls: a price, a count, a rating, a date.
+    const listing = (price: string, sold: string, rating: string, date: string) => `${zh(BASE)}\n价格：${price}\n已售：${sold}\n评分：${rating}\n上架：${date}`;
+    expect(sheetsDiffer(sheetOf(listing("¥4999", "12,000", "4.8", "2024-06-01"))!, sheetOf(listing("¥4899", "12,500", "4.9", "2024-07-15"))!)).toBe(false);
   });
 
   it("two items of one template are vetoed; the same item reformatted stays a duplicate", () => {
