@@ -60,6 +60,21 @@ describe("sheets of fields", () => {
     expect(sheetOf(`${zh(BASE)}\n${"x".repeat(SHEET_MAX_TEXT)}`)).toBeUndefined();
   });
 
+  it("any text gives no sheet or fields sorted by label, three numbers each (property)", () => {
+    const piece = fc.constantFrom("内存", "Memory", "a", "：", ":", " ", "\n", "\r\n", "16GB", "1.7", ".", "//", "http", "，", "x".repeat(30), "\u2028", "😀", "é");
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 60 }), (parts) => {
+        const sheet = sheetOf(parts.join(""));
+        if (sheet === undefined) return;
+        expect(sheet.length % 3).toBe(0);
+        expect(sheet.length).toBeGreaterThanOrEqual(9);
+        for (let i = 3; i < sheet.length; i += 3) expect(sheet[i]!).toBeGreaterThanOrEqual(sheet[i - 3]!);
+        for (let i = 2; i < sheet.length; i += 3) expect([0, 1]).toContain(sheet[i]);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
   it("values compare as normalized text: width, case, spaces, punctuation and traditional characters change no value", () => {
     const a = sheetOf(zh(BASE))!;
     const variants = [
