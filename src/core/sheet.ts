@@ -5,11 +5,9 @@
  * differ only in a few values, a one-token edit that the rules for prose call
  * a near-duplicate; but another value is another item, and under `skip` or
  * `reject` it would be lost. So two sheets that give one label two spec
- * values (short, with a digit and a letter, without clause punctuation: a
- * size, a model, a weight, not a bare price, count or date such as `$999`,
- * `4.8` or `2024-06-01`, which change on the same item, nor
- * `7天无理由退货，整机保修2年`) are not near-duplicates, whatever their
- * other measures say.
+ * values (`isSpec`: a size, a model, a weight, a version; not a price, a
+ * count, a date, an id or a phrase, which change on one item or name one
+ * message) are not near-duplicates, whatever their other measures say.
  *
  * What a sheet is, on the raw text (normalization joins its lines):
  * - a field line is `label: value` (ASCII or full-width colon) with a label
@@ -107,8 +105,46 @@ function fieldOf(normalized: string): [number, number, number] | undefined {
   const labelKey = canonical(normalized.slice(0, colon));
   const valueKey = canonical(value);
   if (labelKey.length === 0 || valueKey.length === 0) return undefined;
-  const spec = DIGIT.test(valueKey) && LETTER.test(valueKey) && !CLAUSE.test(value) && codePoints(value) <= SPEC_MAX;
-  return [hash32(labelKey), hash32(valueKey), spec ? 1 : 0];
+  return [hash32(labelKey), hash32(valueKey), isSpec(value, valueKey) ? 1 : 0];
+}
+
+/** Quotes around a value and a separator after it (JSON and YAML lines: `"version": "4.4.0",`). */
+const WRAPPING = /^["'\u201c\u201d]+|[,;]?["'\u201c\u201d]*[,;]?$/g;
+/** A version without letters: `1.36-1`, `2.12.3`, `1:2.3-4`; not a dotted date or an IPv4 address (below). */
+const VERSION = /^v?\d+(\.\d+){2,}([-+~][0-9a-z.+~-]*)?$|^v?\d+(\.\d+)+-\d[0-9a-z.+~]*$|^\d+:\d+(\.\d+)+([-+~][0-9a-z.+~-]*)?$/;
+const DOTTED_DATE = /^\d{1,2}\.\d{1,2}\.\d{2,4}$/;
+const IPV4 = /^\d{1,3}(\.\d{1,3}){3}$/;
+const MONTH = /(?<![a-z])(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*(?![a-z])/;
+const CJK_DATE = /\d\s*年\s*\d|\d\s*月\s*\d|\d\s*日/;
+const AGO = /(ago|前)$/;
+/** A number of things or of money: `5999元`, `1.2万`, `2000+条`, `23件`, `99 usd`. */
+const COUNT = /^[约~≈]?\s*\d[\d.]*\s*\+?\s*(元|万|千|亿|条|件|人|次|个|笔|单|rmb|cny|usd|eur)+\s*\+?$/;
+const YEARS = /(?<!\d)(19|20)\d\d\s*[-\u2013~]\s*((19|20)\d\d|\d\d|present)(?!\d)|©|\(c\)|copyright/;
+
+/**
+ * Whether a normalized value is a spec, what tells one item from another: a
+ * digit and a letter (`16gb lpddr5`, `约1.7kg`, `i5-13500h`), or a version
+ * (`1.36-1`, `2.12.3`); at most 40 code points, no clause punctuation. Not
+ * what changes on one item or names one message: a bare number (a price, a
+ * count, a rating), an identifier (an address or message id with `@`, a hash),
+ * a date or an age, a count or price with its unit, a copyright's years.
+ */
+function isSpec(normalized: string, key: string): boolean {
+  const value = normalized.replace(WRAPPING, "").trim();
+  if (!DIGIT.test(key) || codePoints(value) > SPEC_MAX || CLAUSE.test(value)) return false;
+  if (!LETTER.test(key)) return VERSION.test(value) && !DOTTED_DATE.test(value) && !IPV4.test(value);
+  if (value.includes("@") || hasIdentifier(value)) return false;
+  if ((MONTH.test(value) && /\d/.test(value)) || CJK_DATE.test(value) || AGO.test(value)) return false;
+  return !COUNT.test(value) && !YEARS.test(value);
+}
+
+/** A token of letters and digits that is a hash or an id: hexadecimal of 8+ characters, or any of 12+. */
+function hasIdentifier(value: string): boolean {
+  for (const token of value.split(/[^0-9a-z]+/)) {
+    if (token.length < 8 || !/\d/.test(token) || !/[a-z]/.test(token)) continue;
+    if (token.length >= 12 || /^[0-9a-f]+$/.test(token)) return true;
+  }
+  return false;
 }
 
 /** A normalized (§2) label or value as compared: letters and digits only (and a dot between digits). */

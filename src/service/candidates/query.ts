@@ -172,11 +172,11 @@ function lshSchemeFilter(lshScheme: string): Record<string, unknown> {
   return { bool: { should: [same, { bool: { must_not: [{ exists: { field: "neardup.lsh_scheme" } }] } }], minimum_should_match: 1 } };
 }
 
-/** Documents sharing at least two of `keys` (of the scheme); scored by how many they share. */
-function pairClause(keys: readonly string[], schemeFilter: Record<string, unknown>): Record<string, unknown> {
+/** Documents sharing at least two of `keys` (of the scheme, when `schemeFilter` is given: else the enclosing query filters it); scored by how many they share. */
+function pairClause(keys: readonly string[], schemeFilter?: Record<string, unknown>): Record<string, unknown> {
   return {
     bool: {
-      filter: [schemeFilter],
+      ...(schemeFilter ? { filter: [schemeFilter] } : {}),
       should: keys.map((key) => ({ constant_score: { filter: { term: { "neardup.lsh": key } }, boost: 1 } })),
       minimum_should_match: 2,
     },
@@ -242,12 +242,15 @@ export function candidateQuery(input: CandidateQueryInput): Record<string, unkno
   const paired = input.pairedLsh ?? [];
   const need = segmentsNeeded(input.radius, input.lsh.length > 0 ? input.lsh : paired);
   const should: Record<string, unknown>[] = need === 1 ? segmentClauses : [{ bool: { should: segmentClauses, minimum_should_match: need } }];
-  const schemeFilter = lshSchemeFilter(input.scheme.lshScheme);
-  const keyed: Record<string, unknown>[] = input.lsh.map((key) => ({ constant_score: { filter: { bool: { filter: [{ term: { "neardup.lsh": key } }, schemeFilter] } }, boost: 1 } }));
-  if (paired.length >= 2) keyed.push(pairClause(paired, schemeFilter));
-  // Key clauses score one a shared key, as before; the length filter scores nothing.
-  if (input.lengths && keyed.length > 0) should.push({ bool: { should: keyed, minimum_should_match: 1, filter: [keyReachFilter(input, input.lengths, [...input.lsh, ...paired])] } });
-  else should.push(...keyed);
+  const keyed: Record<string, unknown>[] = input.lsh.map((key) => ({ constant_score: { filter: { term: { "neardup.lsh": key } }, boost: 1 } }));
+  if (paired.length >= 2) keyed.push(pairClause(paired));
+  // Key clauses score one a shared key; the filters score nothing. The scheme filter is said once for all the
+  // keys (said in each of 16 key clauses, the engine rewrote it 16 times: about a fifth of a check's query time).
+  if (keyed.length > 0) {
+    const filter = [lshSchemeFilter(input.scheme.lshScheme)];
+    if (input.lengths) filter.push(keyReachFilter(input, input.lengths, [...input.lsh, ...paired]));
+    should.push({ bool: { should: keyed, minimum_should_match: 1, filter } });
+  }
   const bool: Record<string, unknown> = {
     should,
     minimum_should_match: 1,

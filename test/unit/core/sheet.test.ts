@@ -98,6 +98,27 @@ describe("sheets of fields", () => {
     expect(sheetsDiffer(a, sheetOf(zh(BASE).replace("7天无理由退货", "15天无理由退货"))!)).toBe(false);
     expect(sheetsDiffer(a, sheetOf(zh(BASE).replace("16GB LPDDR5", "16GB LPDDR5, 2 slots free"))!)).toBe(false);
     expect(sheetsDiffer(a, sheetOf(zh(BASE).replace("16GB LPDDR5", "16GB LPDDR5X"))!)).toBe(true);
+    // What changes on one item or names one message is no spec (outside audit 21, on real texts of this machine).
+    const page = (lines: string) => sheetOf(`${zh(BASE)}\n${lines}`)!;
+    for (const [x, y] of [
+      ["价格：5999元", "价格：5899元"],
+      ["月销：1.2万", "月销：1.5万"],
+      ["评价：2000+条", "评价：3000+条"],
+      ["更新：2024年6月1日", "更新：2024年7月3日"],
+      ["更新：3小时前", "更新：5小时前"],
+      ["Updated: June 3, 2024", "Updated: July 9, 2024"],
+      ["Message-ID: <200205050926.KAA16291@webnote.net>", "Message-ID: <200205071026.LAA23489@webnote.net>"],
+      ["MD5sum: 9e107d9d372bb6826bd81d3542a419d6", "MD5sum: e4d909c290d0fb1ca068ffaddf22cbd0"],
+      ["Copyright: 2015-2022 José Padilla", "Copyright: 2015-2023 José Padilla"],
+    ]) expect(sheetsDiffer(page(x!), page(y!)), `${x} / ${y}`).toBe(false);
+    // A version is a spec without a letter; a JSON line's quotes and comma do not hide it; a dotted date and an address are no versions.
+    expect(sheetsDiffer(page("Version: 1.36-1"), page("Version: 1.36-2"))).toBe(true);
+    expect(sheetsDiffer(page('"version": "4.4.0",'), page('"version": "4.2.0",'))).toBe(true);
+    expect(sheetsDiffer(page("日期：01.06.2024"), page("日期：03.07.2024"))).toBe(false);
+    expect(sheetsDiffer(page("Host: 10.0.0.1"), page("Host: 10.0.0.2"))).toBe(false);
+    // Part numbers and model codes stay specs.
+    expect(sheetsDiffer(page("型号：MQKP3CH/A"), page("型号：MQKQ3CH/A"))).toBe(true);
+    expect(sheetsDiffer(page("Battery: 5000mAh"), page("Battery: 4500mAh"))).toBe(true);
     // Bare numbers change on one item between two crawls: a price, a count, a rating, a date.
     const listing = (price: string, sold: string, rating: string, date: string) => `${zh(BASE)}\n价格：${price}\n已售：${sold}\n评分：${rating}\n上架：${date}`;
     expect(sheetsDiffer(sheetOf(listing("¥4999", "12,000", "4.8", "2024-06-01"))!, sheetOf(listing("¥4899", "12,500", "4.9", "2024-07-15"))!)).toBe(false);

@@ -73,22 +73,27 @@ describe("candidateQuery with paired keys", () => {
       query: { bool: { should: Record<string, { should?: unknown[]; minimum_should_match?: number; filter?: unknown[] }>[] } };
     };
     const should = body.query.bool.should;
-    expect(should).toHaveLength(3);
+    expect(should).toHaveLength(2);
     expect(should[0]).toMatchObject({ bool: { minimum_should_match: 2 } });
-    expect(JSON.stringify(should[1])).toContain('"neardup.lsh":"00:00000001"');
-    const pair = should[2]!.bool!;
+    // The keys in one clause: the alone key, then the pair's, under one scheme filter.
+    const keys = should[1]!.bool!;
+    expect(keys.minimum_should_match).toBe(1);
+    expect(keys.should![0]).toEqual({ constant_score: { filter: { term: { "neardup.lsh": "00:00000001" } }, boost: 1 } });
+    const pair = (keys.should![1] as { bool: { should: unknown[]; minimum_should_match: number; filter?: unknown } }).bool;
     expect(pair.minimum_should_match).toBe(2);
     expect(pair.should).toEqual([
       { constant_score: { filter: { term: { "neardup.lsh": "01:00000002" } }, boost: 1 } },
       { constant_score: { filter: { term: { "neardup.lsh": "02:00000003" } }, boost: 1 } },
     ]);
-    expect(JSON.stringify(pair.filter)).toContain("lsh_scheme");
+    expect(pair.filter).toBeUndefined();
+    expect(JSON.stringify(keys.filter)).toContain("lsh_scheme");
     // All keys paired: the segments still need two of four (the lookup has LSH keys).
     const allPaired = candidateQuery({ simhash: fromHex("0123456789abcdef"), radius: 3, lsh: [], pairedLsh: ["01:00000002", "02:00000003"], scheme, since: 0, size: 10 }) as typeof body;
     expect(allPaired.query.bool.should[0]).toMatchObject({ bool: { minimum_should_match: 2 } });
     // One paired key can never be shared twice: no clause for it.
     const one = candidateQuery({ simhash: fromHex("0123456789abcdef"), radius: 3, lsh: ["00:00000001"], pairedLsh: ["01:00000002"], scheme, since: 0, size: 10 }) as typeof body;
     expect(one.query.bool.should).toHaveLength(2);
+    expect(one.query.bool.should[1]!.bool!.should).toHaveLength(1);
   });
 });
 

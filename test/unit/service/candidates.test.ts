@@ -95,20 +95,18 @@ describe("candidateQuery", () => {
       search_after: unknown[];
     };
     const should = body.query.bool.should;
-    // With LSH keys at radius <= 3, two of the four segments are needed (segmentsNeeded).
-    expect(should).toHaveLength(3);
+    // With LSH keys at radius <= 3, two of the four segments are needed (segmentsNeeded); the keys in one clause.
+    expect(should).toHaveLength(2);
     expect(should[0]).toMatchObject({ bool: { minimum_should_match: 2 } });
     expect(should[1]).toEqual({
-      constant_score: {
-        filter: {
-          bool: {
-            filter: [
-              { term: { "neardup.lsh": "00:0000abcd" } },
-              { bool: { should: [{ terms: { "neardup.lsh_scheme": ["lsh1-16x3", "lsh2-16x3"] } }, { bool: { must_not: [{ exists: { field: "neardup.lsh_scheme" } }] } }], minimum_should_match: 1 } },
-            ],
-          },
-        },
-        boost: 1,
+      bool: {
+        should: [
+          { constant_score: { filter: { term: { "neardup.lsh": "00:0000abcd" } }, boost: 1 } },
+          { constant_score: { filter: { term: { "neardup.lsh": "01:ffff0000" } }, boost: 1 } },
+        ],
+        minimum_should_match: 1,
+        // The scheme filter once for every key (it was in each key's clause).
+        filter: [{ bool: { should: [{ terms: { "neardup.lsh_scheme": ["lsh1-16x3", "lsh2-16x3"] } }, { bool: { must_not: [{ exists: { field: "neardup.lsh_scheme" } }] } }], minimum_should_match: 1 } }],
       },
     });
     expect(body.search_after).toEqual([2, 5, "x"]);
