@@ -45,7 +45,8 @@
  * - NEARDUP_SCALE_SHORT=<chars> gives synthetic documents the sketch of a real
  *   text of at most that many characters (a short text: smaller doc values).
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { Session } from "node:inspector/promises";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { createFingerprinter } from "../src/core/fingerprinter.js";
@@ -248,6 +249,14 @@ async function main(): Promise<void> {
       let falseAlarms = 0;
       let cut = 0;
       const checkRng = createRng(n);
+      // NEARDUP_BENCH_PROFILE=<file>.cpuprofile: the checks alone profiled (bench/profile-summary.ts reads it).
+      const session = process.env.NEARDUP_BENCH_PROFILE ? new Session() : undefined;
+      if (session) {
+        session.connect();
+        await session.post("Profiler.enable");
+        await session.post("Profiler.setSamplingInterval", { interval: 200 });
+        await session.post("Profiler.start");
+      }
       for (let c = 0; c < CHECKS; c++) {
         const isPlanted = c % 2 === 0;
         const target = checkRng.int(Math.min(n, REAL));
@@ -269,6 +278,7 @@ async function main(): Promise<void> {
         } else if (json.status === "duplicate") falseAlarms++;
       }
       server.close();
+      if (session) writeFileSync(process.env.NEARDUP_BENCH_PROFILE!, JSON.stringify((await session.post("Profiler.stop")).profile));
       latencies.sort((a, b) => a - b);
       engineWaits.sort((a, b) => a - b);
       candidates.sort((a, b) => a - b);
