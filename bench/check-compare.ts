@@ -13,28 +13,31 @@
  * The first 10% of each are a warm-up and not counted.
  */
 import { join } from "node:path";
-import { pathToFileURL } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { makeDoc, nearDuplicate } from "./service.js";
 import { loadPoems } from "./poems.js";
-import { createFingerprinter } from "../src/core/fingerprinter.js";
-import { connectEngine } from "../src/engine/index.js";
-import { DedupService } from "../src/service/dedup-service.js";
-import { resolveDedupOptions } from "../src/service/options.js";
+import type { createFingerprinter } from "../src/core/fingerprinter.js";
+import type { connectEngine } from "../src/engine/index.js";
+import type { DedupService } from "../src/service/dedup-service.js";
+import type { resolveDedupOptions } from "../src/service/options.js";
 
 const T0 = Date.parse("2026-12-01T00:00:00Z");
 const FIRST_STORED = Number(process.env.NEARDUP_BENCH_INGEST ?? 10_000);
 const STORED = Number(process.env.NEARDUP_BENCH_STORED ?? 10_000);
+/** This checkout's root. */
+const HERE = fileURLToPath(new URL("..", import.meta.url));
 
 type Checker = (text: string, time: number) => Promise<{ status: string; duplicate_of: string | null }>;
 
+/** A service of the checkout at `root`, its modules loaded from there. */
 async function checker(root: string, url: string, index: string): Promise<{ check: Checker; close: () => Promise<void> }> {
   const load = async <T>(path: string) => (await import(pathToFileURL(join(root, "src", path)).href)) as T;
-  const fpMod = root === "." ? { createFingerprinter } : await load<{ createFingerprinter: typeof createFingerprinter }>("core/fingerprinter.ts");
-  const engineMod = root === "." ? { connectEngine } : await load<{ connectEngine: typeof connectEngine }>("engine/index.ts");
-  const serviceMod = root === "." ? { DedupService } : await load<{ DedupService: typeof DedupService }>("service/dedup-service.ts");
-  const optionsMod = root === "." ? { resolveDedupOptions } : await load<{ resolveDedupOptions: typeof resolveDedupOptions }>("service/options.ts");
-  const engine = await engineMod.connectEngine({ url } as never);
-  const service = new serviceMod.DedupService(engine, await fpMod.createFingerprinter(), optionsMod.resolveDedupOptions({ index, lshKeyBudget: 200 }));
+  const fp = await load<{ createFingerprinter: typeof createFingerprinter }>("core/fingerprinter.ts");
+  const engines = await load<{ connectEngine: typeof connectEngine }>("engine/index.ts");
+  const services = await load<{ DedupService: typeof DedupService }>("service/dedup-service.ts");
+  const options = await load<{ resolveDedupOptions: typeof resolveDedupOptions }>("service/options.ts");
+  const engine = await engines.connectEngine({ url } as never);
+  const service = new services.DedupService(engine, await fp.createFingerprinter(), options.resolveDedupOptions({ index, lshKeyBudget: 200 }));
   await service.ensureIndex();
   return {
     check: (text, time) => service.check(text, { time }),
@@ -52,7 +55,7 @@ function percentile(sorted: number[], p: number): number {
 export async function run(other: string, index = "bench-dedup", checks = 400): Promise<void> {
   const url = process.env.NEARDUP_ENGINE_URL ?? "http://127.0.0.1:9200";
   const poems = loadPoems();
-  const ours = await checker(".", url, index);
+  const ours = await checker(HERE, url, index);
   const theirs = await checker(other, url, index);
   const times = { ours: [] as number[], theirs: [] as number[] };
   let differ = 0;

@@ -148,8 +148,8 @@ export interface Analysis {
    */
   record?: true;
   /**
-   * A sheet of `label: value` lines (sheet.ts): its fields, hashed. Two sheets that give one label two values,
-   * one with a digit, are not duplicates (verdict.ts, `sheetVeto`). Absent: not a sheet.
+   * A sheet of `label: value` lines (sheet.ts): its fields, hashed. Two sheets that give one label two spec
+   * values are not duplicates (verdict.ts, `sheetVeto`). Absent: not a sheet.
    */
   sheet?: Sheet;
 }

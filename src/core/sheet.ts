@@ -23,7 +23,7 @@
  * digits removed (a dot between digits stays), so that width, case, white
  * space, punctuation and traditional characters change no value.
  */
-import { normalizeText } from "./normalize.js";
+import { codePointLength, normalizeText } from "./normalize.js";
 
 /** Fewest field lines of a sheet. */
 export const SHEET_MIN_FIELDS = 3;
@@ -92,9 +92,9 @@ function fieldShaped(line: string): boolean {
   if (colon === null) return false;
   const label = line.slice(0, colon.index).trim();
   const value = line.slice(colon.index + 1).trim();
-  const labelLength = codePoints(label);
+  const labelLength = codePointLength(label);
   if (labelLength < 1 || labelLength > LABEL_MAX || !LETTER.test(label) || label.includes("/")) return false;
-  return value.length > 0 && !value.startsWith("//") && codePoints(value) <= VALUE_MAX;
+  return value.length > 0 && !value.startsWith("//") && codePointLength(value) <= VALUE_MAX;
 }
 
 /** A field line's hashes, from its normalized text (NFKC made a full-width colon `:`). */
@@ -131,7 +131,7 @@ const YEARS = /(?<!\d)(19|20)\d\d\s*[-\u2013~]\s*((19|20)\d\d|\d\d|present)(?!\d
  */
 function isSpec(normalized: string, key: string): boolean {
   const value = normalized.replace(WRAPPING, "").trim();
-  if (!DIGIT.test(key) || codePoints(value) > SPEC_MAX || CLAUSE.test(value)) return false;
+  if (!DIGIT.test(key) || codePointLength(value) > SPEC_MAX || CLAUSE.test(value)) return false;
   if (!LETTER.test(key)) return VERSION.test(value) && !DOTTED_DATE.test(value) && !IPV4.test(value);
   if (value.includes("@") || hasIdentifier(value)) return false;
   if ((MONTH.test(value) && /\d/.test(value)) || CJK_DATE.test(value) || AGO.test(value)) return false;
@@ -209,14 +209,6 @@ export function sheetsDiffer(a: Sheet, b: Sheet): boolean {
   return false;
 }
 
-function codePoints(s: string): number {
-  let n = 0;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 0xdc00 || c > 0xdfff) n++;
-  }
-  return n;
-}
 
 /** FNV-1a over UTF-16 code units, 32 bits. */
 function hash32(s: string): number {

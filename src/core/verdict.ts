@@ -97,7 +97,7 @@ export interface VerdictOptions {
   middleVeto?: MiddleVeto | null;
   /** The record veto (record.ts): two log records are duplicates only when they are the same record once normalized. False, null or absent: off. */
   recordVeto?: boolean | null;
-  /** The sheet veto (sheet.ts): two sheets of `label: value` lines that give one label two values, one with a digit, are not duplicates. False, null or absent: off. */
+  /** The sheet veto (sheet.ts): two sheets of `label: value` lines that give one label two spec values are not duplicates. False, null or absent: off. */
   sheetVeto?: boolean | null;
 }
 
@@ -133,7 +133,7 @@ export interface VerdictOptions {
  * Before the shared-part veto, the record veto (record.ts): two log records
  * that differ once normalized are not duplicates (`<bucket>.record`); and the
  * sheet veto (sheet.ts): two sheets of `label: value` lines that give one
- * label two values, one with a digit, are two items (`<bucket>.sheet`).
+ * label two spec values are two items (`<bucket>.sheet`).
  */
 export const DEFAULT_VERDICT_OPTIONS: VerdictOptions = Object.freeze({
   middleVeto: { minShare: 0.1, minLength: 8, maxSimilarity: 0.3 },
@@ -377,7 +377,7 @@ export function recordVetoOf(a: { record?: boolean | undefined }, textA: string 
   return textA !== textB ? `${bucket.name}.record` : null;
 }
 
-/** `<bucket>.sheet` when the sheet veto (sheet.ts) overrules a duplicate rule: both sides are sheets that give one label two values, one with a digit; else null. */
+/** `<bucket>.sheet` when the sheet veto (sheet.ts) overrules a duplicate rule: both sides are sheets that give one label two spec values; else null. */
 export function sheetVetoOf(a: { sheet?: Sheet | undefined }, b: { sheet?: Sheet | undefined }, bucket: VerdictBucket, options: VerdictOptions): string | null {
   if (!options.sheetVeto || a.sheet === undefined || b.sheet === undefined) return null;
   return sheetsDiffer(a.sheet, b.sheet) ? `${bucket.name}.sheet` : null;
