@@ -119,6 +119,11 @@ const CJK_DATE = /\d\s*年\s*\d|\d\s*月\s*\d|\d\s*日/;
 const AGO = /(ago|前)$/;
 /** A number of things or of money: `5999元`, `1.2万`, `2000+条`, `23件`, `99 usd`. */
 const COUNT = /^[约~≈]?\s*\d[\d.]*\s*\+?\s*(元|万|千|亿|条|件|人|次|个|笔|单|rmb|cny|usd|eur)+\s*\+?$/;
+/**
+ * Stock and sales: `有货 23件`, `仅剩3件`, `月销 1000+`, `23 in stock`, `only 3 left`, `1,234 sold`, `2,000 reviews`.
+ * They change on one item between two crawls whatever words surround the number.
+ */
+const STOCK = /有货|无货|现货|缺货|库存|仅剩|剩余|还剩|已售|月销|销量|售出|已抢|评价|评论|好评|(?<![a-z])(in|out of) stock(?![a-z])|(?<![a-z])only \d+ left|(?<![a-z\d.])\d[\d,.]*\s*\+?\s*(left$|(sold|reviews?|ratings?|orders?)(?![a-z]))/;
 const YEARS = /(?<!\d)(19|20)\d\d\s*[-\u2013~]\s*((19|20)\d\d|\d\d|present)(?!\d)|©|\(c\)|copyright/;
 
 /**
@@ -127,7 +132,8 @@ const YEARS = /(?<!\d)(19|20)\d\d\s*[-\u2013~]\s*((19|20)\d\d|\d\d|present)(?!\d
  * (`1.36-1`, `2.12.3`); at most 40 code points, no clause punctuation. Not
  * what changes on one item or names one message: a bare number (a price, a
  * count, a rating), an identifier (an address or message id with `@`, a hash),
- * a date or an age, a count or price with its unit, a copyright's years.
+ * a date or an age, a count or price with its unit, a stock or sales figure
+ * in words (`有货 23件`, `only 3 left`), a copyright's years.
  */
 function isSpec(normalized: string, key: string): boolean {
   const value = normalized.replace(WRAPPING, "").trim();
@@ -135,7 +141,7 @@ function isSpec(normalized: string, key: string): boolean {
   if (!LETTER.test(key)) return VERSION.test(value) && !DOTTED_DATE.test(value) && !IPV4.test(value);
   if (value.includes("@") || hasIdentifier(value)) return false;
   if ((MONTH.test(value) && /\d/.test(value)) || CJK_DATE.test(value) || AGO.test(value)) return false;
-  return !COUNT.test(value) && !YEARS.test(value);
+  return !COUNT.test(value) && !STOCK.test(value) && !YEARS.test(value);
 }
 
 /** A token of letters and digits that is a hash or an id: hexadecimal of 8+ characters, or any of 12+. */

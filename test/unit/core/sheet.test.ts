@@ -110,6 +110,13 @@ describe("sheets of fields", () => {
       ["Message-ID: <200205050926.KAA16291@webnote.net>", "Message-ID: <200205071026.LAA23489@webnote.net>"],
       ["MD5sum: 9e107d9d372bb6826bd81d3542a419d6", "MD5sum: e4d909c290d0fb1ca068ffaddf22cbd0"],
       ["Copyright: 2015-2022 José Padilla", "Copyright: 2015-2023 José Padilla"],
+      // Stock and sales figures in words change on one item between crawls.
+      ["库存：有货 23件", "库存：有货 17件"],
+      ["庫存：僅剩3件", "庫存：僅剩2件"],
+      ["Availability: 23 in stock", "Availability: 17 in stock"],
+      ["Availability: only 3 left", "Availability: only 5 left"],
+      ["Sales: 1234 sold", "Sales: 1301 sold"],
+      ["Rating: 4.8 (2000 reviews)", "Rating: 4.9 (2113 reviews)"],
     ]) expect(sheetsDiffer(page(x!), page(y!)), `${x} / ${y}`).toBe(false);
     // A version is a spec without a letter; a JSON line's quotes and comma do not hide it; a dotted date and an address are no versions.
     expect(sheetsDiffer(page("Version: 1.36-1"), page("Version: 1.36-2"))).toBe(true);
@@ -119,6 +126,8 @@ describe("sheets of fields", () => {
     // Part numbers and model codes stay specs.
     expect(sheetsDiffer(page("型号：MQKP3CH/A"), page("型号：MQKQ3CH/A"))).toBe(true);
     expect(sheetsDiffer(page("Battery: 5000mAh"), page("Battery: 4500mAh"))).toBe(true);
+    // A stock word or a count after a letter does not end a spec.
+    expect(sheetsDiffer(page("Ports: USB-C x2 left"), page("Ports: USB-C x3 left"))).toBe(true);
     // Bare numbers change on one item between two crawls: a price, a count, a rating, a date.
     const listing = (price: string, sold: string, rating: string, date: string) => `${zh(BASE)}\n价格：${price}\n已售：${sold}\n评分：${rating}\n上架：${date}`;
     expect(sheetsDiffer(sheetOf(listing("¥4999", "12,000", "4.8", "2024-06-01"))!, sheetOf(listing("¥4899", "12,500", "4.9", "2024-07-15"))!)).toBe(false);
