@@ -1,6 +1,6 @@
 import { Client, type ClientOptions } from "@elastic/elasticsearch";
 import { createGuard, createIfAbsent, orUndefinedIfMissing } from "./guard.js";
-import { mapsFieldIn, toFieldTypes, msearchLines, refreshIntervalFrom, searchParams, toAliasedIndices, toWriteAliases, toAliasNames, toBulkResult, toMsearchResults, toRolloverResult, toSourceMap, toSourceSettings, toResolvedIndices, termStatisticsBody, toDocFrequencies, TERM_STATISTICS_FILTER, toVersioned, toRefreshCounts, toSeqNoCheckpoints } from "./responses.js";
+import { mapsFieldIn, toFieldTypes, msearchLines, refreshIntervalFrom, searchParams, toAliasedIndices, toWriteAliases, toAliasNames, toBulkResult, toMsearchResults, toRolloverResult, toSourceMap, toSourceSettings, toResolvedIndices, termStatisticsBody, toDocFrequencies, TERM_STATISTICS_FILTER, toVersioned, toRefreshCounts, toSeqNoCheckpoints, toBulkTaskIds, BULK_ACTION } from "./responses.js";
 import type { AliasedIndex, BulkOptions, BulkResult, Engine, EngineConnection, EngineInfo, PointInTimePage, PutOptions, RolloverResult, SearchRequest, SearchResponse, SourceSettings, Versioned } from "./types.js";
 
 /** Elasticsearch 8.x through `@elastic/elasticsearch` (client major = server major). */
@@ -224,6 +224,10 @@ export class ElasticsearchEngine implements Engine {
 
   seqNoCheckpoints(index: string): Promise<{ index: string; shard: string; checkpoint: number }[]> {
     return this.guard(`sequence number stats ${index}`, async () => toSeqNoCheckpoints((await this.client.indices.stats({ index, metric: "docs", level: "shards" })) as never));
+  }
+
+  runningBulks(names: readonly string[]): Promise<string[]> {
+    return this.guard("list bulk tasks", async () => toBulkTaskIds((await this.client.tasks.list({ actions: BULK_ACTION, detailed: true })) as never, names));
   }
 
   refreshCounts(index: string): Promise<Map<string, number>> {

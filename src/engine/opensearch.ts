@@ -1,6 +1,6 @@
 import { Client, type ClientOptions } from "@opensearch-project/opensearch";
 import { createGuard, createIfAbsent, orUndefinedIfMissing } from "./guard.js";
-import { mapsFieldIn, toFieldTypes, msearchLines, refreshIntervalFrom, searchParams, toAliasedIndices, toWriteAliases, toAliasNames, toBulkResult, toMsearchResults, toRolloverResult, toSourceMap, toSourceSettings, toResolvedIndices, termStatisticsBody, toDocFrequencies, TERM_STATISTICS_FILTER, toVersioned, toRefreshCounts, toSeqNoCheckpoints } from "./responses.js";
+import { mapsFieldIn, toFieldTypes, msearchLines, refreshIntervalFrom, searchParams, toAliasedIndices, toWriteAliases, toAliasNames, toBulkResult, toMsearchResults, toRolloverResult, toSourceMap, toSourceSettings, toResolvedIndices, termStatisticsBody, toDocFrequencies, TERM_STATISTICS_FILTER, toVersioned, toRefreshCounts, toSeqNoCheckpoints, toBulkTaskIds, BULK_ACTION } from "./responses.js";
 import type { AliasedIndex, BulkOptions, BulkResult, Engine, EngineConnection, EngineInfo, PointInTimePage, PutOptions, RolloverResult, SearchRequest, SearchResponse, SourceSettings, Versioned } from "./types.js";
 
 /** Builds the OpenSearch client options; also used to probe an unknown engine's root endpoint. */
@@ -240,6 +240,10 @@ export class OpenSearchEngine implements Engine {
 
   seqNoCheckpoints(index: string): Promise<{ index: string; shard: string; checkpoint: number }[]> {
     return this.guard(`sequence number stats ${index}`, async () => toSeqNoCheckpoints((await this.client.indices.stats({ index, metric: "docs", level: "shards" } as never)).body as never));
+  }
+
+  runningBulks(names: readonly string[]): Promise<string[]> {
+    return this.guard("list bulk tasks", async () => toBulkTaskIds((await this.client.tasks.list({ actions: BULK_ACTION, detailed: true } as never)).body as never, names));
   }
 
   refreshCounts(index: string): Promise<Map<string, number>> {

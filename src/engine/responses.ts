@@ -261,6 +261,30 @@ export function toSeqNoCheckpoints(body: RefreshStatsBody): { index: string; sha
   return out;
 }
 
+interface TasksBody {
+  nodes?: Record<string, { tasks?: Record<string, { action?: string; description?: string }> }>;
+}
+
+/** The `_bulk` action's task name (its shard-level children add `[s]`). */
+export const BULK_ACTION = "indices:data/write/bulk";
+
+/**
+ * Ids of the running `_bulk` requests of a `_tasks?detailed=true` answer that write to one of `names`: their
+ * description is `requests[n], indices[a, b]`, the names as the client gave them (Elasticsearch 8, OpenSearch 2).
+ */
+export function toBulkTaskIds(body: TasksBody, names: readonly string[]): string[] {
+  const wanted = new Set(names);
+  const out: string[] = [];
+  for (const node of Object.values(body.nodes ?? {})) {
+    for (const [id, task] of Object.entries(node.tasks ?? {})) {
+      if (task.action !== BULK_ACTION) continue;
+      const listed = /indices\[(.*)\]$/.exec(task.description ?? "")?.[1];
+      if (listed !== undefined && listed.split(", ").some((name) => wanted.has(name))) out.push(id);
+    }
+  }
+  return out.sort();
+}
+
 /** Ended searcher-opening refreshes per shard copy (`_stats/refresh?level=shards`), keyed `index/shard/node/p|r`. */
 export function toRefreshCounts(body: RefreshStatsBody): Map<string, number> {
   const out = new Map<string, number>();

@@ -247,5 +247,10 @@ export interface Engine {
    * it has been processed on that shard, so a refresh that starts after the read shows them all.
    */
   seqNoCheckpoints(index: string): Promise<{ index: string; shard: string; checkpoint: number }[]>;
+  /**
+   * Task ids of the `_bulk` requests running in the cluster (`_tasks`) that write to one of `names` (as their
+   * client named the index: an alias is not resolved), sorted. A request still being sent is not listed yet.
+   */
+  runningBulks(names: readonly string[]): Promise<string[]>;
   close(): Promise<void>;
 }

@@ -52,7 +52,7 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     engineRestarts: new Counter({ name: "neardup_engine_restarts_total", help: "Restarts of the embedded engine after it exited unexpectedly.", registers }),
     leaseEvents: new Counter({
       name: "neardup_lease_events_total",
-      help: "Writer lease events by lease (api, proxy) and event (acquired, lost, renewal_late, error). A lost or late lease means writes moved to another sidecar or waited.",
+      help: "Writer lease events by lease (api, proxy) and event (acquired, lost, renewal_late, error, predecessor_writes_running, predecessor_writes_unknown). A lost or late lease means writes moved to another sidecar or waited.",
       labelNames: ["lease", "event"] as const,
       registers,
     }),

@@ -148,7 +148,12 @@ export type Forwarder = (url: string, docs: DocInput[], policy: Policy, labels: 
 export type LeaseRole = "holder" | "follower" | "unknown";
 
 /** Lease events an operator should see at the default log level (the others are info). */
-const LEASE_WARNINGS: ReadonlySet<string> = new Set(["lease lost", "lease renewal late", "lease error"]);
+const LEASE_WARNINGS: ReadonlySet<string> = new Set(["lease lost", "lease renewal late", "lease error", "lease predecessor writes running", "lease predecessor writes unknown"]);
+
+/** After a takeover, how often the `_bulk` requests that were writing to the index are listed again, in ms. */
+const PREDECESSOR_WRITES_POLL_MS = 200;
+/** After a takeover, the longest wait for them, in ms: past it the new holder decides with them still running. */
+export const PREDECESSOR_WRITES_MAX_MS = 60_000;
 
 /**
  * A lease's `onEvent` that logs each event, at warn for those in {@link LEASE_WARNINGS}, with `context` added,
@@ -175,6 +180,8 @@ export class WriterLease implements WriteRouter {
   private validUntil = 0;
   /** From when the holder decides; `Infinity` while its takeover refresh has not ended. */
   private decidingFrom = 0;
+  /** Whether the engine refused to list its tasks once (reported once). */
+  private tasksUnlisted = false;
   /** After a takeover: not before this, whatever the refresh (the interval + margin). */
   private waitUntil = 0;
   /** Local time at which the lease document was first found missing after this sidecar had seen one. */
@@ -334,25 +341,56 @@ export class WriterLease implements WriteRouter {
   }
 
   /**
-   * After a takeover: decide once a refresh of the data index sent now has ended, so that every write the
-   * previous holder acknowledged shows in the lookups (the engine's own refresh may end seconds after its
-   * interval under load), and not before the refresh interval + margin. A failed refresh is tried again
-   * every second while this term lasts; an index that does not exist holds nothing to show.
+   * After a takeover: decide once the `_bulk` requests that were writing to the data index when it was taken
+   * have ended (a predecessor's write still queued in the engine is in no refresh yet; their wait is bounded
+   * by {@link PREDECESSOR_WRITES_MAX_MS}), then a refresh of the data index sent after them has ended, so that
+   * every write the previous holder acknowledged or still had in the engine shows in the lookups (the engine's
+   * own refresh may end seconds after its interval under load), and not before the refresh interval + margin.
+   * A failed refresh is tried again every second while this term lasts; an index that does not exist holds
+   * nothing to show.
    */
   private showPredecessor(term: number): void {
     this.waitUntil = this.clock() + this.options.refreshMs + this.marginMs;
     this.decidingFrom = Infinity;
-    const ours = () => this.holding && this.current?.term === term;
+    const ours = () => this.holding && this.current?.term === term && !this.stopped;
     const shown = () => {
       if (ours()) this.decidingFrom = Math.max(this.waitUntil, this.clock());
     };
     const attempt = (): void => {
       this.engine.refresh(this.options.index).then(shown, (err: unknown) => {
         if (hasErrorCode(err, "NOT_FOUND")) shown();
-        else if (ours() && !this.stopped) setTimeout(attempt, 1000).unref();
+        else if (ours()) setTimeout(attempt, 1000).unref();
       });
     };
-    attempt();
+    void this.predecessorWritesEnded(ours).then(() => {
+      if (ours()) attempt();
+    });
+  }
+
+  /**
+   * Resolves once none of the `_bulk` requests writing to the data index (by its name or the indices behind
+   * it) at the call is running, polling every {@link PREDECESSOR_WRITES_POLL_MS}; at once when none is, or
+   * when the engine will not list its tasks (then only the refresh covers them: reported once, at warn); after
+   * {@link PREDECESSOR_WRITES_MAX_MS} with some still running (reported, at warn), or once `ours` turns false.
+   */
+  private async predecessorWritesEnded(ours: () => boolean): Promise<void> {
+    const since = this.clock();
+    try {
+      const names = [this.options.index, ...(await this.engine.resolveIndices(this.options.index))];
+      let running = new Set(await this.engine.runningBulks(names));
+      while (running.size > 0 && ours()) {
+        if (this.clock() - since >= PREDECESSOR_WRITES_MAX_MS) {
+          this.onEvent("lease predecessor writes running", { tasks: [...running], waitedMs: this.clock() - since });
+          return;
+        }
+        await new Promise((r) => setTimeout(r, PREDECESSOR_WRITES_POLL_MS).unref());
+        const now = new Set(await this.engine.runningBulks(names));
+        running = new Set([...running].filter((id) => now.has(id)));
+      }
+    } catch (err) {
+      if (!this.tasksUnlisted) this.onEvent("lease predecessor writes unknown", { error: (err as Error).message });
+      this.tasksUnlisted = true;
+    }
   }
 
   /** Gives the lease up (graceful stop): followers may take it at once. */

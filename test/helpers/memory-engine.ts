@@ -243,6 +243,13 @@ export class MemoryEngine implements Engine {
     return new Map([[`${index}/0/memory/p`, this.refreshes.get(index) ?? 0]]);
   }
 
+  /** Running `_bulk` requests a test sets: task id and the index names each writes to. */
+  readonly bulkTasks = new Map<string, string[]>();
+
+  async runningBulks(names: readonly string[]): Promise<string[]> {
+    return [...this.bulkTasks].filter(([, indices]) => indices.some((i) => names.includes(i))).map(([id]) => id).sort();
+  }
+
   /** No sequence numbers here: the window mirror, which needs them, is tested against the real engines. */
   async seqNoCheckpoints(): Promise<{ index: string; shard: string; checkpoint: number }[]> {
     return [];

@@ -174,6 +174,41 @@ describe.each(engineTargets())("$kind $version ($source)", (target) => {
       await engine.deleteIndex(stuck);
     }
   });
+
+  it("lists a running _bulk request by the index it writes to, and not once it has ended (a new writer lease holder waits for them)", async () => {
+    const bulkIndex = uniqueIndex("neardup-running-bulk");
+    const auth: Record<string, string> = target.username ? { authorization: `Basic ${Buffer.from(`${target.username}:${target.password ?? ""}`).toString("base64")}` } : {};
+    try {
+      // A bulk long enough to be seen running: larger until it is (a fast machine may end a small one between two polls).
+      let seen: string[] = [];
+      for (let docs = 40_000; seen.length === 0 && docs <= 320_000; docs *= 2) {
+        const body = Array.from({ length: docs }, (_, i) => `{"index":{"_index":"${bulkIndex}"}}\n{"t":"${"x".repeat(100)}","n":${i}}\n`).join("");
+        let done = false;
+        const sent = fetch(`${target.url}/_bulk`, { method: "POST", headers: { "content-type": "application/x-ndjson", ...auth }, body }).then(async (res) => {
+          expect(res.status).toBe(200);
+          await res.arrayBuffer();
+          done = true;
+        });
+        while (!done && seen.length === 0) {
+          const [listed, other] = await Promise.all([engine.runningBulks([bulkIndex]), engine.runningBulks(["neardup-no-such-index"])]);
+          expect(other).toEqual([]);
+          seen = listed;
+          await new Promise((r) => setTimeout(r, 10));
+        }
+        await sent;
+      }
+      expect(seen).toHaveLength(1);
+      expect(seen[0]).toMatch(/^[\w-]+:\d+$/); // node:id
+      let after = seen;
+      for (let i = 0; i < 50 && after.length > 0; i++) {
+        after = await engine.runningBulks([bulkIndex, "neardup-no-such-index"]);
+        if (after.length > 0) await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(after).toEqual([]);
+    } finally {
+      await engine.deleteIndex(bulkIndex);
+    }
+  }, 120_000);
 });
 
 /** The flat settings of each concrete index behind `index` (an index or an alias). */

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
 import { NeardupError } from "../../../src/core/errors.js";
-import { LEASE_INDEX, WriterLease, type Forwarder, type LeaseDoc } from "../../../src/service/writer-lease.js";
+import { LEASE_INDEX, PREDECESSOR_WRITES_MAX_MS, WriterLease, type Forwarder, type LeaseDoc } from "../../../src/service/writer-lease.js";
 import { MemoryEngine } from "../../helpers/memory-engine.js";
 
 function setup() {
@@ -12,9 +12,12 @@ function setup() {
     forwarded.push(url);
     return docs.map((d) => ({ id: d.id, status: "original" as const, action: "indexed" as const, duplicate_of: null, distance: null, similarity: null, reason: null }));
   };
-  const make = (name: string) => new WriterLease(engine, { index: "docs", holder: name, url: `http://${name}`, ttlMs: 10_000, marginMs: 1000, refreshMs: 1000, clock }, forwarder);
-  return { engine, make, forwarded, advance: (ms: number) => (now += ms) };
+  const events: string[] = [];
+  const make = (name: string) => new WriterLease(engine, { index: "docs", holder: name, url: `http://${name}`, ttlMs: 10_000, marginMs: 1000, refreshMs: 1000, clock }, forwarder, (event) => events.push(`${name}: ${event}`));
+  return { engine, make, forwarded, events, advance: (ms: number) => (now += ms) };
 }
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const doc = { id: "x", idGiven: true, text: "t", fields: undefined, time: 0 };
 
@@ -131,6 +134,7 @@ describe("WriterLease", () => {
     expect(b.role).toBe("follower");
     advance(1);
     await b.tick(); // 11,000 ms unchanged: a is dead
+    await sleep(0); // its takeover refresh (no _bulk of the index running)
     expect(b.role).toBe("holder");
     expect(() => b.assertDeciding()).toThrow(/waits one refresh interval/);
     expect(b.msUntilDeciding()).toBe(2000); // refresh 1 s + margin 1 s: a decision waits that out in its turn
@@ -226,6 +230,7 @@ describe("WriterLease", () => {
     expect(b.role).not.toBe("holder");
     advance(1);
     await b.tick();
+    await sleep(0);
     expect(b.role).toBe("holder");
     expect(() => b.assertDeciding()).toThrow(/waits one refresh interval/); // a takeover: it waits as after an unrenewed lease
     advance(2000);
@@ -281,5 +286,65 @@ describe("WriterLease", () => {
     release();
     await new Promise((r) => setTimeout(r, 0));
     expect(() => b.assertDeciding()).not.toThrow();
+  });
+
+  /** Two sidecars, `a` holding the lease; `b` takes it over (after `a`'s ttl) with the engine's refreshes counted. */
+  async function takeover() {
+    const t = setup();
+    const a = t.make("a");
+    const b = t.make("b");
+    await a.tick();
+    await b.tick();
+    const refreshed: string[] = [];
+    const refresh = t.engine.refresh.bind(t.engine);
+    t.engine.refresh = async (index: string) => {
+      refreshed.push(index);
+      await refresh(index);
+    };
+    return { ...t, a, b, refreshed, takeOver: async () => (t.advance(11_000), await b.tick()) };
+  }
+
+  it("a new holder decides only once the _bulk requests writing to the data index when it took over have ended, then their refresh (a predecessor's write the engine still held)", async () => {
+    const { engine, b, refreshed, advance, takeOver } = await takeover();
+    engine.bulkTasks.set("n:1", ["docs"]); // the predecessor's last write, queued in the engine
+    engine.bulkTasks.set("n:2", ["other"]); // another index's: not waited for
+    await takeOver();
+    expect(b.role).toBe("holder");
+    await sleep(450); // two polls
+    advance(5000); // well past refresh interval + margin
+    expect(refreshed).toEqual([]); // a refresh now would not show the queued write
+    expect(() => b.assertDeciding()).toThrow(/until the engine shows its predecessor's writes/);
+    engine.bulkTasks.set("n:3", ["docs"]); // started after the takeover: not the predecessor's, not waited for
+    engine.bulkTasks.delete("n:1");
+    await sleep(300);
+    expect(refreshed).toEqual(["docs"]);
+    expect(() => b.assertDeciding()).not.toThrow();
+  });
+
+  it("a takeover with no bulk running refreshes at once; one whose engine will not list its tasks refreshes and says so once; one whose predecessor's write outlives the bound decides after it and says so", async () => {
+    const none = await takeover();
+    await none.takeOver();
+    await sleep(0);
+    expect(none.refreshed).toEqual(["docs"]);
+    expect(none.events).not.toContainEqual(expect.stringMatching(/predecessor/));
+
+    const refused = await takeover();
+    refused.engine.runningBulks = () => Promise.reject(new NeardupError("ENGINE_ERROR", "action [cluster:monitor/tasks/lists] is unauthorized"));
+    await refused.takeOver();
+    await sleep(0);
+    expect(refused.refreshed).toEqual(["docs"]);
+    expect(refused.events).toContain("b: lease predecessor writes unknown");
+
+    const stuck = await takeover();
+    stuck.engine.bulkTasks.set("n:1", ["docs"]);
+    await stuck.takeOver();
+    await sleep(250);
+    expect(stuck.refreshed).toEqual([]);
+    stuck.advance(PREDECESSOR_WRITES_MAX_MS);
+    await stuck.b.tick(); // renewed meanwhile
+    await sleep(250);
+    expect(stuck.refreshed).toEqual(["docs"]);
+    expect(stuck.events).toContain("b: lease predecessor writes running");
+    expect(() => stuck.b.assertDeciding()).not.toThrow();
   });
 });
