@@ -375,21 +375,25 @@ export class WriterLease implements WriteRouter {
    */
   private async predecessorWritesEnded(ours: () => boolean): Promise<void> {
     const since = this.clock();
+    let names: string[];
+    let running: Set<string>;
     try {
-      const names = [this.options.index, ...(await this.engine.resolveIndices(this.options.index))];
-      let running = new Set(await this.engine.runningBulks(names));
-      while (running.size > 0 && ours()) {
-        if (this.clock() - since >= PREDECESSOR_WRITES_MAX_MS) {
-          this.onEvent("lease predecessor writes running", { tasks: [...running], waitedMs: this.clock() - since });
-          return;
-        }
-        await new Promise((r) => setTimeout(r, PREDECESSOR_WRITES_POLL_MS).unref());
-        const now = new Set(await this.engine.runningBulks(names));
-        running = new Set([...running].filter((id) => now.has(id)));
-      }
+      names = [this.options.index, ...(await this.engine.resolveIndices(this.options.index))];
+      running = new Set(await this.engine.runningBulks(names));
     } catch (err) {
-      if (!this.tasksUnlisted) this.onEvent("lease predecessor writes unknown", { error: (err as Error).message });
+      if (!this.tasksUnlisted) this.onEvent("lease predecessor writes unknown", { error: err instanceof Error ? err.message : String(err) });
       this.tasksUnlisted = true;
+      return;
+    }
+    while (running.size > 0 && ours()) {
+      if (this.clock() - since >= PREDECESSOR_WRITES_MAX_MS) {
+        this.onEvent("lease predecessor writes running", { tasks: [...running], waitedMs: this.clock() - since });
+        return;
+      }
+      await new Promise((r) => setTimeout(r, PREDECESSOR_WRITES_POLL_MS).unref());
+      // A failed listing keeps waiting for what was running (the wait is bounded).
+      const now = await this.engine.runningBulks(names).catch(() => undefined);
+      if (now) running = new Set([...running].filter((id) => now.includes(id)));
     }
   }
 

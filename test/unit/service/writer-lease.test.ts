@@ -314,6 +314,12 @@ describe("WriterLease", () => {
     advance(5000); // well past refresh interval + margin
     expect(refreshed).toEqual([]); // a refresh now would not show the queued write
     expect(() => b.assertDeciding()).toThrow(/until the engine shows its predecessor's writes/);
+    // A listing that fails meanwhile keeps the wait for what was running.
+    const list = engine.runningBulks.bind(engine);
+    engine.runningBulks = () => Promise.reject(new Error("engine busy"));
+    await sleep(450);
+    expect(refreshed).toEqual([]);
+    engine.runningBulks = list;
     engine.bulkTasks.set("n:3", ["docs"]); // started after the takeover: not the predecessor's, not waited for
     engine.bulkTasks.delete("n:1");
     await sleep(300);
