@@ -215,7 +215,6 @@ export function sheetsDiffer(a: Sheet, b: Sheet): boolean {
   return false;
 }
 
-
 /** FNV-1a over UTF-16 code units, 32 bits. */
 function hash32(s: string): number {
   let h = 0x811c9dc5;

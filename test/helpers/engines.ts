@@ -13,10 +13,14 @@ export function connectTarget(target: EngineTarget): Promise<Engine> {
   return connectEngine({ url: target.url, username: target.username, password: target.password });
 }
 
+/** The target's basic-auth header, or none. */
+export function authHeader(target: EngineTarget): Record<string, string> {
+  return target.username ? { authorization: `Basic ${Buffer.from(`${target.username}:${target.password ?? ""}`).toString("base64")}` } : {};
+}
+
 /** A raw engine call the Engine interface does not offer (close/open an index, settings, health); throws on an HTTP error. */
 export async function rawEngineRequest(target: EngineTarget, method: string, path: string, body?: unknown): Promise<unknown> {
-  const headers: Record<string, string> = { "content-type": "application/json" };
-  if (target.username) headers.authorization = `Basic ${Buffer.from(`${target.username}:${target.password ?? ""}`).toString("base64")}`;
+  const headers: Record<string, string> = { "content-type": "application/json", ...authHeader(target) };
   const res = await fetch(`${target.url}${path}`, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
   const parsed = (await res.json()) as unknown;
   if (res.status >= 300) throw new Error(`${method} ${path}: HTTP ${res.status} ${JSON.stringify(parsed)}`);

@@ -5,7 +5,7 @@ import { installTemplates, templates, totalHits, type Engine } from "../../src/e
 import { DedupService } from "../../src/service/dedup-service.js";
 import { resolveDedupOptions } from "../../src/service/options.js";
 import { sharedFingerprinter } from "../helpers/api.js";
-import { connectTarget, engineTargets, rawEngineRequest, uniqueIndex } from "../helpers/engines.js";
+import { authHeader, connectTarget, engineTargets, rawEngineRequest, uniqueIndex } from "../helpers/engines.js";
 
 /** Fixed fingerprints: a and b differ in 2 bits (they share seg0 and seg2); c is far from both. */
 const FPS = {
@@ -177,14 +177,13 @@ describe.each(engineTargets())("$kind $version ($source)", (target) => {
 
   it("lists a running _bulk request by the index it writes to, and not once it has ended (a new writer lease holder waits for them)", async () => {
     const bulkIndex = uniqueIndex("neardup-running-bulk");
-    const auth: Record<string, string> = target.username ? { authorization: `Basic ${Buffer.from(`${target.username}:${target.password ?? ""}`).toString("base64")}` } : {};
     try {
       // A bulk long enough to be seen running: larger until it is (a fast machine may end a small one between two polls).
       let seen: string[] = [];
       for (let docs = 40_000; seen.length === 0 && docs <= 320_000; docs *= 2) {
         const body = Array.from({ length: docs }, (_, i) => `{"index":{"_index":"${bulkIndex}"}}\n{"t":"${"x".repeat(100)}","n":${i}}\n`).join("");
         let done = false;
-        const sent = fetch(`${target.url}/_bulk`, { method: "POST", headers: { "content-type": "application/x-ndjson", ...auth }, body }).then(async (res) => {
+        const sent = fetch(`${target.url}/_bulk`, { method: "POST", headers: { "content-type": "application/x-ndjson", ...authHeader(target) }, body }).then(async (res) => {
           expect(res.status).toBe(200);
           await res.arrayBuffer();
           done = true;
