@@ -32,8 +32,12 @@ describe("engine supervision (issue 15)", () => {
   const events: string[] = [];
   const engines: EventEmitter[] = [];
   let service: RunningService;
+  // A restart's engine start waits for this gate, so the test sees /readyz during the restart however slow the
+  // machine is (it once missed the 100 ms backoff under CI load and saw the engine back instead).
+  let gate: Promise<void> = Promise.resolve();
 
   const startLocalEngine = async (): Promise<OwnedEngine> => {
+    await gate;
     const proc = new EventEmitter();
     engines.push(proc);
     events.push(`engine ${engines.length} started`);
@@ -60,6 +64,8 @@ describe("engine supervision (issue 15)", () => {
     await service.engineReady;
     expect(service.readiness.ready).toBe(true);
 
+    let openGate = (): void => undefined;
+    gate = new Promise((resolve) => (openGate = resolve));
     engines[0]!.emit("exit", 137, "SIGKILL");
     expect(service.readiness.ready).toBe(false);
     let reason = "";
@@ -72,6 +78,7 @@ describe("engine supervision (issue 15)", () => {
     const during = await fetch(`${service.url}/v1/check`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ text: "during the restart" }) });
     expect(during.status).toBe(503);
     expect(during.headers.get("retry-after")).not.toBeNull();
+    openGate();
 
     await until("ready after the restart", () => service.readiness.ready);
     expect(engines).toHaveLength(2);
