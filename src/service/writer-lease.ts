@@ -369,7 +369,7 @@ export class WriterLease implements WriteRouter {
 
   /**
    * Resolves once none of the `_bulk` requests writing to the data index (by its name or the indices behind
-   * it) at the call is running, polling every {@link PREDECESSOR_WRITES_POLL_MS}; at once when none is, or
+   * it, by the name alone when the engine will not resolve it) at the call is running, polling every {@link PREDECESSOR_WRITES_POLL_MS}; at once when none is, or
    * when the engine will not list its tasks (then only the refresh covers them: reported once, at warn); after
    * {@link PREDECESSOR_WRITES_MAX_MS} with some still running (reported, at warn), or once `ours` turns false.
    */
@@ -377,8 +377,11 @@ export class WriterLease implements WriteRouter {
     const since = this.clock();
     let names: string[];
     let running: Set<string>;
+    // The indices behind the name are looked up too (a bulk names what its client wrote to); when they cannot be,
+    // the name alone still finds the writes of sidecars, which name the index as configured.
+    const behind = await this.engine.resolveIndices(this.options.index).catch(() => [] as string[]);
     try {
-      names = [this.options.index, ...(await this.engine.resolveIndices(this.options.index))];
+      names = [this.options.index, ...behind];
       running = new Set(await this.engine.runningBulks(names));
     } catch (err) {
       if (!this.tasksUnlisted) this.onEvent("lease predecessor writes unknown", { error: err instanceof Error ? err.message : String(err) });

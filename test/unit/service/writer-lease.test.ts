@@ -279,6 +279,7 @@ describe("WriterLease", () => {
     advance(11_000);
     await b.tick(); // takes over
     expect(b.role).toBe("holder");
+    await sleep(0); // the listing of running bulks (none) comes first
     expect(refreshed).toEqual(["docs"]);
     advance(5000); // well past refresh interval + margin
     expect(() => b.assertDeciding()).toThrow(/until the engine shows its predecessor's writes/);
@@ -325,6 +326,20 @@ describe("WriterLease", () => {
     await sleep(300);
     expect(refreshed).toEqual(["docs"]);
     expect(() => b.assertDeciding()).not.toThrow();
+  });
+
+  it("a takeover whose engine will not resolve the index's name still waits for the bulks that name it (the sidecar's own writes do)", async () => {
+    const { engine, b, refreshed, takeOver, events } = await takeover();
+    engine.resolveIndices = () => Promise.reject(new Error("engine busy"));
+    engine.bulkTasks.set("n:1", ["docs"]);
+    await takeOver();
+    await sleep(450);
+    expect(refreshed).toEqual([]);
+    expect(() => b.assertDeciding()).toThrow(/until the engine shows its predecessor's writes/);
+    engine.bulkTasks.delete("n:1");
+    await sleep(300);
+    expect(refreshed).toEqual(["docs"]);
+    expect(events).not.toContain("b: lease predecessor writes unknown");
   });
 
   it("a takeover with no bulk running refreshes at once; one whose engine will not list its tasks refreshes and says so once; one whose predecessor's write outlives the bound decides after it and says so", async () => {
