@@ -236,8 +236,9 @@ export async function startService(config: Config, deps: ServiceDeps): Promise<R
     }
   };
 
-  const startOwned = async (): Promise<EngineConnection> => {
-    readiness.markNotReady("starting the embedded OpenSearch");
+  /** Starts the embedded engine; `why` (a restart's cause) stays in the readiness reason while it starts. */
+  const startOwned = async (why?: string): Promise<EngineConnection> => {
+    readiness.markNotReady(why ? `${why}: starting the embedded OpenSearch` : "starting the embedded OpenSearch");
     const started = await deps.startLocalEngine(config.local);
     if (closed) {
       await started.stop();
@@ -268,13 +269,14 @@ export async function startService(config: Config, deps: ServiceDeps): Promise<R
     for (;;) {
       const delay = Math.min(supervision.restartMaxMs, (deps.restartBaseMs ?? 1000) * 2 ** restartAttempt);
       restartAttempt++;
-      readiness.markNotReady(`the embedded engine exited (code ${code}, signal ${signal}); restart ${restartAttempt} in ${delay} ms`);
+      const exited = `the embedded engine exited (code ${code}, signal ${signal}); restart ${restartAttempt}`;
+      readiness.markNotReady(`${exited} in ${delay} ms`);
       logger.error({ code, signal, attempt: restartAttempt, delayMs: delay }, "embedded engine exited unexpectedly; restarting");
       await sleep(delay);
       if (closed) return;
       metrics.engineRestarts.inc();
       try {
-        await connectOnce(await startOwned());
+        await connectOnce(await startOwned(exited));
         logger.info({ attempt: restartAttempt }, "embedded engine restarted");
         return;
       } catch (err) {
