@@ -34,7 +34,7 @@ describe.each(engineTargets())("readiness and breaker through an outage on $kind
       NEARDUP_ENGINE_USERNAME: target.username,
       NEARDUP_ENGINE_PASSWORD: target.password,
       NEARDUP_INDEX: index,
-      NEARDUP_ENGINE_PROBE_MS: "200",
+      NEARDUP_ENGINE_PROBE_MS: "1000", // also the probe's timeout: 200 ms failed probes of a healthy engine on a loaded machine
       NEARDUP_BREAKER_FAILURES: "2",
       NEARDUP_BREAKER_OPEN_MS: "60000",
       NEARDUP_ENGINE_TIMEOUT_MS: "5000",

@@ -113,7 +113,8 @@ describe("engine supervision (issue 15)", () => {
       events.push(`request answered ${res.status}`);
       return res;
     });
-    await new Promise((r) => setTimeout(r, 100));
+    // Close once the request is in (a fixed sleep could close before its headers were read, on a loaded machine).
+    await until("the request in flight", async () => (await service.metrics.inFlight.get()).values[0]?.value === 1);
     const closing = service.close().then(() => events.push("service closed"));
     const res = await inFlight;
     await closing;

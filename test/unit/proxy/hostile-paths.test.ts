@@ -130,12 +130,12 @@ describe("the _bulk proxy's budget of bodies in flight", () => {
   });
   afterAll(async () => proxy?.close());
 
-  const post = (body: Buffer, headers: Record<string, string> = {}) =>
-    fetch(`${proxy.url}/logs-1/_bulk`, { method: "POST", headers: { "content-type": "application/x-ndjson", ...headers }, body });
+  const post = (body: Buffer, headers: Record<string, string> = {}, at = proxy) =>
+    fetch(`${at.url}/logs-1/_bulk`, { method: "POST", headers: { "content-type": "application/x-ndjson", ...headers }, body });
 
   /** A connection that sent a `_bulk`'s headers announcing `length` bytes, then `sent` of them; its answer accumulates in `answer()`. */
-  const partial = async (length: number | "chunked", sent: Buffer) => {
-    const { hostname, port } = new URL(proxy.url);
+  const partial = async (length: number | "chunked", sent: Buffer, at = proxy) => {
+    const { hostname, port } = new URL(at.url);
     const socket = net.connect(Number(port), hostname);
     await new Promise((r) => socket.once("connect", r));
     let answer = "";
@@ -155,16 +155,22 @@ describe("the _bulk proxy's budget of bodies in flight", () => {
   });
 
   it("a body over the budget waits, its socket paused, while another holds it, and goes in when it is given back (parallel_bulk dropped the 429s)", async () => {
-    // A: 900 bytes announced, 800 of them sent, the rest held back.
-    const { socket: a, answer: answerA } = await partial(900, Buffer.alloc(800, 0x20));
-    let answeredB = false;
-    const b = post(Buffer.alloc(500, 0x20)).then((r) => ((answeredB = true), r));
-    await new Promise((r) => setTimeout(r, 150));
-    expect(answeredB).toBe(false); // waiting, not refused
-    a.end(Buffer.alloc(100, 0x20));
-    await new Promise((r) => a.once("close", r));
-    expect(answerA()).toMatch(/^HTTP\/1\.1 503/); // A went in (no engine in this test)
-    expect((await b).status).toBe(503); // and then B
+    // A proxy whose bodies may wait 10 s for the budget: a loaded machine may stall this test by several hundred ms.
+    const patient = await bareProxy(1_000, 10_000);
+    try {
+      // A: 900 bytes announced, 800 of them sent, the rest held back.
+      const { socket: a, answer: answerA } = await partial(900, Buffer.alloc(800, 0x20), patient);
+      let answeredB = false;
+      const b = post(Buffer.alloc(500, 0x20), {}, patient).then((r) => ((answeredB = true), r));
+      await new Promise((r) => setTimeout(r, 150));
+      expect(answeredB).toBe(false); // waiting, not refused
+      a.end(Buffer.alloc(100, 0x20));
+      await new Promise((r) => a.once("close", r));
+      expect(answerA()).toMatch(/^HTTP\/1\.1 503/); // A went in (no engine in this test)
+      expect((await b).status).toBe(503); // and then B
+    } finally {
+      await patient.close();
+    }
   });
 
   it("answers 429 with Retry-After to a body that waited longer than the limit, and at once to a gzip body that decodes past the budget; one request alone always goes in", async () => {

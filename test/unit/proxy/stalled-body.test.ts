@@ -57,21 +57,31 @@ describe("the _bulk proxy and a body that stalls", () => {
 
   it("does not cut a body that keeps coming, slowly", async () => {
     seen.length = 0;
+    // Gaps of 100 ms against an idle limit of 1.5 s (a loaded machine may stall a gap by several hundred ms),
+    // 20 of them: longer in all than the limit.
+    const patient = await startProxyOver(engine, undefined, { bodyIdleMs: 1_500, maxInflightBytes: 64 * 1024, maxInflightWaitMs: 5_000 });
+    const started = Date.now();
     const answer = new Promise<number>((resolve, reject) => {
-      const req = http.request(`${proxy.url}/_bulk`, { method: "POST", headers: { "content-type": "text/plain", "content-length": String(LINE.length) } }, (res) => {
+      const req = http.request(`${patient.url}/_bulk`, { method: "POST", headers: { "content-type": "text/plain", "content-length": String(LINE.length) } }, (res) => {
         res.resume();
         resolve(res.statusCode ?? 0);
       });
       req.on("error", reject);
-      const pieces = [LINE.slice(0, 20), LINE.slice(20, 40), LINE.slice(40)];
+      const size = Math.ceil(LINE.length / 21);
+      const pieces = Array.from({ length: Math.ceil(LINE.length / size) }, (_, k) => LINE.slice(k * size, (k + 1) * size));
       const next = (k: number) => {
         if (k === pieces.length) return void req.end();
         req.write(pieces[k]);
-        setTimeout(() => next(k + 1), 250);
+        setTimeout(() => next(k + 1), 100);
       };
       next(0);
     });
-    expect(await answer).toBe(200);
-    expect(seen).toEqual([LINE.length]);
+    try {
+      expect(await answer).toBe(200);
+      expect(Date.now() - started).toBeGreaterThan(1_500);
+      expect(seen).toEqual([LINE.length]);
+    } finally {
+      await patient.close();
+    }
   });
 });

@@ -268,15 +268,26 @@ describe("limits (issue 15)", () => {
     const body = JSON.parse(text.slice(text.indexOf("\r\n\r\n") + 4)) as { error: { code: string; message: string; field: string } };
     expect(body.error).toMatchObject({ code: "REQUEST_TIMEOUT", field: "body", message: expect.stringContaining("NEARDUP_BODY_TIMEOUT_MS") });
     expect(await metrics.registry.getSingleMetricAsString("neardup_limit_hits_total")).toMatch(/limit="body_idle"\} 1/);
-    // A body that keeps coming is not cut, however slowly it comes in all.
-    const slow = pending(port, { "Content-Length": "30" }, '{"text": "');
+    await close();
+  });
+  it("a body that keeps coming is not cut, however long it takes in all", async () => {
+    // Gaps of 100 ms against an idle limit of 1 s (a loaded machine may stall a gap by several hundred ms),
+    // 12 of them: longer in all than the limit.
+    const { app: patient } = app({ limits: { bodyIdleMs: 1_000 } });
+    const { port, close } = await serve(patient);
+    const pieces = Array.from({ length: 12 }, (_, i) => `w${i} `);
+    const text = pieces.join("");
+    const length = Buffer.byteLength(`{"text": "${text}"}`);
+    const slow = pending(port, { "Content-Length": String(length) }, '{"text": "');
     const answer = new Promise<number>((resolve) => slow.on("response", (r) => resolve(r.statusCode ?? 0)));
-    for (const piece of ["hello ", "slow ", "world"]) {
-      await new Promise((r) => setTimeout(r, 200));
+    const started = Date.now();
+    for (const piece of pieces) {
+      await new Promise((r) => setTimeout(r, 100));
       slow.write(piece);
     }
-    slow.end('"}'.padEnd(30 - '{"text": "hello slow world'.length, " "));
+    slow.end('"}');
     expect(await answer).toBe(200);
+    expect(Date.now() - started).toBeGreaterThan(1_000);
     await close();
   });
   it("the in-flight body budget counts bytes as they arrive: idle connections that announced large bodies hold nothing (they blocked /v1 for 300 s)", async () => {
