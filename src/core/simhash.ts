@@ -58,9 +58,9 @@ export async function createFeatureHasher(): Promise<FeatureHasher> {
   const caches = [new Map<string, Fingerprint>(), new Map<string, Fingerprint>()] as const;
   const seeds = [0n, 1n] as const;
   const compute = (feature: string, seed: 0 | 1): Fingerprint => {
-    // h64ToString gives 16 hex chars, zero-padded; parsing halves avoids BigInt.
-    const hex = api.h64ToString(feature, seeds[seed]).padStart(16, "0");
-    return { hi: parseInt(hex.slice(0, 8), 16) >>> 0, lo: parseInt(hex.slice(8), 16) >>> 0 };
+    // The halves straight from the 64-bit value: half the time of formatting it as hex and parsing that back.
+    const h = api.h64(feature, seeds[seed]);
+    return { hi: Number(h >> 32n) >>> 0, lo: Number(BigInt.asUintN(32, h)) };
   };
   return {
     hashUncached: (feature) => compute(feature, 0),
