@@ -41,6 +41,8 @@ export interface Faults {
   holdWrite(id: string): () => void;
   /** Delay of every search (search and msearch) issued while this is set, in ms (0: none). */
   slowSearchMs: number;
+  /** Searches (search and msearch) issued, and answered (or failed), so far. */
+  searches: { issued: number; answered: number };
   /** When set, every search issued meanwhile waits for the promise it returns (given the search's arguments). */
   searchGate: ((...args: unknown[]) => Promise<void>) | undefined;
   /** Called with the id of each bulk item refused (400), when it is refused. */
@@ -70,6 +72,7 @@ export function withFaults<E extends Engine>(engine: E): { engine: E; faults: Fa
       return release;
     },
     slowSearchMs: 0,
+    searches: { issued: 0, answered: 0 },
     searchGate: undefined,
     onRefuse: undefined,
   };
@@ -119,7 +122,12 @@ export function withFaults<E extends Engine>(engine: E): { engine: E; faults: Fa
           const ms = faults.slowSearchMs;
           if (ms > 0) await sleep(ms);
           if (gate) await gate;
-          return (Reflect.get(target, prop, receiver) as (...a: unknown[]) => unknown).apply(target, args);
+          faults.searches.issued++;
+          try {
+            return await (Reflect.get(target, prop, receiver) as (...a: unknown[]) => Promise<unknown>).apply(target, args);
+          } finally {
+            faults.searches.answered++;
+          }
         };
       }
       const value = Reflect.get(target, prop, receiver) as unknown;

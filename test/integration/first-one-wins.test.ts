@@ -119,10 +119,22 @@ describe.each(engineTargets())("first one wins on $kind $version ($source)", (ta
   it("a duplicate in another request waits for its original's write and fails with it", async () => {
     const { service, faults, index } = await faultyService(engine);
     faults.overload.add("wait-a");
-    faults.slowWrite.set("wait-a", 700);
+    const release = faults.holdWrite("wait-a");
     const first = service.index([doc({ id: "wait-a", text: T })], "mark");
-    await new Promise((r) => setTimeout(r, 200)); // A is decided, its write is held back
-    const second = await service.index([doc({ id: "wait-b", text: T1 })], "skip");
+    const settle = async (what: string, done: () => boolean) => {
+      for (let i = 0; i < 400 && !done(); i++) await new Promise((r) => setTimeout(r, 25));
+      expect(done(), what).toBe(true);
+    };
+    await settle("A decided, its write held back", () => !faults.heldWrites.has("wait-a"));
+    // B is looked up while A's write is held (not for a fixed time, which a loaded machine may outrun).
+    const issued = faults.searches.issued;
+    let answered = false;
+    const pending = service.index([doc({ id: "wait-b", text: T1 })], "skip").then((r) => ((answered = true), r));
+    await settle("B's lookups answered", () => faults.searches.issued > issued && faults.searches.answered === faults.searches.issued);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(answered).toBe(false); // B waits for A's write
+    release();
+    const second = await pending;
     expect(second[0]).toBeInstanceOf(NeardupError);
     expect((second[0] as NeardupError).code).toBe("RETRY");
     expect((await first)[0]).toBeInstanceOf(NeardupError);
