@@ -8,6 +8,10 @@
  *
  * Texts: windows of `length` code points of the bench corpus (bench/corpus.ts);
  * at 20,000 x 200 they overlap, at 3,000 x 200 they are distinct.
+ *
+ * Both cores share one process, and its figures move by up to 15% between
+ * runs of the same code (an A/A run: 0.98x and 1.13x): for a change of a few
+ * per cent, use bench/core-ab.ts (a process a round).
  */
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
