@@ -151,9 +151,10 @@ describe("the event loop stays free during a worst-case re-rank (issue 15)", () 
     // A synchronous re-rank is one gap of nearly the whole request (0.85-0.9 of it, measured);
     // sliced, the longest gap is the candidate fetch or one slice plus one comparison (0.06-0.12,
     // measured at load 4-9 on 2 cores), and under a CI run's load a pause of 0.2-0.4 (GC, or the
-    // process not scheduled: 330 ms of an 857 ms bulk, 2026-12-04). Half the request leaves room for
-    // that and still fails a synchronous re-rank.
-    expect(run.maxGapMs, detail).toBeLessThan(run.totalMs / 2);
+    // process not scheduled: 330 ms of an 857 ms bulk, 2026-12-04; 294 ms of 2,144 in a CI run of
+    // 2026-12-07). Three quarters of the request leaves room for a pause of twice that and still fails a
+    // synchronous re-rank, which /livez answered only once or twice (below) fails as well.
+    expect(run.maxGapMs, detail).toBeLessThan(run.totalMs * 0.75);
     expect(run.livez, detail).toBeGreaterThanOrEqual(10);
   }
 
