@@ -30,10 +30,9 @@ interface Round {
 async function one(tree: string, count: number, length: number): Promise<Round> {
   const core = (await import(pathToFileURL(resolve(tree, "src/core/index.ts")).href)) as typeof Core;
   // The corpus of this checkout for both, so that both analyse the same texts.
-  const { loadBenchCorpus } = await import("./corpus.js");
+  const { loadBenchCorpus, windows } = await import("./corpus.js");
   const corpus = Array.from(loadBenchCorpus().text);
-  const step = Math.floor((corpus.length - length) / count);
-  const texts = Array.from({ length: count }, (_, i) => corpus.slice(i * step, i * step + length).join(""));
+  const texts = windows(corpus, length, count);
   const half = corpus.slice(corpus.length >> 1);
   const fingerprinter = await core.createFingerprinter();
   for (let i = 0; i < 200; i++) fingerprinter.analyze(half.slice(i * 1000, i * 1000 + length).join(""));

@@ -16,15 +16,14 @@
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import * as ours from "../src/core/index.js";
-import { loadBenchCorpus } from "./corpus.js";
+import { loadBenchCorpus, windows } from "./corpus.js";
 
 type Core = typeof ours;
 
 export async function run(other: string, count = 20_000, length = 200): Promise<void> {
   const theirs = (await import(pathToFileURL(join(other, "src", "core", "index.ts")).href)) as Core;
   const corpus = Array.from(loadBenchCorpus().text);
-  const step = Math.floor((corpus.length - length) / count);
-  const texts = Array.from({ length: count }, (_, i) => corpus.slice(i * step, i * step + length).join(""));
+  const texts = windows(corpus, length, count);
   const half = corpus.slice(corpus.length >> 1);
   const warm = Array.from({ length: 200 }, (_, i) => half.slice(i * 1000, i * 1000 + length).join(""));
   const before = await theirs.createFingerprinter();

@@ -39,17 +39,9 @@ import { accumulate, signBits } from "../src/core/simhash-accumulator.js";
 import { loadJiebaResources } from "../src/resources/jieba.js";
 import { cachedSegmenter, CPPJIEBA_SEPARATORS } from "../src/core/segment-cache.js";
 import * as jieba from "nodejs-jieba";
-import { loadBenchCorpus } from "./corpus.js";
+import { loadBenchCorpus, windows } from "./corpus.js";
 
 const PAIR = ["你妈妈喊你回家吃饭哦，回家罗回家罗", "你妈妈叫你回家吃饭啦，回家罗回家罗"] as const;
-
-/** `count` texts of exactly `length` code points taken at spread-out offsets. */
-function windows(corpus: string[], length: number, count: number): string[] {
-  const out: string[] = [];
-  const step = Math.max(1, Math.floor((corpus.length - length) / count));
-  for (let i = 0; i < count; i++) out.push(corpus.slice(i * step, i * step + length).join(""));
-  return out;
-}
 
 /** CPU time (user + system, ms) of every `time` call, in order: stable on a shared machine where wall time is not. */
 const cpuTimes: number[] = [];

@@ -39,3 +39,11 @@ export function loadBenchCorpus(): { name: string; text: string } {
   if (fortunes !== null) return { name: "Debian fortunes-zh", text: fortunes.join("\n") };
   return { name: "chinese-poetry 全唐诗 (fortunes-zh not installed: bash bench/install-corpora.sh)", text: loadTangPoems().join("\n") };
 }
+
+/** `count` texts of exactly `length` code points of `corpus` (its code points), taken at spread-out offsets. */
+export function windows(corpus: string[], length: number, count: number): string[] {
+  const out: string[] = [];
+  const step = Math.max(1, Math.floor((corpus.length - length) / count));
+  for (let i = 0; i < count; i++) out.push(corpus.slice(i * step, i * step + length).join(""));
+  return out;
+}
