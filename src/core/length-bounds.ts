@@ -134,3 +134,33 @@ export function twoKeyLengths(options: VerdictOptions, length: number): LengthRa
   const two = subtractLengthRanges(all, others);
   return two.length > 0 ? two : undefined;
 }
+
+/** {@link candidateLengths} and {@link twoKeyLengths} of one length. */
+export interface LengthBounds {
+  readonly lengths: readonly LengthRange[] | undefined;
+  readonly twoKeyLengths: readonly LengthRange[] | undefined;
+}
+
+/** Lengths whose bounds a memo keeps; it starts again when full. */
+const MEMO_LIMIT = 1 << 14;
+
+/**
+ * {@link candidateLengths} and {@link twoKeyLengths} for `options`, kept by
+ * length: both are pure functions of the two, and a write's lookup needs them
+ * for every document (about 5 µs a length, and garbage). The bounds returned
+ * are frozen and shared between callers.
+ */
+export function lengthBoundsOf(options: VerdictOptions): (length: number) => LengthBounds {
+  const memo = new Map<number, LengthBounds>();
+  const frozen = (ranges: LengthRange[] | undefined): readonly LengthRange[] | undefined =>
+    ranges && Object.freeze(ranges.map((r) => Object.freeze(r) as LengthRange));
+  return (length) => {
+    let bounds = memo.get(length);
+    if (bounds === undefined) {
+      bounds = Object.freeze({ lengths: frozen(candidateLengths(options, length)), twoKeyLengths: frozen(twoKeyLengths(options, length)) });
+      if (memo.size >= MEMO_LIMIT) memo.clear();
+      memo.set(length, bounds);
+    }
+    return bounds;
+  };
+}

@@ -25,7 +25,7 @@ import { bulkItemError, outcomeUnknown } from "../engine/errors.js";
 import type { Engine } from "../engine/types.js";
 import { keptVerdict, type Candidate } from "./candidate.js";
 import { documentSource, storedSketch, getDocument, writeDocuments, type Decision } from "./documents.js";
-import { candidateLengths, twoKeyLengths } from "../core/length-bounds.js";
+import { lengthBoundsOf, type LengthBounds } from "../core/length-bounds.js";
 import { fetchCandidates, fillTexts, keyPlans, observeDrawn, readNormalizedTexts, type CandidateObserver, DocValueReads, KeyStatistics, lookupProbe, windowAround, type Lookup, type LookupResult } from "./candidates/index.js";
 import { parseTime, type DocInput } from "./input.js";
 import type { DedupMetrics } from "./metrics.js";
@@ -239,6 +239,8 @@ export class DedupService {
   router: WriteRouter | undefined;
   /** The window in this sidecar's memory (NEARDUP_MIRROR_DOCS), when on. */
   readonly mirror: WindowMirror | undefined;
+  /** The length bounds of the fingerprinter's verdict rules, by length (`lengthsOf`). */
+  private readonly lengthBounds: (length: number) => LengthBounds;
 
   constructor(
     readonly engine: Engine,
@@ -250,6 +252,7 @@ export class DedupService {
     private readonly analyzer?: Analyzer,
   ) {
     this.recent = new RecentWrites({ holdMs: options.recentWindowMs });
+    this.lengthBounds = lengthBoundsOf(fingerprinter.verdictOptions);
     this.visibility = new VisibilityWatch(engine, options.index, () => this.recent, {
       refreshMs: () => this.recent.refreshMs,
       onError: (err) =>
@@ -395,9 +398,8 @@ export class DedupService {
    * them at which it must share two keys (core length-bounds.ts): a lookup that only decides reads no other,
    * unless it shares a segment.
    */
-  lengthsOf(analysis: Analysis): Pick<Lookup, "lengths" | "twoKeyLengths"> {
-    const options = this.fingerprinter.verdictOptions;
-    return { lengths: candidateLengths(options, analysis.length), twoKeyLengths: twoKeyLengths(options, analysis.length) };
+  lengthsOf(analysis: Analysis): LengthBounds {
+    return this.lengthBounds(analysis.length);
   }
 
   analyze(text: string, field: string): Analysis {

@@ -7,7 +7,7 @@ import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { buildPairs, type Pair } from "../../../bench/quality/dataset.js";
 import { loadChinese, loadEnglish } from "../../../bench/quality/sources.js";
-import { candidateLengths, lengthAllowed, mergeLengthRanges, subtractLengthRanges, twoKeyLengths, type LengthRange } from "../../../src/core/length-bounds.js";
+import { candidateLengths, lengthAllowed, lengthBoundsOf, mergeLengthRanges, subtractLengthRanges, twoKeyLengths, type LengthRange } from "../../../src/core/length-bounds.js";
 import { bucketFor, containmentApplies, DEFAULT_VERDICT_OPTIONS, editRuleApplies, lengthsAllow, type VerdictBucket, type VerdictOptions } from "../../../src/core/verdict.js";
 import { sharedSegments } from "../../../src/service/candidates/query.js";
 import type { Fingerprinter } from "../../../src/core/index.js";
@@ -155,6 +155,25 @@ describe("twoKeyLengths", () => {
         for (const [lo, hi] of out) expect(lo <= hi && lo !== Infinity).toBe(true);
       }),
       { numRuns: 2000 },
+    );
+  });
+});
+
+describe("lengthBoundsOf", () => {
+  it("gives candidateLengths and twoKeyLengths of each length, frozen, the same object on a second call (random bucket rules)", () => {
+    fc.assert(
+      fc.property(bucketsArb, fc.array(fc.integer({ min: 0, max: 5000 }), { minLength: 1, maxLength: 20 }), (options, lengths) => {
+        const bounds = lengthBoundsOf(options);
+        for (const length of lengths) {
+          const b = bounds(length);
+          expect(b.lengths).toEqual(candidateLengths(options, length));
+          expect(b.twoKeyLengths).toEqual(twoKeyLengths(options, length));
+          expect(bounds(length)).toBe(b);
+          expect(Object.isFrozen(b)).toBe(true);
+          for (const ranges of [b.lengths, b.twoKeyLengths]) if (ranges) expect(Object.isFrozen(ranges) && ranges.every((r) => Object.isFrozen(r))).toBe(true);
+        }
+      }),
+      { numRuns: 200 },
     );
   });
 });

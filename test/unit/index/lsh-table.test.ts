@@ -3,9 +3,9 @@ import { describe, expect, it } from "vitest";
 import { LshTable } from "../../../src/index/index.js";
 
 describe("LshTable", () => {
-  it("finds every id sharing a key and nothing else, after adds, replacements and removals (model test)", () => {
+  it("finds every id sharing a key and nothing else, after adds, replacements and removals, a key listed twice included (model test)", () => {
     const op = fc.oneof(
-      fc.record({ kind: fc.constant("add" as const), id: fc.integer({ min: 0, max: 9 }), keys: fc.uniqueArray(fc.integer({ min: 0, max: 15 }), { maxLength: 4 }) }),
+      fc.record({ kind: fc.constant("add" as const), id: fc.integer({ min: 0, max: 9 }), keys: fc.array(fc.integer({ min: 0, max: 15 }), { maxLength: 5 }) }),
       fc.record({ kind: fc.constant("remove" as const), id: fc.integer({ min: 0, max: 9 }) }),
     );
     fc.assert(
@@ -28,7 +28,7 @@ describe("LshTable", () => {
         expect([...table.lookup(q)].sort()).toEqual(expected);
         expect(table.size).toBe(model.size);
       }),
-      { numRuns: 300 },
+      { numRuns: 1000 },
     );
   });
 });
