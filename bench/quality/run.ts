@@ -10,7 +10,7 @@
  * AND the candidate lookup would have returned a for b (the incoming text):
  * b is within its bucket's searchRadius of a (segment lookup), OR the two share
  * at least one LSH key (`Analysis.lsh`: MinHash band keys and, for short
- * texts, word keys; scheme lsh2). Rows for simhash
+ * texts, word keys and block keys; scheme lsh3). Rows for simhash
  * alone (the radii before lsh1) and for other LSH shingles/bandings are beside
  * it; the radius table shows what other radii would find and what they cost,
  * and the LSH table the key count and the candidate rate of each banding.
@@ -25,6 +25,7 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import {
   bandKeys,
+  blockKeys,
   bucketFor,
   createFingerprinter,
   editSimilarity,
@@ -85,10 +86,13 @@ interface LshVariant {
   rows: number;
   /** With the word keys of short texts (lsh2, word-keys.ts). */
   words?: boolean;
+  /** With the block keys of short texts too (lsh3, block-keys.ts). */
+  blocks?: boolean;
 }
 
-/** LSH choices measured; the first is the default, lsh2 (checked against `Analysis.lsh`). */
+/** LSH choices measured; the first is the default, lsh3 (checked against `Analysis.lsh`). */
 const LSH_VARIANTS: LshVariant[] = [
+  { name: "char4 16x3 + word keys + block keys (lsh3)", k: 4, bands: 16, rows: 3, words: true, blocks: true },
   { name: "char4 16x3 + word keys (lsh2)", k: 4, bands: 16, rows: 3, words: true },
   { name: "char4 16x3 (lsh1)", k: 4, bands: 16, rows: 3 },
   { name: "char3 16x4", k: 3, bands: 16, rows: 4 },
@@ -101,7 +105,7 @@ function lshKeys(normalized: string, v: LshVariant): string[] {
   const hashes = shingleHashes(normalized, v.k);
   if (hashes.length === 0) return [];
   const keys = bandKeys(minhashSignature(hashes, permutationSeeds(v.bands * v.rows)), v.bands, v.rows);
-  return v.words === true ? [...keys, ...wordKeys(normalized)] : keys;
+  return [...keys, ...(v.words === true ? wordKeys(normalized) : []), ...(v.blocks === true ? blockKeys(normalized) : [])];
 }
 
 /**
@@ -231,7 +235,7 @@ async function main(): Promise<void> {
     { name: "neardup (defaults, pairwise verdict)", decide: (r) => r.verdict },
     { name: "neardup (defaults, end to end: within the search radius or sharing an LSH key)", decide: found },
     { name: "neardup end to end, simhash only at the radii before lsh1 (11/11/7/3)", decide: (r) => r.verdict && r.distance <= r.oldRadius },
-    { name: "neardup end to end, LSH char4 16x3 + word keys + radii 11/11/7/3", decide: (r) => r.verdict && (r.distance <= r.oldRadius || r.lsh[0]!) },
+    { name: "neardup end to end, LSH char4 16x3 + word and block keys + radii 11/11/7/3", decide: (r) => r.verdict && (r.distance <= r.oldRadius || r.lsh[0]!) },
     ...LSH_VARIANTS.slice(1).map((v, k) => ({
       name: `neardup end to end, LSH ${v.name} + radius 3`,
       decide: (r: Row) => r.verdict && (r.distance <= 3 || r.lsh[k + 1]!),

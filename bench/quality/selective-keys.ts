@@ -18,10 +18,12 @@
  *   estimated without bias by colliding pairs / all pairs; hits at N = N x that;
  * - the estimate at 50M documents (engine hits are linear in N).
  *
- * Options with "+ words" also take the word keys of short texts (lsh2,
- * core word-keys.ts): a document sharing one is reached; their real-text rate
- * is counted from postings (pairs sharing a word key / all pairs). The
- * key-budget table plans over the band keys and, with `--words`, the word keys.
+ * Options with "+ words" also take the exact keys of short texts: the word
+ * keys (lsh2, core word-keys.ts) and the block keys (lsh3, core
+ * block-keys.ts; `--no-blocks` leaves them out, as lsh2 did): a document
+ * sharing one is reached; their real-text rate is counted from postings
+ * (pairs sharing such a key / all pairs). The key-budget table plans over the
+ * band keys and, with `--words`, the word and block keys.
  */
 import { buildPairs } from "./dataset.js";
 import { loadChinese, loadEnglish } from "./sources.js";
@@ -107,12 +109,15 @@ async function main(): Promise<void> {
   const sources = [loadChinese(), loadEnglish()];
   const pairs = buildPairs(sources, 20260601);
   type Doc = { a: Analysis; segs: [string, string, string, string]; lsh: Map<string, string[]>; words: string[] };
-  const isWord = (k: string) => k.startsWith("w:");
+  // The exact keys of short texts: word keys (lsh2) and block keys (lsh3), apart from the band keys.
+  // --no-blocks: as lsh2 did, without the block keys.
+  const blocks = !process.argv.includes("--no-blocks");
+  const isWord = (k: string) => k.startsWith("w:") || k.startsWith("p:");
   const doc = (a: Analysis): Doc => ({
     a,
     segs: a.segments,
     lsh: new Map([...keyers].map(([k, keyer]) => [k, keyer.keys(a.normalized).filter((x) => !isWord(x))])),
-    words: a.lsh.filter(isWord),
+    words: a.lsh.filter((k) => isWord(k) && (blocks || !k.startsWith("p:"))),
   });
   const rows: { a: Doc; b: Doc; label: 0 | 1; heavy: boolean; verdict: boolean; id: number }[] = [];
   for (const p of pairs) {
@@ -148,7 +153,13 @@ async function main(): Promise<void> {
   console.log(`${rows.length} pairs (${positives.length} positives, heavy edits apart); ${real.length} real texts for the key distribution\n`);
   const wordRate = postingsRate(real.map((d) => d.words));
   const wordPositives = positives.filter((r) => r.a.words.length > 0 || r.b.words.length > 0).length;
-  console.log(`word keys: ${real.filter((d) => d.words.length > 0).length} of ${real.length} real texts have them, ${(real.reduce((t, d) => t + d.words.length, 0) / Math.max(1, real.filter((d) => d.words.length > 0).length)).toFixed(1)} keys each on average; ${wordPositives} positive pairs have them on a side\n`);
+  console.log(`word and block keys: ${real.filter((d) => d.words.length > 0).length} of ${real.length} real texts have them, ${(real.reduce((t, d) => t + d.words.length, 0) / Math.max(1, real.filter((d) => d.words.length > 0).length)).toFixed(1)} keys each on average; ${wordPositives} positive pairs have them on a side`);
+  for (const [name, prefix] of [["word", "w:"], ["block", "p:"]] as const) {
+    const keys = real.map((d) => d.words.filter((k) => k.startsWith(prefix)));
+    const holding = keys.filter((k) => k.length > 0);
+    console.log(`  ${name} keys alone: ${holding.length} texts, ${(holding.reduce((t, k) => t + k.length, 0) / Math.max(1, holding.length)).toFixed(1)} keys each; two random texts share one with probability ${(postingsRate(keys) * 1e6).toFixed(2)} per million`);
+  }
+  console.log("");
   console.log("| option | end-to-end recall (all / held out) | hits/lookup/1M, pair set | hits/lookup/1M, real-text keys (seg + lsh + words) | est. hits/lookup at 50M |");
   console.log("|---|---|---|---|---|");
   let base = 0;

@@ -1,6 +1,7 @@
 /**
- * MinHash LSH band keys (docs/fingerprint-spec.md §9, scheme `lsh2` with the word
- * keys of word-keys.ts; the band keys are those of `lsh1`): a second
+ * MinHash LSH band keys (docs/fingerprint-spec.md §9, scheme `lsh3` with the word
+ * keys of word-keys.ts and the block keys of block-keys.ts; the band keys are
+ * those of `lsh1`): a second
  * retrieval key beside the simhash segments. Two texts whose shingle sets have
  * Jaccard similarity J share at least one of `bands` keys with probability
  * 1 - (1 - J^rows)^bands, so an exact `terms` lookup on the keys finds
@@ -28,6 +29,7 @@
 import { NeardupError } from "./errors.js";
 import { createSimdMinhasher } from "./minhash-simd.js";
 import { C1, C2, fmix32, murmur3 } from "./murmur3.js";
+import { blockKeys } from "./block-keys.js";
 import { wordKeys } from "./word-keys.js";
 
 export { fmix32, murmur3 };
@@ -35,13 +37,14 @@ export { fmix32, murmur3 };
 /**
  * Version of the LSH key scheme (spec §9); keys of different versions are not
  * comparable. `lsh2` (issue 14) = the band keys of `lsh1` plus the word keys
- * of short texts (word-keys.ts, spec §9.1).
+ * of short texts (word-keys.ts, spec §9.1); `lsh3` = `lsh2` plus the block keys
+ * of short texts (block-keys.ts, spec §9.2).
  */
-export const LSH_VERSION = "lsh2";
+export const LSH_VERSION = "lsh3";
 
 /**
  * The LSH scheme a key set was made with: version, bands and rows
- * (`lsh2-16x3`). Stored beside the keys (`neardup.lsh_scheme`, contract v3);
+ * (`lsh3-16x3`). Stored beside the keys (`neardup.lsh_scheme`, contract v3);
  * keys of different schemes are never compared.
  */
 export function lshSchemeOf(options: LshOptions): string {
@@ -51,21 +54,21 @@ export function lshSchemeOf(options: LshOptions): string {
 /** The scheme of documents stored before contract v3 (no `neardup.lsh_scheme`): lsh1 at its default banding. */
 export const LEGACY_LSH_SCHEME = "lsh1-16x3";
 
-const BANDED = /^lsh[12]-(\d+x\d+)$/;
+const BANDED = /^lsh([123])-(\d+x\d+)$/;
 
 /**
  * The stored LSH schemes whose keys a lookup of `scheme` may match, its own
- * first. lsh2 is lsh1 plus word keys: the band keys of one banding are defined
- * alike (spec §9 steps 1-4), and a word key (`w:...`) never equals a band key
- * (`BB:...`), so lsh1 and lsh2 documents of one banding are compared on their
- * band keys and a scheme rollout from lsh1 to lsh2 leaves no gap. Any other
- * scheme matches only itself.
+ * first, then the others newest first. lsh2 is lsh1 plus word keys and lsh3 is
+ * lsh2 plus block keys: the band keys of one banding are defined alike (spec
+ * §9 steps 1-4), and a word key (`w:...`) or block key (`p:...`) never equals a
+ * band key (`BB:...`) or each other, so lsh1, lsh2 and lsh3 documents of one
+ * banding are compared on the keys they have in common, and a scheme rollout
+ * leaves no gap on them. Any other scheme matches only itself.
  */
 export function comparableLshSchemes(scheme: string): string[] {
   const m = BANDED.exec(scheme);
   if (!m) return [scheme];
-  const other = scheme.startsWith("lsh2-") ? `lsh1-${m[1]}` : `lsh2-${m[1]}`;
-  return [scheme, other];
+  return [scheme, ...["3", "2", "1"].filter((v) => v !== m[1]).map((v) => `lsh${v}-${m[2]}`)];
 }
 
 /** Whether keys of the two LSH schemes may be compared (`comparableLshSchemes`). */
@@ -82,7 +85,7 @@ export interface LshOptions {
 }
 
 /**
- * Shingle length of the band keys (lsh1, lsh2): character 4-grams. Chosen on the quality benchmark
+ * Shingle length of the band keys (lsh1, lsh2, lsh3): character 4-grams. Chosen on the quality benchmark
  * (docs/quality.md): 3-grams recall a little more but unrelated long English
  * texts share many of them (Jaccard ~0.14 above 1,000 characters, against
  * ~0.05 for 4-grams), which makes band collisions between unrelated texts
@@ -215,7 +218,7 @@ export interface LshKeyer {
   readonly options: LshOptions;
   /** `lshSchemeOf(options)`. */
   readonly scheme: string;
-  /** The `bands` band keys of a normalized text, then its word keys (short texts, word-keys.ts); [] when it has no shingles. */
+  /** The `bands` band keys of a normalized text, then its word keys and block keys (short texts, word-keys.ts, block-keys.ts); [] when it has no shingles. */
   keys(normalized: string): string[];
 }
 
@@ -233,6 +236,7 @@ export function createLshKeyer(options: LshOptions = DEFAULT_LSH_OPTIONS): LshKe
       if (hashes.length === 0) return [];
       const keys = bandKeys(simd === null ? minhashSignature(hashes, seeds, signature) : simd.signature(hashes, signature), bands, rows);
       for (const k of wordKeys(normalized)) keys.push(k);
+      for (const k of blockKeys(normalized)) keys.push(k);
       return keys;
     },
   };

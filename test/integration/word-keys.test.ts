@@ -1,9 +1,10 @@
 /**
  * Issue 14: near-duplicates of tiny texts that share no MinHash band key (one
  * word replaced, inserted or deleted in a text of 15-30 characters) are found
- * end to end through the engine by the word keys of LSH scheme lsh2; and a
- * document stored under lsh1 (band keys only) is still found through its band
- * keys by an lsh2 lookup.
+ * end to end through the engine by the word keys of LSH scheme lsh2; two or
+ * three characters replaced in a Chinese text of 14-20 characters (audit 22,
+ * F1) by the block keys of lsh3; and a document stored under lsh1 (band keys
+ * only) is still found through its band keys by an lsh3 lookup.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Engine } from "../../src/engine/index.js";
@@ -20,6 +21,12 @@ const PAIRS: [string, string][] = [
   ["so, anyone who isn't", "so, anyone who remit isn't"],
   ["水邊閑詠處,雲島月斜明。(均見《粤詩", "水邊閑詠處,雲島月斜明。(均旂《粤詩"],
 ];
+// Stored text, then a copy with characters replaced: pairs the band and word keys missed (audit 22, F1).
+const REPLACED: [string, string][] = [
+  ["今天上海文化，苹果经济创新啊", "今天哦海文化，苹啦经济创新啊"],
+  ["工作报告妈妈，图书馆朋友健康啊", "工作报告妈妈，呀书馆朋友吧康啊"],
+  ["国大上不位由流个然知回日最四些根利大基而", "国大上不位鑫流个然知回日淼四些根利大基而"],
+];
 const LONG = "A text stored by an older sidecar under lsh1, with band keys only, long enough for its keys to be band keys alone.";
 
 describe.each(engineTargets())("word keys of short texts on $kind $version", (target) => {
@@ -31,9 +38,10 @@ describe.each(engineTargets())("word keys of short texts on $kind $version", (ta
     const fp = await sharedFingerprinter();
     const writer = new DedupService(engine, fp, resolveDedupOptions({ index }));
     await writer.ensureIndex();
-    const docs = PAIRS.map(([text], i) => ({ id: `tiny${i}`, idGiven: true, text, time: Date.now() - 60_000, fields: undefined }));
+    const stored = [...PAIRS.map(([text], i) => ({ id: `tiny${i}`, text })), ...REPLACED.map(([text], i) => ({ id: `replaced${i}`, text }))];
+    const docs = stored.map(({ id, text }) => ({ id, idGiven: true, text, time: Date.now() - 60_000, fields: undefined }));
     const results = await writer.index(docs, "mark");
-    expect(results.map((r) => ("id" in r ? r.id : r.message))).toEqual(PAIRS.map((_, i) => `tiny${i}`));
+    expect(results.map((r) => ("id" in r ? `${r.id} ${r.status}` : r.message))).toEqual(stored.map(({ id }) => `${id} original`));
     // An lsh1 document: band keys only, a simhash far from the lookup's, so only its band keys can reach it.
     const a = fp.analyze(LONG);
     const source = neardupSource(a, { status: "original" }, Date.now() - 60_000, "lsh1-doc") as unknown as Record<string, unknown>;
@@ -55,6 +63,16 @@ describe.each(engineTargets())("word keys of short texts on $kind $version", (ta
     for (const [i, [, edited]] of PAIRS.entries()) {
       const check = await reader.check(edited);
       expect(check.duplicate_of, edited).toBe(`tiny${i}`);
+    }
+  }, 120_000);
+
+  it("finds the stored Chinese text from a copy with characters replaced through the engine (block keys)", async () => {
+    const fp = await sharedFingerprinter();
+    const reader = new DedupService(engine, fp, resolveDedupOptions({ index }));
+    for (const [i, [text, edited]] of REPLACED.entries()) {
+      expect(fp.compare(text, edited).duplicate, edited).toBe(true);
+      const check = await reader.check(edited);
+      expect(check.duplicate_of, edited).toBe(`replaced${i}`);
     }
   }, 120_000);
 

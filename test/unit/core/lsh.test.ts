@@ -1,8 +1,9 @@
-// Pins the LSH key scheme lsh2 (docs/fingerprint-spec.md §9): a change here changes every stored band key.
+// Pins the LSH key scheme lsh3 (docs/fingerprint-spec.md §9): a change here changes every stored band key.
 import { readFileSync } from "node:fs";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
+  blockKeys,
   createLshKeyer,
   DEFAULT_LSH_OPTIONS,
   estimateJaccard,
@@ -24,14 +25,14 @@ interface Golden {
   shingleLength: number;
   murmur3: { input: string; seed: number; hash: string }[];
   permutationSeeds: string[];
-  texts: { text: string; normalized: string; shingles: number; firstShingleHashes: string[]; units: string[]; wordKeys: string[]; keys: { bands: number; rows: number; keys: string[] }[] }[];
+  texts: { text: string; normalized: string; shingles: number; firstShingleHashes: string[]; units: string[]; wordKeys: string[]; blockKeys: string[]; keys: { bands: number; rows: number; keys: string[] }[] }[];
 }
 
 const golden = JSON.parse(readFileSync(new URL("../../fixtures/golden-lsh.json", import.meta.url), "utf8")) as Golden;
 const hex = (h: number): string => h.toString(16).padStart(8, "0");
 const encoder = new TextEncoder();
 
-describe("golden LSH vectors (lsh2)", () => {
+describe("golden LSH vectors (lsh3)", () => {
   it("is the current version and shingle length", () => {
     expect(golden.version).toBe(LSH_VERSION);
     expect(golden.shingleLength).toBe(LSH_SHINGLE_LENGTH);
@@ -63,9 +64,10 @@ describe("golden LSH vectors (lsh2)", () => {
       expect(Array.from(hashes.subarray(0, 3), hex)).toEqual(g.firstShingleHashes);
       expect(wordUnits(g.normalized)).toEqual(g.units);
       expect(wordKeys(g.normalized)).toEqual(g.wordKeys);
+      expect(blockKeys(g.normalized)).toEqual(g.blockKeys);
       for (const { bands, rows, keys } of g.keys) {
         expect(createLshKeyer({ bands, rows }).keys(g.normalized)).toEqual(keys);
-        expect(keys.slice(bands)).toEqual(g.wordKeys);
+        expect(keys.slice(bands)).toEqual([...g.wordKeys, ...g.blockKeys]);
       }
       expect(fp.analyze(g.text).lsh).toEqual(g.keys[0]!.keys);
     }

@@ -52,7 +52,7 @@ describe("issue 14: near-duplicates of tiny texts the band keys missed end to en
       expect(fp.compare(a, b).duplicate, `${x} / ${y}: verdict`).toBe(true);
       expect(shared(a.lsh.slice(0, bands), b.lsh.slice(0, bands)), `${x} / ${y}: band keys`).toBe(0);
       expect(shared(a.lsh, b.lsh), `${x} / ${y}: word keys`).toBeGreaterThan(0);
-      expect(a.lshScheme).toBe("lsh2-16x3");
+      expect(a.lshScheme).toBe("lsh3-16x3");
       // The service's reach rule at radius 3 (no segment within 3 bits here).
       expect(reaches(probeOf(b, 3), { simhash: a.simhash, lsh: a.lsh, lshScheme: a.lshScheme }), `${x} / ${y}: reach`).toBe(true);
     }
@@ -111,13 +111,18 @@ describe("word keys", () => {
   });
 });
 
-describe("LSH schemes lsh1 and lsh2", () => {
-  it("lsh2 is the default scheme; lsh1 and lsh2 of one banding are comparable (same band keys), others are not", () => {
-    expect(lshSchemeOf(DEFAULT_LSH_OPTIONS)).toBe("lsh2-16x3");
-    expect(comparableLshSchemes("lsh2-16x3")).toEqual(["lsh2-16x3", LEGACY_LSH_SCHEME]);
+describe("LSH schemes lsh1, lsh2 and lsh3", () => {
+  it("lsh3 is the default scheme; lsh1, lsh2 and lsh3 of one banding are comparable (same band keys), others are not", () => {
+    expect(lshSchemeOf(DEFAULT_LSH_OPTIONS)).toBe("lsh3-16x3");
+    expect(comparableLshSchemes("lsh3-16x3")).toEqual(["lsh3-16x3", "lsh2-16x3", LEGACY_LSH_SCHEME]);
+    expect(comparableLshSchemes("lsh2-16x3")).toEqual(["lsh2-16x3", "lsh3-16x3", LEGACY_LSH_SCHEME]);
+    expect(comparableLshSchemes("lsh1-20x4")).toEqual(["lsh1-20x4", "lsh3-20x4", "lsh2-20x4"]);
     expect(lshSchemesComparable("lsh1-16x3", "lsh2-16x3")).toBe(true);
+    expect(lshSchemesComparable("lsh1-16x3", "lsh3-16x3")).toBe(true);
+    expect(lshSchemesComparable("lsh3-16x3", "lsh2-16x3")).toBe(true);
     expect(lshSchemesComparable("lsh2-16x3", "lsh2-20x4")).toBe(false);
-    expect(lshSchemesComparable("lsh2-16x3", "lsh3-16x3")).toBe(false);
+    expect(lshSchemesComparable("lsh3-16x3", "lsh3-20x4")).toBe(false);
+    expect(lshSchemesComparable("lsh3-16x3", "lsh4-16x3")).toBe(false);
     expect(comparableLshSchemes("other")).toEqual(["other"]);
   });
 
@@ -129,6 +134,7 @@ describe("LSH schemes lsh1 and lsh2", () => {
     const far = { hi: ~b.simhash.hi >>> 0, lo: ~b.simhash.lo >>> 0 }; // not through the segments
     expect(reaches(probeOf(b, 3), { simhash: far, lsh: a.lsh.slice(0, bands), lshScheme: undefined })).toBe(true);
     expect(reaches(probeOf(b, 3), { simhash: far, lsh: a.lsh.slice(0, bands), lshScheme: "lsh1-16x3" })).toBe(true);
+    expect(reaches(probeOf(b, 3), { simhash: far, lsh: a.lsh.slice(0, bands), lshScheme: "lsh2-16x3" })).toBe(true);
     expect(reaches(probeOf(b, 3), { simhash: far, lsh: a.lsh, lshScheme: "lsh2-20x4" })).toBe(false);
   });
 });

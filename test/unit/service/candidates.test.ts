@@ -89,7 +89,7 @@ describe("candidateQuery", () => {
     expect(v4.docvalue_fields).not.toContain("neardup.lsh");
   });
 
-  it("adds one clause per LSH key, limited to the comparable schemes (lsh1 and lsh2 of the banding; no lsh_scheme = lsh1-16x3)", () => {
+  it("adds one clause per LSH key, limited to the comparable schemes (lsh1, lsh2 and lsh3 of the banding; no lsh_scheme = lsh1-16x3)", () => {
     const body = candidateQuery({ simhash: fromHex("0123456789abcdef"), radius: 0, lsh: ["00:0000abcd", "01:ffff0000"], scheme, since: 0, size: 10, searchAfter: [2, 5, "x"] }) as {
       query: { bool: { should: Record<string, unknown>[] } };
       search_after: unknown[];
@@ -106,12 +106,12 @@ describe("candidateQuery", () => {
         ],
         minimum_should_match: 1,
         // The scheme filter once for every key (it was in each key's clause).
-        filter: [{ bool: { should: [{ terms: { "neardup.lsh_scheme": ["lsh1-16x3", "lsh2-16x3"] } }, { bool: { must_not: [{ exists: { field: "neardup.lsh_scheme" } }] } }], minimum_should_match: 1 } }],
+        filter: [{ bool: { should: [{ terms: { "neardup.lsh_scheme": ["lsh1-16x3", "lsh3-16x3", "lsh2-16x3"] } }, { bool: { must_not: [{ exists: { field: "neardup.lsh_scheme" } }] } }], minimum_should_match: 1 } }],
       },
     });
     expect(body.search_after).toEqual([2, 5, "x"]);
     const other = candidateQuery({ simhash: fromHex("0123456789abcdef"), radius: 0, lsh: ["00:0000abcd"], scheme: { version: "nd1", lshScheme: "lsh2-20x4" }, since: 0, size: 10 }) as typeof body;
-    expect(JSON.stringify(other.query.bool.should[1])).toContain('{"terms":{"neardup.lsh_scheme":["lsh2-20x4","lsh1-20x4"]}}');
+    expect(JSON.stringify(other.query.bool.should[1])).toContain('{"terms":{"neardup.lsh_scheme":["lsh2-20x4","lsh3-20x4","lsh1-20x4"]}}');
     const custom = candidateQuery({ simhash: fromHex("0123456789abcdef"), radius: 0, lsh: ["00:0000abcd"], scheme: { version: "nd1", lshScheme: "other-1x1" }, since: 0, size: 10 }) as typeof body;
     expect(JSON.stringify(custom.query.bool.should[1])).toContain('{"term":{"neardup.lsh_scheme":"other-1x1"}}');
     expect(JSON.stringify(other.query.bool.should[1])).not.toContain("exists");
