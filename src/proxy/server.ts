@@ -339,8 +339,19 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
         down(res, product)(err as UpstreamDown);
       }
     };
+    // The engines read the media type in any case (`Application/X-NDJSON`): so does the proxy, or such a bulk went
+    // through as sent, undeduplicated.
     const contentType = String(req.headers["content-type"] ?? "");
-    if (!/json|ndjson/.test(contentType)) return forwardRaw(`content-type ${JSON.stringify(contentType)} is not JSON`);
+    const mediaType = contentType.split(";")[0]!.trim().toLowerCase();
+    // SMILE (binary JSON) the engines take and neardup cannot read: forwarded as sent, its documents skipped dedup
+    // (audit 22b: a `reject` index stored both near-duplicates). Refused, nothing written; other types the engine
+    // refuses (YAML, CBOR, text/plain, none) still get its own answer.
+    if (mediaType.includes("smile")) {
+      const reason = `neardup's _bulk proxy reads only JSON/NDJSON bulk bodies, not Content-Type [${contentType}]; send the bulk as application/x-ndjson. Nothing was written`;
+      json(res, 406, engineErrorBody(406, "neardup_unsupported_content_type_exception", reason), product);
+      return;
+    }
+    if (!mediaType.includes("json")) return forwardRaw(`content-type ${JSON.stringify(contentType)} is not JSON`);
     let body: Buffer | undefined;
     try {
       body = await decode(raw, req.headers["content-encoding"]);

@@ -1,0 +1,85 @@
+/**
+ * Black-box audit 22b of the `_bulk` proxy, against the real engines: content types the engines take that
+ * neardup cannot read (SMILE) or that it read in one case only.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { RECIPE_EN, englishVariants } from "../fixtures/texts/near-duplicates.js";
+import { authHeader, engineTargets, rawEngineRequest, uniqueIndex } from "../helpers/engines.js";
+import { startProxyFor, type ProxyHarness } from "../helpers/proxy.js";
+
+type Item = Record<string, { status: number; error?: { type: string; reason: string }; neardup?: { status: string } }>;
+interface BulkBody {
+  errors: boolean;
+  items: Item[];
+  error?: { type: string; reason: string };
+}
+
+const lines = (...objects: unknown[]) => objects.map((o) => JSON.stringify(o)).join("\n") + "\n";
+
+describe.each(engineTargets())("_bulk proxy, audit 22b, on $kind $version ($source)", (target) => {
+  let h: ProxyHarness;
+  const prefix = uniqueIndex("neardup-a22b");
+  const created: string[] = [];
+  const name = (kind: string) => {
+    const index = `${prefix}-${kind}-${created.length}`;
+    created.push(index);
+    return index;
+  };
+  const [textA, textB] = englishVariants(RECIPE_EN, 2) as [string, string];
+
+  beforeAll(async () => {
+    h = await startProxyFor(target, `${prefix}-mark-*:message,${prefix}-reject-*:message:reject`);
+  });
+  afterAll(async () => {
+    for (const index of created) {
+      // A blocked or closed index is made deletable again first.
+      await rawEngineRequest(target, "POST", `/${index}/_open`).catch(() => undefined);
+      // One block setting a request: the engine takes a change of a blocked index's settings that is only that.
+      for (const block of ["read_only", "read_only_allow_delete"]) await rawEngineRequest(target, "PUT", `/${index}/_settings`, { [`index.blocks.${block}`]: null }).catch(() => undefined);
+      await h.engine.deleteIndex(index);
+    }
+    await h.close();
+  });
+
+  const bulk = async (url: string, body: Buffer | string, headers: Record<string, string> = {}, path = "/_bulk") => {
+    const res = await fetch(url + path, { method: "POST", headers: { "content-type": "application/x-ndjson", ...authHeader(target), ...headers }, body });
+    // Not JSON (the engine's SMILE answer to a SMILE bulk): an empty body, so that the status is what fails.
+    return { status: res.status, headers: res.headers, body: (await res.json().catch(() => ({}))) as BulkBody };
+  };
+  const only = (item: Item) => Object.values(item)[0]!;
+
+  it("F1: a SMILE _bulk, which the engines take and neardup cannot read, is refused with 406 saying to send NDJSON, and nothing is written (audit 22b: forwarded as sent, a reject index stored both near-duplicates)", async () => {
+    const index = name("reject");
+    // The SMILE bytes made by the engine itself: each line of the bulk as a document, read back as SMILE.
+    const scratch = name("smile-src");
+    const objects = [{ index: { _index: index, _id: "1" } }, { message: textA }, { index: { _index: index, _id: "2" } }, { message: textB }];
+    for (const [k, o] of objects.entries()) await rawEngineRequest(target, "PUT", `/${scratch}/_doc/${k}?refresh=true`, o);
+    const parts: Buffer[] = [];
+    for (const k of objects.keys()) {
+      const res = await fetch(`${target.url}/${scratch}/_source/${k}?format=smile`, { headers: authHeader(target) });
+      parts.push(Buffer.from(await res.arrayBuffer()), Buffer.from([0xff]));
+    }
+    const res = await bulk(h.url, Buffer.concat(parts), { "content-type": "application/smile" }, "/_bulk?refresh=true");
+    expect(res.status).toBe(406);
+    expect(res.body.error).toMatchObject({ type: "neardup_unsupported_content_type_exception" });
+    expect(res.body.error!.reason).toMatch(/reads only JSON\/NDJSON bulk bodies.*send the bulk as application\/x-ndjson/);
+    expect(await h.engine.indexExists(index)).toBe(false);
+  });
+
+  it("F1: a media type in capitals, which the engines read as NDJSON, is deduplicated (audit 22b: only lower case was read; any other went through as sent)", async () => {
+    const index = name("reject");
+    const body = lines({ index: { _index: index, _id: "1" } }, { message: textA }, { index: { _index: index, _id: "2" } }, { message: textB });
+    const res = await bulk(h.url, body, { "content-type": "Application/X-NDJSON" }, "/_bulk?refresh=true");
+    expect(res.status).toBe(200);
+    expect(res.body.items.map((i) => only(i).status)).toEqual([201, 409]);
+    expect(only(res.body.items[1]!).error!.type).toBe("neardup_duplicate_exception");
+  });
+
+  it("F1: a content type the engine refuses still gets the engine's own answer", async () => {
+    const index = name("mark");
+    const res = await fetch(`${h.url}/_bulk`, { method: "POST", headers: { "content-type": "text/plain", ...authHeader(target) }, body: lines({ index: { _index: index } }, { message: textA }) });
+    const direct = await fetch(`${target.url}/_bulk`, { method: "POST", headers: { "content-type": "text/plain", ...authHeader(target) }, body: lines({ index: { _index: index } }, { message: textA }) });
+    expect(res.status).toBe(direct.status);
+    expect(await res.text()).toBe(await direct.text());
+  });
+});
