@@ -91,6 +91,9 @@ export function toEngineError(err: unknown, kind: EngineKind, operation: string,
   if (code === "ENGINE_UNAVAILABLE") {
     return new NeardupError("ENGINE_UNAVAILABLE", `${operation}: ${where} is overloaded or not ready (${text})`, { cause, details });
   }
+  if (described?.type === "cluster_block_exception") {
+    return new NeardupError("ENGINE_ERROR", `${operation}: ${where} refused it: the index is blocked (${text})`, { cause, details });
+  }
   if (status === 401 || status === 403) {
     return new NeardupError("ENGINE_ERROR", `${operation}: ${where} refused the credentials (${text})`, { cause, details });
   }
@@ -168,8 +171,31 @@ const UNAVAILABLE_TYPES = new Set([
   "master_not_discovered_exception",
   "cluster_manager_not_discovered_exception",
   "process_cluster_event_timeout_exception",
-  "cluster_block_exception",
 ]);
+
+/**
+ * A cluster block (`cluster_block_exception`) is "not now" only when the block says so: the cluster has no
+ * master or has not recovered its state (`SERVICE_UNAVAILABLE/2/no master`, status 503), or the index is
+ * blocked at the flood-stage disk watermark (`TOO_MANY_REQUESTS/12/...read-only-allow-delete block`, 429). A
+ * block an operator set (`FORBIDDEN/5/index read-only (api)`, `FORBIDDEN/8/index write (api)`, 403) stays until
+ * someone lifts it: an engine error, never a retryable 503 (audit 22b: a read-only index made every `_bulk`
+ * into it a 503 that shippers retried for ever).
+ */
+function isUnavailableBlock(type: string, reason: string): boolean {
+  return type === "cluster_block_exception" && /\b(?:SERVICE_UNAVAILABLE|TOO_MANY_REQUESTS)\//.test(reason);
+}
+
+/**
+ * True when the engine refused a call because of a block on an index that is not "not now" (see
+ * {@link isUnavailableBlock}): a read-only or write block (403), or the flood-stage read-only-allow-delete
+ * block (429); not a cluster without a master (503). The engine gives a write into such an index its own
+ * per-item answer.
+ */
+export function isIndexBlock(err: unknown): boolean {
+  if (!(err instanceof NeardupError)) return false;
+  const details = err.details as { engineErrorType?: string; status?: number } | undefined;
+  return details?.engineErrorType === "cluster_block_exception" && details.status !== 503 && !/\bSERVICE_UNAVAILABLE\//.test(err.message);
+}
 
 /** True when the engine refused a call because the index is closed (`index_closed_exception`, in the error's details). */
 export function isClosedIndex(err: unknown): boolean {
@@ -185,7 +211,8 @@ const WRAPPER_TYPES = new Set(["search_phase_execution_exception", "remote_trans
  * mapping, template) or one `document` of a bulk, whose body is the client's.
  *
  * - Overload and unavailability are ENGINE_UNAVAILABLE (503, retryable): HTTP
- *   429/503/504, a rejected execution or tripped breaker, and "all shards
+ *   429/503/504, a rejected execution or tripped breaker, a cluster block that
+ *   says "not now" (no master, flood stage), and "all shards
  *   failed" when every shard failure is a shard that is not there yet (an
  *   engine restart) or when no shard could even be asked.
  * - 409 is CONFLICT and 404 NOT_FOUND.
@@ -198,7 +225,7 @@ export function classifyEngineFailure(failure: EngineFailure, scope: "request" |
   const { status, type, reason } = failure;
   const causes = failure.causes.filter((c) => !WRAPPER_TYPES.has(c));
   if (status === 429 || status === 503 || status === 504) return "ENGINE_UNAVAILABLE";
-  if (UNAVAILABLE_TYPES.has(type)) return "ENGINE_UNAVAILABLE";
+  if (UNAVAILABLE_TYPES.has(type) || isUnavailableBlock(type, reason)) return "ENGINE_UNAVAILABLE";
   if (WRAPPER_TYPES.has(type)) {
     if (causes.length > 0 && causes.every((c) => UNAVAILABLE_TYPES.has(c))) return "ENGINE_UNAVAILABLE";
     if (causes.length === 0 && /all shards failed/i.test(reason)) return "ENGINE_UNAVAILABLE";

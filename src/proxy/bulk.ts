@@ -28,7 +28,7 @@ import { randomUUID } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
 import { hasErrorCode, NeardupError, isNeardupError } from "../core/errors.js";
 import { textRefusal } from "../core/validate.js";
-import { describeEngineError, outcomeUnknown } from "../engine/errors.js";
+import { describeEngineError, isClosedIndex, isIndexBlock, outcomeUnknown } from "../engine/errors.js";
 import type { IndexResult } from "../service/dedup-service.js";
 import { isStorableTime, readSourceTime, type DocInput } from "../service/input.js";
 import type { Policy } from "../service/options.js";
@@ -465,19 +465,20 @@ export class BulkHandler {
         } catch (err) {
           // Not there and not to be created: the engine answers these items itself (index_not_found).
           if (err instanceof MissingIndex) return this.runPass(group, pathIndex, query, headers, results);
+          // Closed, or blocked (read-only: 403; flood stage: 429), so neardup could not map its fields: the engine
+          // answers these items itself, as it answers them without neardup (audit 22b: a 503 for every request, or a
+          // per-item 502), and one it stores after all (the block lifted meanwhile) says it is unchecked.
+          if (isClosedIndex(err) || isIndexBlock(err)) {
+            const reason = `not fingerprinted, written as sent: neardup could not prepare index [${index}]: ${(err as Error).message}`;
+            return this.runPass(asSent(group, reason), pathIndex, query, headers, results);
+          }
           if (hasErrorCode(err, "ENGINE_UNAVAILABLE")) return { written: 0, failures: [{ failure: { kind: "unavailable", status: 503, reason: err.message }, items: group }] };
           // The client's index name, not this sidecar's setup: its items go to the engine, which answers a name it
           // refuses with its own per-item 400 (an answer made here differed from it: no `_id: null`, no `index_uuid`)
           // and stores those of a name it takes (`@`, `+`, non-ASCII), unchecked: it says so on each.
           if (hasErrorCode(err, "INVALID_CONFIG") && err.field === "index") {
             const reason = `not fingerprinted, written as sent: neardup does not deduplicate index [${index}]: it takes index names of a-z, 0-9, '.', '_' and '-' only`;
-            return this.runPass(
-              group.map(({ at, item }) => ({ at, item, unchecked: reason, uncheckedIfStored: true })),
-              pathIndex,
-              query,
-              headers,
-              results,
-            );
+            return this.runPass(asSent(group, reason), pathIndex, query, headers, results);
           }
           // neardup cannot deduplicate this index (refresh disabled, a data stream it may not create, a field
           // limit its fields pass...): the engine stores these items, so they are written as sent and say why.
@@ -607,6 +608,8 @@ export class BulkHandler {
       entry = await this.deps.pool.get(index, rule, request.mayCreate);
     } catch (err) {
       if (err instanceof MissingIndex) return { failure: { kind: "engine", status: 404, body: engineErrorBody(404, "index_not_found_exception", `no such index [${index}]`) } };
+      // As runDedup does for its own items: the engine answers a closed or blocked index's items itself.
+      if (isClosedIndex(err) || isIndexBlock(err)) return this.writeAsSent(request, `not fingerprinted, written as sent: neardup could not prepare index [${index}]: ${(err as Error).message}`);
       if (hasErrorCode(err, "ENGINE_UNAVAILABLE")) return { failure: { kind: "unavailable", status: 503, reason: err.message } };
       const failure = isNeardupError(err) ? err : new NeardupError("ENGINE_ERROR", String(err));
       return { items: docs.map((d) => neardupErrorItem(index, d.id, failure)) };
@@ -638,8 +641,7 @@ export class BulkHandler {
   private async decideWithRefused(entry: IndexDedup, request: ChunkRequest, refused: Map<number, string>): Promise<ChunkAnswer> {
     const { index, docs } = request;
     const results: Record<string, ItemBody>[] = new Array(docs.length);
-    // Each document as the bulk item the client sent (its metadata as text, its source line as sent).
-    const itemOf = (d: ProxyDoc): BulkItem => ({ op: d.op, meta: {}, id: d.id, metaAt: 0, index, actionLine: actionLine(d, index, d.id), sourceLine: d.sourceLine ?? JSON.stringify(d.source) });
+    const itemOf = (d: ProxyDoc) => docItem(d, index);
     const pass: Pass[] = [...refused].map(([at, unchecked]) => ({ at, item: itemOf(docs[at]!), unchecked }));
     const written = await this.runPass(pass, undefined, request.query, request.headers, results);
     for (const { failure, items } of written.failures) this.fail(items, results, failure);
@@ -651,6 +653,21 @@ export class BulkHandler {
         this.fail(rest.map(({ d, at }) => ({ at, item: itemOf(d) })), results, answer.failure);
       } else rest.forEach(({ d, at }, k) => (results[at] = { [d.op]: answer.items[k]! }));
     }
+    return { items: results.map((r) => Object.values(r)[0]!) };
+  }
+
+  /**
+   * A chunk's documents through the engine's own `_bulk`, as the client sent them (ids minted here kept): for an
+   * index neardup cannot read or prepare (closed, blocked), whose items the engine answers itself. One the
+   * engine stores after all (reopened, block lifted meanwhile) is answered with `unchecked` and why.
+   */
+  private async writeAsSent(request: ChunkRequest, unchecked: string): Promise<ChunkAnswer> {
+    const { index, docs } = request;
+    const results: Record<string, ItemBody>[] = new Array(docs.length);
+    const pass = docs.map((d, at): Pass => ({ at, item: docItem(d, index), unchecked, uncheckedIfStored: true }));
+    const outcome = await this.runPass(pass, undefined, request.query, request.headers, results);
+    const failure = outcome.failures[0]?.failure;
+    if (failure) return { failure };
     return { items: results.map((r) => Object.values(r)[0]!) };
   }
 
@@ -671,6 +688,9 @@ export class BulkHandler {
       // `forwarded`: the proxy routes its own chunks (route()); the service only checks that this sidecar may decide.
       outcome = await entry.service.index(docs, request.policy, undefined, { forwarded: true });
     } catch (err) {
+      // The index was closed (or blocked) behind the service: its lookups fail, and the engine answers each write
+      // itself (audit 22b: a per-item 502 `neardup_engine_error_exception` for the engine's 400 `index_closed_exception`).
+      if (isClosedIndex(err) || isIndexBlock(err)) return this.writeAsSent(request, `not fingerprinted, written as sent: neardup could not read index [${index}]: ${(err as Error).message}`);
       const refusal = plans.find((p) => p.refusal)?.refusal;
       const message = isNeardupError(err) ? err.message : String(err);
       if (refusal && !isUnavailableStatus(refusal.status)) return { failure: { kind: "engine", status: refusal.status, body: refusal.body } };
@@ -696,6 +716,16 @@ export class BulkHandler {
     });
     return { items };
   }
+}
+
+/** Items the engine is to answer itself, each answered with `unchecked` (and why) only when the engine stored it. */
+function asSent(group: Dedup[], unchecked: string): Pass[] {
+  return group.map(({ at, item }) => ({ at, item, unchecked, uncheckedIfStored: true }));
+}
+
+/** A forwarded document as the bulk item the client sent (its metadata as text, its source line as sent). */
+function docItem(d: ProxyDoc, index: string): BulkItem {
+  return { op: d.op, meta: {}, id: d.id, metaAt: 0, index, actionLine: actionLine(d, index, d.id), sourceLine: d.sourceLine ?? JSON.stringify(d.source) };
 }
 
 /** The items by target index, in request order within each. */

@@ -1,11 +1,14 @@
 /**
  * Black-box audit 22b of the `_bulk` proxy, against the real engines: content types the engines take that
- * neardup cannot read (SMILE) or that it read in one case only.
+ * neardup cannot read (SMILE) or that it read in one case only, and indices it cannot prepare (closed, read-only).
  */
+import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RECIPE_EN, englishVariants } from "../fixtures/texts/near-duplicates.js";
+import { startApi } from "../helpers/api.js";
 import { authHeader, engineTargets, rawEngineRequest, uniqueIndex } from "../helpers/engines.js";
 import { startProxyFor, type ProxyHarness } from "../helpers/proxy.js";
+import { PEER_PATH } from "../../src/proxy/peer.js";
 
 type Item = Record<string, { status: number; error?: { type: string; reason: string }; neardup?: { status: string } }>;
 interface BulkBody {
@@ -81,5 +84,72 @@ describe.each(engineTargets())("_bulk proxy, audit 22b, on $kind $version ($sour
     const direct = await fetch(`${target.url}/_bulk`, { method: "POST", headers: { "content-type": "text/plain", ...authHeader(target) }, body: lines({ index: { _index: index } }, { message: textA }) });
     expect(res.status).toBe(direct.status);
     expect(await res.text()).toBe(await direct.text());
+  });
+
+  it.each([
+    ["read_only", 403],
+    ["read_only_allow_delete", 429],
+  ])("F2: an index without neardup's mapping and a %s block gets the engine's own per-item %i, not a 503, and the other index of the bulk is deduplicated (audit 22b: put-mapping failed on the block, answered 503 for ever)", async (block, status) => {
+    const blocked = name("mark");
+    const healthy = name("mark");
+    await rawEngineRequest(target, "PUT", `/${blocked}`, { settings: { index: { blocks: { [block]: true } } } });
+    const both = await bulk(h.url, lines({ index: { _index: blocked, _id: "1" } }, { message: textA }, { index: { _index: healthy, _id: "1" } }, { message: textA }));
+    expect(both.status).toBe(200);
+    const [first, second] = both.body.items.map(only);
+    expect(first).toMatchObject({ status, error: { type: "cluster_block_exception" } });
+    expect(first!.neardup).toBeUndefined();
+    expect(second).toMatchObject({ status: 201, neardup: { status: "original" } });
+    // Alone in its request: still the engine's per-item answer, not a whole-request 503.
+    const alone = await bulk(h.url, lines({ index: { _index: blocked, _id: "2" } }, { message: textB }));
+    expect(alone.status).toBe(200);
+    expect(only(alone.body.items[0]!)).toMatchObject({ status, error: { type: "cluster_block_exception" } });
+    expect(alone.headers.get("retry-after")).toBeNull();
+  });
+
+  it("F3: a closed index gets the engine's per-item 400 index_closed_exception, new or written before it was closed (audit 22b: per-item 502 neardup_engine_error_exception)", async () => {
+    const fresh = name("mark");
+    await rawEngineRequest(target, "PUT", `/${fresh}`);
+    await rawEngineRequest(target, "POST", `/${fresh}/_close`);
+    const res = await bulk(h.url, lines({ index: { _index: fresh, _id: "1" } }, { message: textA }));
+    expect(res.status).toBe(200);
+    expect(only(res.body.items[0]!)).toMatchObject({ status: 400, error: { type: "index_closed_exception" } });
+    expect(only(res.body.items[0]!).neardup).toBeUndefined();
+
+    const used = name("mark");
+    const first = await bulk(h.url, lines({ index: { _index: used, _id: "1" } }, { message: textA }));
+    expect(only(first.body.items[0]!)).toMatchObject({ status: 201 });
+    await rawEngineRequest(target, "POST", `/${used}/_close`);
+    const again = await bulk(h.url, lines({ index: { _index: used, _id: "2" } }, { message: textB }));
+    expect(again.status).toBe(200);
+    expect(only(again.body.items[0]!)).toMatchObject({ status: 400, error: { type: "index_closed_exception" } });
+  });
+
+  it("F3: a chunk forwarded by another sidecar for a closed index is answered with the engine's per-item 400, as the proxy's own", async () => {
+    const used = name("mark");
+    await bulk(h.url, lines({ index: { _index: used, _id: "1" } }, { message: textA }));
+    await rawEngineRequest(target, "POST", `/${used}/_close`);
+    const doc = { op: "index", id: "2", idGiven: true, time: Date.now(), meta: "{}", source: { message: textB }, text: textB };
+    const chunk = { index: used, policy: "mark", query: "", headers: authHeader(target), mayCreate: true, docs: [doc] };
+    const res = await fetch(h.url + PEER_PATH, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(chunk) });
+    expect(res.status).toBe(200);
+    const answer = (await res.json()) as { items?: { status: number; error?: { type: string } }[] };
+    expect(answer.items?.[0]).toMatchObject({ status: 400, error: { type: "index_closed_exception" } });
+  });
+});
+
+describe.each(engineTargets())("HTTP API on a read-only index, audit 22b, on $kind $version ($source)", (target) => {
+  it("F2: POST /v1/documents into a read-only index is an engine error naming the block, not a retryable 503", async () => {
+    const h = await startApi(target);
+    try {
+      await rawEngineRequest(target, "PUT", `/${h.index}/_settings`, { index: { blocks: { read_only: true } } });
+      const res = await request(h.app).post("/v1/documents").set("Content-Type", "application/json").send({ text: "a document for a read-only index, long enough to fingerprint" });
+      expect(res.status).toBe(502);
+      expect(res.body.error.code).toBe("ENGINE_ERROR");
+      expect(res.body.error.message).toMatch(/cluster_block_exception.*read-only/);
+      expect(res.headers["retry-after"]).toBeUndefined();
+    } finally {
+      await rawEngineRequest(target, "PUT", `/${h.index}/_settings`, { index: { blocks: { read_only: null } } }).catch(() => undefined);
+      await h.close();
+    }
   });
 });

@@ -5,6 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { NeardupError } from "../../../src/core/errors.js";
 import { bulkItemError, classifyEngineFailure, engineFailureOf, toEngineError, type EngineFailure } from "../../../src/engine/index.js";
+import { isIndexBlock } from "../../../src/engine/errors.js";
 import { toBulkResult, toMsearchResults, toSourceMap } from "../../../src/engine/responses.js";
 
 const failure = (f: Partial<EngineFailure>): EngineFailure => ({ status: undefined, type: "unknown", reason: "", causes: [], ...f });
@@ -68,6 +69,38 @@ describe("classifyEngineFailure", () => {
     expect(classifyEngineFailure(failure({ status: 404, type: "index_not_found_exception" }), "request")).toBe("NOT_FOUND");
     expect(classifyEngineFailure(failure({ status: 403, type: "security_exception" }), "document")).toBe("ENGINE_ERROR");
     expect(classifyEngineFailure(failure({ status: 500, type: "null_pointer_exception" }), "document")).toBe("ENGINE_ERROR");
+  });
+});
+
+describe("cluster blocks (audit 22b)", () => {
+  const block = (status: number, level: string) => ({
+    error: { root_cause: [{ type: "cluster_block_exception", reason: `index [i] blocked by: [${level}];` }], type: "cluster_block_exception", reason: `index [i] blocked by: [${level}];` },
+    status,
+  });
+  const readOnly = block(403, "FORBIDDEN/5/index read-only (api)");
+  const floodStage = block(429, "TOO_MANY_REQUESTS/12/disk usage exceeded flood-stage watermark, index has read-only-allow-delete block");
+  const noMaster = block(503, "SERVICE_UNAVAILABLE/2/no cluster-manager");
+
+  it("calls a block an operator set an engine error, and only a block that says 'not now' unavailable", () => {
+    expect(classifyEngineFailure(engineFailureOf(readOnly)!, "request")).toBe("ENGINE_ERROR");
+    expect(classifyEngineFailure(engineFailureOf(readOnly)!, "document")).toBe("ENGINE_ERROR");
+    expect(classifyEngineFailure(engineFailureOf(floodStage)!, "document")).toBe("ENGINE_UNAVAILABLE");
+    expect(classifyEngineFailure(engineFailureOf(noMaster)!, "request")).toBe("ENGINE_UNAVAILABLE");
+    // Without its status (a bulk item's error read alone), the block's own level says it.
+    expect(classifyEngineFailure({ ...engineFailureOf(noMaster)!, status: undefined }, "request")).toBe("ENGINE_UNAVAILABLE");
+    expect(classifyEngineFailure({ ...engineFailureOf(readOnly)!, status: undefined }, "request")).toBe("ENGINE_ERROR");
+  });
+
+  it("names the block, not the credentials, and tells an index block from a cluster that is not ready", () => {
+    const base = "http://127.0.0.1:9200";
+    const ro = toEngineError({ name: "ResponseError", meta: { statusCode: 403, body: readOnly } }, "opensearch", "put mapping i", base);
+    expect(ro).toMatchObject({ code: "ENGINE_ERROR", details: { status: 403, engineErrorType: "cluster_block_exception" } });
+    expect(ro.message).toBe("put mapping i: opensearch at http://127.0.0.1:9200 refused it: the index is blocked (cluster_block_exception: index [i] blocked by: [FORBIDDEN/5/index read-only (api)];)");
+    expect(isIndexBlock(ro)).toBe(true);
+    expect(isIndexBlock(toEngineError({ name: "ResponseError", meta: { statusCode: 429, body: floodStage } }, "opensearch", "put mapping i", base))).toBe(true);
+    const down = toEngineError({ name: "ResponseError", meta: { statusCode: 503, body: noMaster } }, "opensearch", "put mapping i", base);
+    expect(down.code).toBe("ENGINE_UNAVAILABLE");
+    expect(isIndexBlock(down)).toBe(false);
   });
 });
 
