@@ -301,6 +301,10 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const onBulk = async (req: IncomingMessage, res: ServerResponse, url: URL, pathIndex: string | undefined): Promise<void> => {
     const engine = options.engine();
     const product = engine?.kind === "elasticsearch" ? "Elasticsearch" : undefined;
+    // The engines echo the client's X-Opaque-Id on every answer, which tracing matches answers by: the answers
+    // the proxy makes itself echo it too (a bulk forwarded as sent carries the engine's own).
+    const opaqueId = req.headers["x-opaque-id"];
+    if (opaqueId !== undefined) res.setHeader("x-opaque-id", opaqueId);
     const id = budget.open();
     try {
       const held = () => budget.heldBy(id);

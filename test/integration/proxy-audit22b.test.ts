@@ -1,6 +1,7 @@
 /**
  * Black-box audit 22b of the `_bulk` proxy, against the real engines: content types the engines take that
- * neardup cannot read (SMILE) or that it read in one case only, and indices it cannot prepare (closed, read-only).
+ * neardup cannot read (SMILE) or that it read in one case only, indices it cannot prepare (closed, read-only),
+ * and `X-Opaque-Id` on the answers the proxy makes itself.
  */
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -134,6 +135,17 @@ describe.each(engineTargets())("_bulk proxy, audit 22b, on $kind $version ($sour
     expect(res.status).toBe(200);
     const answer = (await res.json()) as { items?: { status: number; error?: { type: string } }[] };
     expect(answer.items?.[0]).toMatchObject({ status: 400, error: { type: "index_closed_exception" } });
+  });
+
+  it("F5: the proxy's own _bulk answers echo X-Opaque-Id, as the engine's do (audit 22b: only bulks forwarded as sent had it)", async () => {
+    const index = name("mark");
+    const res = await bulk(h.url, lines({ index: { _index: index, _id: "1" } }, { message: textA }), { "x-opaque-id": "trace-42" });
+    expect(res.status).toBe(200);
+    expect(only(res.body.items[0]!).neardup).toMatchObject({ status: "original" });
+    expect(res.headers.get("x-opaque-id")).toBe("trace-42");
+    const refused = await bulk(h.url, Buffer.from([0x3a, 0x29, 0x0a]), { "content-type": "application/smile", "x-opaque-id": "trace-43" });
+    expect(refused.status).toBe(406);
+    expect(refused.headers.get("x-opaque-id")).toBe("trace-43");
   });
 });
 
