@@ -4,7 +4,8 @@
  * a slot of typed arrays (simhash, time, sequence number, status, band keys), its id, and its stored sketch
  * bytes in off-heap chunks; a candidate object is made only for a document a lookup reaches.
  *
- * Keys (band keys `BB:XXXXXXXX`, core lsh.ts; word keys `w:` and 16 hex digits, core word-keys.ts) are held
+ * Keys (band keys `BB:XXXXXXXX`, core lsh.ts; word keys `w:` and block keys `p:`, each with 16 hex digits, core
+ * word-keys.ts and block-keys.ts) are held
  * as a kind and two 32-bit words, each document's in a run of a shared pool, in an open-addressing table of
  * key to its newest holder, each holder chaining to the one before. Simhash segments go to a `SegmentIndex`.
  */
@@ -15,6 +16,7 @@ import type { Candidate } from "./candidate.js";
 
 const BAND_KEY = /^[0-9a-f]{2}:[0-9a-f]{8}$/;
 const WORD_KEY = /^w:[0-9a-f]{16}$/;
+const BLOCK_KEY = /^p:[0-9a-f]{16}$/;
 /** Sketch chunks grow with the bytes held, from 1 MiB to 64 MiB (a small index holds no 64 MiB). */
 const CHUNK_BYTES = 64 * 2 ** 20;
 const FIRST_CHUNK_BYTES = 2 ** 20;
@@ -67,10 +69,11 @@ export function parseKeys(keys: readonly string[]): ProbeKeys {
   return { keys: parsed, byLow };
 }
 
-/** A key as (kind, a, b): 1 a band key (band, hash), 2 a word key (its two hashes); undefined for any other string. */
+/** A key as (kind, a, b): 1 a band key (band, hash), 2 a word key, 3 a block key (their two hashes); undefined for any other string. */
 export function parseKey(key: string): { kind: number; a: number; b: number } | undefined {
   if (BAND_KEY.test(key)) return { kind: 1, a: parseInt(key.slice(0, 2), 16), b: parseInt(key.slice(3), 16) >>> 0 };
   if (WORD_KEY.test(key)) return { kind: 2, a: parseInt(key.slice(2, 10), 16) >>> 0, b: parseInt(key.slice(10), 16) >>> 0 };
+  if (BLOCK_KEY.test(key)) return { kind: 3, a: parseInt(key.slice(2, 10), 16) >>> 0, b: parseInt(key.slice(10), 16) >>> 0 };
   return undefined;
 }
 

@@ -323,7 +323,7 @@ export class WindowMirror {
     this.unusable.delete(id);
     // Keys of a form it does not know: the engine reaches this document through them and the mirror would not,
     // so the mirror stops rather than answer without it.
-    if (!this.store.put(doc)) this.stop(`document ${JSON.stringify(id)} has keys the mirror cannot hold (it holds band keys BB:XXXXXXXX and word keys w: and 16 hex digits)`);
+    if (!this.store.put(doc)) this.stop(`document ${JSON.stringify(id)} has keys the mirror cannot hold (it holds band keys BB:XXXXXXXX, and word keys w: and block keys p: with 16 hex digits)`);
   }
 
   /** Past `maxDocs`, the oldest tenth by document time leaves; lookups reaching back to them go to the engine. */
