@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { createFingerprinter, type Fingerprinter } from "../../../src/core/fingerprinter.js";
 import { NeardupError } from "../../../src/core/errors.js";
@@ -168,6 +169,12 @@ describe("DedupService on an engine double", () => {
     const results = await service.index([parseDocInput({ id: "z-first", text: a!, time: 1000 }), parseDocInput({ id: "a-second", text: b!, time: 1000 }), parseDocInput({ id: "m-third", text: c!, time: 1000 })], "reject");
     expect(results.map((r) => (r as { status: string }).status)).toEqual(["original", "duplicate", "duplicate"]);
     expect(results.slice(1).map((r) => (r as { duplicate_of: string }).duplicate_of)).toEqual(["z-first", "z-first"]);
+  });
+
+  it("the README states that rule: the first sent of a group wins, not the smallest id (audit 22a, F2: it still gave the rule before the twenty-sixth session)", () => {
+    const readme = readFileSync(new URL("../../../README.md", import.meta.url), "utf8").replace(/\s+/g, " ");
+    const rule = /Decisions are taken in arrival order \(([^)]*)\)/.exec(readme)?.[1];
+    expect(rule).toBe("the documents of one request by their time, then in the order sent: with no time field, the first sent of a group sent together is its original, whatever the ids");
   });
 
   it("a write the engine never got (refused before it was sent) leaves the window: a near-duplicate sent after it is the original", async () => {
