@@ -70,3 +70,22 @@ export function isNeardupError(value: unknown): value is NeardupError {
 export function hasErrorCode(value: unknown, code: ErrorCode): value is NeardupError {
   return value instanceof NeardupError && value.code === code;
 }
+
+/**
+ * Why a `fetch` failed, in words a log or a client can act on: `connect ECONNREFUSED 127.0.0.1:19921`,
+ * `other side closed (UND_ERR_SOCKET)`, `timed out`. Node's fetch throws `TypeError: fetch failed` and keeps
+ * the reason in `cause`, so the class name alone ("did not answer (TypeError)") said nothing (audit 22a, F8).
+ */
+export function fetchFailureReason(err: unknown): string {
+  if (!(err instanceof Error)) return String(err);
+  if (err.name === "TimeoutError") return "timed out";
+  const cause = (err as { cause?: unknown }).cause;
+  if (cause instanceof Error) {
+    const code = (cause as { code?: unknown }).code;
+    const message = cause.message || (cause instanceof AggregateError ? cause.errors.map((e: unknown) => (e instanceof Error ? e.message : String(e))).join("; ") : "");
+    if (message && typeof code === "string" && !message.includes(code)) return `${message} (${code})`;
+    if (message) return message;
+    if (typeof code === "string") return code;
+  }
+  return err.message ? `${err.name}: ${err.message}` : err.name;
+}

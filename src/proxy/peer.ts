@@ -11,7 +11,7 @@
  * The route grants nothing `_bulk` on the same port does not: the writes go
  * out with the client's own credentials.
  */
-import { NeardupError, isNeardupError } from "../core/errors.js";
+import { NeardupError, fetchFailureReason, isNeardupError } from "../core/errors.js";
 import type { Policy } from "../service/options.js";
 import { isStorableTime } from "../service/input.js";
 import type { Failure, ItemBody } from "./items.js";
@@ -114,7 +114,7 @@ export async function forwardChunk(url: string, request: ChunkRequest, timeoutMs
     response = await fetch(new URL(PEER_PATH, url), { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(request), signal });
   } catch (err) {
     if (ended?.aborted) return { failure: retryFailure(ended.reason as NeardupError) };
-    return { failure: retryFailure(new NeardupError("RETRY", `the writer sidecar at ${url} did not answer (${(err as Error).name}); send again`, { cause: err })) };
+    return { failure: retryFailure(new NeardupError("RETRY", `the writer sidecar at ${url} did not answer (${fetchFailureReason(err)}); send again`, { cause: err })) };
   }
   const payload = (await response.json().catch(() => undefined)) as Partial<{ items: ItemBody[]; failure: Failure }> | undefined;
   if (response.ok && Array.isArray(payload?.items) && payload.items.length === request.docs.length) return { items: payload.items };

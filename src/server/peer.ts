@@ -4,7 +4,7 @@
  * internal route `POST /v1/internal/documents`, and turns the answer back into
  * results and errors, as if it had decided them itself.
  */
-import { NeardupError, ERROR_CODES, type ErrorCode } from "../core/errors.js";
+import { NeardupError, ERROR_CODES, fetchFailureReason, type ErrorCode } from "../core/errors.js";
 import type { IndexResult } from "../service/dedup-service.js";
 import type { DocInput } from "../service/input.js";
 import type { Policy } from "../service/options.js";
@@ -92,7 +92,7 @@ export function httpForwarder(options: {
       });
     } catch (err) {
       if (ended?.aborted) throw ended.reason as NeardupError;
-      throw new NeardupError("RETRY", `the writer sidecar at ${url} did not answer (${(err as Error).name}); send again`, { cause: err });
+      throw new NeardupError("RETRY", `the writer sidecar at ${url} did not answer (${fetchFailureReason(err)}); send again`, { cause: err });
     }
     const payload = (await response.json().catch(() => undefined)) as { items?: PeerAnswer[]; error?: { code: string; message: string; field?: string } } | undefined;
     if (response.status === 400 && analyses.length > 0 && /^items\[\d+\]\.analysis$/.test(payload?.error?.field ?? "")) {

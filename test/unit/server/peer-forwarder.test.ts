@@ -95,4 +95,23 @@ describe("httpForwarder with analyses", () => {
       }
     }
   });
+
+  it("a holder that has gone is named with the cause, not the JavaScript class (audit 22a, F8: 'did not answer (TypeError)')", async () => {
+    const closed = http.createServer();
+    await new Promise<void>((r) => closed.listen(0, "127.0.0.1", r));
+    const gone = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`;
+    await new Promise((r) => closed.close(r));
+    const forward = httpForwarder({ timeoutMs: 5000 });
+    const err = await forward(gone, [parseDocInput({ id: "g", text: "a text for a holder that has gone" })], "mark", undefined).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: "RETRY" });
+    expect((err as Error).message).toMatch(new RegExp(`^the writer sidecar at ${gone} did not answer \\(connect ECONNREFUSED 127\\.0\\.0\\.1:\\d+\\); send again$`));
+    // A holder that takes the connection and closes it: the socket's own words.
+    const hangUp = http.createServer((req) => req.socket.destroy());
+    await new Promise<void>((r) => hangUp.listen(0, "127.0.0.1", r));
+    const reset = `http://127.0.0.1:${(hangUp.address() as AddressInfo).port}`;
+    const closedErr = await forward(reset, [parseDocInput({ id: "h", text: "a text for a holder that hangs up" })], "mark", undefined).catch((e: unknown) => e);
+    await new Promise((r) => hangUp.close(r));
+    expect((closedErr as Error).message).toMatch(/did not answer \((other side closed \(UND_ERR_SOCKET\)|.*ECONNRESET.*)\); send again$/);
+    expect((closedErr as Error).message).not.toMatch(/TypeError/);
+  });
 });
