@@ -8,7 +8,7 @@ import type { DedupService } from "../service/dedup-service.js";
 import type { AnalysisPrefetch } from "./prefetch.js";
 import { createOffloadingAnalyzer, type Analyzer } from "../workers/index.js";
 import { authenticate, authorize } from "./auth.js";
-import { errorHandler, jsonBody } from "./errors.js";
+import { bulkJsonBody, errorHandler, jsonBody } from "./errors.js";
 import { cors, methodNotAllowed, requireJson } from "./http-guards.js";
 import { BODY_IDLE_MS, concurrencyLimit, rateLimit } from "./limits.js";
 import { openApiDocument } from "./openapi.js";
@@ -130,6 +130,8 @@ export function createApp(deps: AppDeps): Express {
   v1.use(rateLimit(limits, deps.metrics));
   v1.use(concurrencyLimit({ ...limits, bodyLimitBytes }, deps.metrics));
   v1.use(requireJson(["/documents/_bulk"]));
+  // A bulk's own JSON parser first: a repeated key or lossy number in one item fails that item alone (errors.ts).
+  v1.use("/documents/_bulk", express.json({ limit: bodyLimit, verify: bulkJsonBody }));
   v1.use(express.json({ limit: bodyLimit, verify: jsonBody }));
   const analyzer = deps.analyzer ?? (deps.fingerprinter ? createOffloadingAnalyzer(deps.fingerprinter, { workers: 1 }) : undefined);
   if (analyzer) {

@@ -9,6 +9,7 @@
  * string, the engine still indexes it into a numeric field.
  */
 
+import { PARAMETER_RANGES } from "../service/input.js";
 import { walkJson } from "./json-walk.js";
 
 export interface LossyNumber {
@@ -48,9 +49,23 @@ export function findLossyNumberIn(body: Buffer): LossyNumber | undefined {
   return SUSPECT.test(body.toString("latin1")) ? findLossyNumber(body.toString("utf8")) : undefined;
 }
 
-/** The message of a refused lossy number. */
+/** A path inside a document's `fields` (`fields.a`, `items[3].fields.n[0]`, `[3].fields.n`): values stored as sent. */
+const IN_FIELDS = /^(?:(?:items)?\[\d+\]\.)?fields(?:[.[]|$)/;
+/** A numeric parameter of a request or of a bulk item (`limit`, `items[2].time`), and its name. */
+const PARAMETER = /^(?:(?:items)?\[\d+\]\.)?([a-z_]+)$/;
+
+/**
+ * The message of a refused lossy number. Only a `fields` value is stored as sent, so only there is "send it as a
+ * string" the way out; `limit`, `radius`, `min_similarity` and `time` take numbers (a string is refused), and get
+ * their range instead (audit 22a, F5: the advice was given for them too, and the string then refused).
+ */
 export function lossyMessage(found: LossyNumber): string {
-  return `${found.path} is ${found.literal}, a number JSON cannot carry here without changing it (integers past 2^53 lose digits; past the double range it becomes null): send it as a string, which the engine indexes into a numeric field`;
+  const why = "(integers past 2^53 lose digits; past the double range it becomes null)";
+  if (IN_FIELDS.test(found.path)) return `${found.path} is ${found.literal}, a number JSON cannot carry here without changing it ${why}: send it as a string, which the engine indexes into a numeric field`;
+  const name = PARAMETER.exec(found.path)?.[1] ?? "";
+  const range = Object.hasOwn(PARAMETER_RANGES, name) ? PARAMETER_RANGES[name] : undefined;
+  if (range !== undefined) return `${found.path} must be ${range}, got ${found.literal}`;
+  return `${found.path} is ${found.literal}, a number JSON cannot carry without changing it ${why}`;
 }
 
 /**

@@ -41,6 +41,18 @@ function stringEnd(text: string, start: number): { end: number; escaped: boolean
 
 /** Walks `text`; returns the path (after `prefix`) of the first key or number the visitor flags, undefined when none is (or the text is not JSON). */
 export function walkJson(text: string, prefix: string, visitor: JsonVisitor): string | undefined {
+  return walk(text, prefix, visitor, () => true);
+}
+
+/** The paths (after `prefix`) of every key and number the visitor flags, in text order; on text that is not JSON, those before the walk gave up. */
+export function walkJsonAll(text: string, prefix: string, visitor: JsonVisitor): string[] {
+  const paths: string[] = [];
+  walk(text, prefix, visitor, (path) => (paths.push(path), false));
+  return paths;
+}
+
+/** The walk; `flagged` is told the path of each key or number the visitor flags, and stops the walk there by returning true. */
+function walk(text: string, prefix: string, visitor: JsonVisitor, flagged: (path: string) => boolean): string | undefined {
   const steps: (string | number)[] = [];
   /** Per open container: the keys seen (objects), or undefined (arrays). */
   const keys: (Set<string> | undefined)[] = [];
@@ -62,7 +74,10 @@ export function walkJson(text: string, prefix: string, visitor: JsonVisitor): st
           }
         }
         steps[steps.length - 1] = key;
-        if (visitor.key?.(key, seen)) return pathOf(prefix, steps);
+        if (visitor.key?.(key, seen)) {
+          const path = pathOf(prefix, steps);
+          if (flagged(path)) return path;
+        }
         seen.add(key);
         expectKey = false;
       }
@@ -84,7 +99,10 @@ export function walkJson(text: string, prefix: string, visitor: JsonVisitor): st
       NUMBER.lastIndex = i;
       const literal = NUMBER.exec(text)?.[0];
       if (literal === undefined) return undefined;
-      if (visitor.number(literal)) return pathOf(prefix, steps);
+      if (visitor.number(literal)) {
+        const path = pathOf(prefix, steps);
+        if (flagged(path)) return path;
+      }
       i += literal.length;
     } else {
       i++; // white space, ':', true, false, null (and numbers, when nobody asks for them)

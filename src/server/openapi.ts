@@ -302,7 +302,7 @@ export const openApiDocument = {
                   { type: "array", items: bulkItem, minItems: 1, maxItems: 1000 },
                   { type: "object", required: ["items"], properties: { items: { type: "array", items: bulkItem, minItems: 1, maxItems: 1000 } }, additionalProperties: false },
                 ],
-                description: "At most NEARDUP_MAX_BULK_ITEMS (1,000) documents; an invalid item fails alone (its own 400 in the answer, the others are indexed).",
+                description: "At most NEARDUP_MAX_BULK_ITEMS (1,000) documents; an invalid item fails alone (its own 400 in the answer, the others are indexed), on a JSON array as on NDJSON: a line that is not JSON, a key twice in one object, a number JSON cannot carry (field `items[1].text`).",
               },
             },
             "application/x-ndjson": { schema: { type: "string", minLength: 1, pattern: notBlank, description: "One document JSON object a line." } },

@@ -674,6 +674,7 @@ export class DedupService {
    * When another sidecar holds the writer lease, the request goes to it.
    */
   async index(docs: DocInput[], policy: Policy, labels?: string[], options: { forwarded?: boolean } = {}): Promise<(IndexResult | NeardupError)[]> {
+    if (docs.length === 0) return []; // nothing to forward or decide (a holder refuses an empty forward)
     // A request another sidecar forwarded is decided here or refused, never forwarded again.
     const forwarded = options.forwarded ? undefined : this.router?.forward(docs, policy, labels);
     if (forwarded) return forwarded;

@@ -160,7 +160,10 @@ export function parseWith<T>(schema: z.ZodType<T>, raw: unknown, prefix = ""): T
   // zod's own wording ("Invalid input: expected string, received number") is replaced; a schema's message is kept.
   if (issue.code === "invalid_type" && (issue.path.length === 0 || issue.message.startsWith("Invalid input"))) {
     const value = valueAt(raw, issue.path);
-    message = issue.path.length === 0 ? `${field} must be a JSON object` : value === undefined ? `${field} is required` : `${field} must be ${withArticle(issue.expected)}, got ${kindOf(value)}`;
+    // zod calls a number with a fraction "an int, got a number" (audit 22a, F7): "an integer, got 1.5".
+    const expected = issue.expected === "int" ? "integer" : issue.expected;
+    const got = issue.expected === "int" && typeof value === "number" ? String(value) : kindOf(value);
+    message = issue.path.length === 0 ? `${field} must be a JSON object` : value === undefined ? `${field} is required` : `${field} must be ${withArticle(expected)}, got ${got}`;
   } else if ((issue.code === "too_small" || issue.code === "too_big") && issue.message.startsWith("Too ")) {
     const small = issue.code === "too_small";
     const bound = Number(small ? issue.minimum : issue.maximum);
@@ -268,6 +271,20 @@ export function readSourceTime(value: unknown): number {
 /** The latest document time accepted: 9999-12-31T23:59:59.999Z (what `Date` and the engines' date fields hold). */
 export const MAX_TIME_MS = 253402300799999;
 
+/**
+ * What the API's numeric parameters accept, in words: the routes' schemas use the same bounds, and a number in
+ * them that JSON cannot carry as sent (2^53 + 1, 1e400) is refused naming the range (server/json-numbers.ts),
+ * not with the advice for `fields` values (send it as a string), which these parameters do not take.
+ */
+export const LIMIT_RANGE = { min: 1, max: 1000 } as const;
+export const RADIUS_RANGE = { min: 0, max: 16 } as const;
+export const PARAMETER_RANGES: Readonly<Record<string, string>> = {
+  limit: `an integer from ${LIMIT_RANGE.min} to ${LIMIT_RANGE.max}`,
+  radius: `an integer from ${RADIUS_RANGE.min} to ${RADIUS_RANGE.max}`,
+  min_similarity: "a number from 0 to 1",
+  time: `an ISO-8601 date or epoch milliseconds (a JSON number) from 0 to ${MAX_TIME_MS} (9999-12-31T23:59:59.999Z)`,
+};
+
 /** A document time the service can store: whole epoch milliseconds from 1970 to {@link MAX_TIME_MS}. */
 export function isStorableTime(ms: number): boolean {
   return Number.isInteger(ms) && ms >= 0 && ms <= MAX_TIME_MS;
@@ -286,7 +303,9 @@ export function parseTime(value: string | number | undefined, field: string, now
     throw new NeardupError("INVALID_INPUT", `${field} must be 1970-01-01 or later (neardup stores no earlier time), got ${JSON.stringify(value)}`, { field });
   }
   if (!isStorableTime(ms)) {
-    throw new NeardupError("INVALID_INPUT", `${field} must be an ISO-8601 date or epoch milliseconds, got ${JSON.stringify(value)}`, { field });
+    // A string of digits is not a time here (`"1"`); epoch milliseconds go as a JSON number (audit 22a, F5).
+    const hint = typeof value === "string" && /^\d+$/.test(value) ? " (epoch milliseconds are sent as a JSON number, not a string)" : "";
+    throw new NeardupError("INVALID_INPUT", `${field} must be an ISO-8601 date or epoch milliseconds, got ${JSON.stringify(value)}${hint}`, { field });
   }
   if (ms > now + maxFutureMs) {
     throw new NeardupError(

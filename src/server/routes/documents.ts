@@ -3,8 +3,8 @@ import express, { Router, type ErrorRequestHandler, type Request } from "express
 import { z } from "zod";
 import { NeardupError } from "../../core/errors.js";
 import type { DedupService, IndexResult } from "../../service/dedup-service.js";
-import { DEFAULT_TIME_SKEW_MS, MAX_TIME_MS, idSchema, parseDocInput, parseId, parsePolicy, parseTime, parseWith, type DocInput } from "../../service/input.js";
-import { utf8Only } from "../errors.js";
+import { DEFAULT_TIME_SKEW_MS, LIMIT_RANGE, MAX_TIME_MS, RADIUS_RANGE, idSchema, parseDocInput, parseId, parsePolicy, parseTime, parseWith, type DocInput } from "../../service/input.js";
+import { bulkItemErrors, utf8Only } from "../errors.js";
 import { findLossyNumber, lossyMessage } from "../json-numbers.js";
 import { duplicateKeyMessage, findDuplicateKey } from "../json-keys.js";
 import { noQuery } from "../http-guards.js";
@@ -38,7 +38,7 @@ const checkBody = z
     text: z.string({ error: (i) => (i.input === undefined ? "is required" : "must be a string") }),
     id: idSchema.optional(),
     time: z.union([z.string(), z.number()]).optional(),
-    limit: z.number().int().min(1).max(1000).optional(),
+    limit: z.number().int().min(LIMIT_RANGE.min).max(LIMIT_RANGE.max).optional(),
   })
   .strict();
 
@@ -46,12 +46,19 @@ const searchBody = z
   .object({
     text: z.string().optional(),
     id: idSchema.optional(),
-    radius: z.number().int().min(0).max(16).optional(),
+    radius: z.number().int().min(RADIUS_RANGE.min).max(RADIUS_RANGE.max).optional(),
     min_similarity: z.number().min(0).max(1).optional(),
-    limit: z.number().int().min(1).max(1000).optional(),
+    limit: z.number().int().min(LIMIT_RANGE.min).max(LIMIT_RANGE.max).optional(),
   })
   .strict()
-  .refine((b) => (b.text === undefined) !== (b.id === undefined), { message: "give exactly one of text or id", path: ["text"] });
+  // parseWith puts the field first: "text give exactly one of text or id" was the message (audit 22a, F6).
+  .check((ctx) => {
+    const { text, id } = ctx.value;
+    if ((text === undefined) === (id === undefined)) {
+      const message = text === undefined ? "is required (or id): give exactly one of text or id" : "must not be given with id: give exactly one of text or id";
+      ctx.issues.push({ code: "custom", input: ctx.value, path: ["text"], message });
+    }
+  });
 
 function errorBody(err: NeardupError) {
   return { code: err.code, message: err.message, ...(err.field ? { field: err.field } : {}) };
@@ -68,6 +75,12 @@ function writePolicy(req: Request, fallback: Policy): Policy {
 /** The write routes' item limit (NEARDUP_MAX_BULK_ITEMS): a 413 naming the field. */
 function tooManyItems(field: string, count: string, maxItems: number): NeardupError {
   return new NeardupError("TOO_LARGE", `${field} has ${count} documents; the limit is ${maxItems} (NEARDUP_MAX_BULK_ITEMS)`, { field });
+}
+
+/** A JSON bulk's items, those the body parser refused (a repeated key, a lossy number: errors.ts `bulkJsonBody`) replaced by their errors. */
+function withItemErrors(req: Request, items: unknown[]): unknown[] {
+  const refused = bulkItemErrors(req);
+  return refused ? items.map((item, k) => refused.get(k) ?? item) : items;
 }
 
 /** Items of a bulk body: a JSON array, or NDJSON (one document a line). Unparseable lines become per-item errors. */
@@ -97,11 +110,11 @@ function bulkItems(req: Request, maxItems: number): unknown[] {
       return repeated === undefined ? item : new NeardupError("INVALID_INPUT", duplicateKeyMessage(repeated), { field: repeated });
     });
   } else if (Array.isArray(req.body)) {
-    items = req.body;
+    items = withItemErrors(req, req.body);
   } else if (req.body && typeof req.body === "object" && Array.isArray((req.body as { items?: unknown }).items)) {
     const extra = Object.keys(req.body as object).find((k) => k !== "items");
     if (extra !== undefined) throw new NeardupError("INVALID_INPUT", `${extra} is not a known field of a bulk body`, { field: extra });
-    items = (req.body as { items: unknown[] }).items;
+    items = withItemErrors(req, (req.body as { items: unknown[] }).items);
   } else {
     throw new NeardupError("INVALID_INPUT", "bulk body must be a JSON array of documents, {\"items\": [...]}, or NDJSON (application/x-ndjson)", { field: "body" });
   }
@@ -192,11 +205,16 @@ export function documentRoutes(service: () => DedupService, options: DocumentRou
         out[position] = { status: err.status, error: errorBody(err) };
       }
     });
-    const results = await svc.index(
-      valid.map((v) => v.doc),
-      policy,
-      valid.map((v) => `items[${v.position}]`),
-    );
+    // Every item refused here: nothing to decide. A follower forwarded the empty list to the holder, whose
+    // refusal ("items must have at least 1 items") became the whole answer (audit 22a, F3).
+    const results =
+      valid.length === 0
+        ? []
+        : await svc.index(
+            valid.map((v) => v.doc),
+            policy,
+            valid.map((v) => `items[${v.position}]`),
+          );
     results.forEach((r, i) => {
       const position = valid[i]!.position;
       out[position] = r instanceof NeardupError ? { status: r.status, error: errorBody(r) } : { status: statusOf(r), result: r };

@@ -1,7 +1,7 @@
 // Numbers JSON.parse would alter on their way to the engine are found, with where they are.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { findLossyNumber, findLossyNumberIn, isLossy } from "../../../src/server/json-numbers.js";
+import { findLossyNumber, findLossyNumberIn, isLossy, lossyMessage } from "../../../src/server/json-numbers.js";
 
 /** The oracle, for integers under 1e20 (JSON.stringify writes them without an exponent): the literal it writes is another integer. */
 function altered(literal: string): boolean {
@@ -53,5 +53,19 @@ describe("lossy JSON numbers", () => {
       }),
       { numRuns: 500 },
     );
+  });
+
+  it("advises sending a string only for fields values; limit, radius, min_similarity and time get their range (audit 22a, F5: a string was then refused)", () => {
+    const advice = /send it as a string/;
+    for (const path of ["fields.order_id", "items[3].fields.n[0]", "[1].fields.a", 'fields["a b"]', "fields"]) expect(lossyMessage({ path, literal: "9007199254740993" })).toMatch(advice);
+    expect(lossyMessage({ path: "limit", literal: "9007199254740993" })).toBe("limit must be an integer from 1 to 1000, got 9007199254740993");
+    expect(lossyMessage({ path: "radius", literal: "1e400" })).toBe("radius must be an integer from 0 to 16, got 1e400");
+    expect(lossyMessage({ path: "min_similarity", literal: "1e400" })).toBe("min_similarity must be a number from 0 to 1, got 1e400");
+    expect(lossyMessage({ path: "items[2].time", literal: "1e400" })).toMatch(/^items\[2\]\.time must be an ISO-8601 date or epoch milliseconds \(a JSON number\) from 0 to 253402300799999 \(9999-12-31T23:59:59\.999Z\), got 1e400$/);
+    // Anywhere else: what is wrong with the number, and no advice that does not fit (a string text is a text).
+    for (const path of ["text", "constructor", "items[1].text", "body", "a.limit"]) {
+      expect(lossyMessage({ path, literal: "1e400" })).toMatch(new RegExp(`^${path.replace(/[[\].]/g, "\\$&")} is 1e400, a number JSON cannot carry without changing it`));
+      expect(lossyMessage({ path, literal: "1e400" })).not.toMatch(advice);
+    }
   });
 });

@@ -47,9 +47,17 @@ describe("parseDocInput", () => {
     expect(errorOf(() => parseWith(schema, { tags: ["a", "b", "c"] }))).toMatchObject({ field: "tags", message: "tags must have at most 2 items" });
   });
 
+  it("says a number with a fraction is not an integer, with the value sent (audit 22a, F7: 'radius must be an int, got a number')", () => {
+    const schema = z.object({ radius: z.number().int().optional() }).strict();
+    expect(errorOf(() => parseWith(schema, { radius: 1.5 }))).toMatchObject({ code: "INVALID_INPUT", field: "radius", message: "radius must be an integer, got 1.5" });
+    expect(errorOf(() => parseWith(schema, { radius: "3" })).message).toBe("radius must be a number, got a string");
+  });
+
   it("refuses an unparseable or out-of-range time", () => {
     expect(errorOf(() => parseTime("soon", "time", 0)).message).toBe('time must be an ISO-8601 date or epoch milliseconds, got "soon"');
     expect(errorOf(() => parseTime(-5, "time", 0)).field).toBe("time");
+    // Epoch milliseconds go as a JSON number: a string of digits is refused, saying so (audit 22a, F5).
+    expect(errorOf(() => parseTime("1796640000000", "time", 0)).message).toBe('time must be an ISO-8601 date or epoch milliseconds, got "1796640000000" (epoch milliseconds are sent as a JSON number, not a string)');
     expect(parseTime(undefined, "time", 42)).toBe(42);
   });
 
