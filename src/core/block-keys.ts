@@ -29,8 +29,7 @@
  * block's units joined by one U+0020 (n and i in decimal). `p` is not a hex
  * digit, and a word key starts `w:`, so block keys never equal another key.
  */
-import { murmur3 } from "./murmur3.js";
-import { WORD_KEYS_MAX_LENGTH, wordUnits } from "./word-keys.js";
+import { hashedKey, WORD_KEYS_MAX_LENGTH, wordUnits } from "./word-keys.js";
 
 /** Fewest blocks for which a text gets block keys (one replaced unit is the word keys' case). */
 export const BLOCK_KEYS_MIN_BLOCKS = 3;
@@ -40,17 +39,9 @@ export function blockCount(units: number): number {
   return Math.floor((3 * units) / 20) + 1;
 }
 
-const encoder = new TextEncoder();
-const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
-
-function hex32(h: number): string {
-  return HEX[h >>> 24]! + HEX[(h >>> 16) & 0xff]! + HEX[(h >>> 8) & 0xff]! + HEX[h & 0xff]!;
-}
-
 /** The key of block `i` of a text of `n` units. */
 export function blockKey(n: number, i: number, block: readonly string[]): string {
-  const bytes = encoder.encode(`${n} ${i} ${block.join(" ")}`);
-  return "p:" + hex32(murmur3(bytes, 0, bytes.length, 0)) + hex32(murmur3(bytes, 0, bytes.length, 1));
+  return hashedKey("p:", `${n} ${i} ${block.join(" ")}`);
 }
 
 /** The block keys of a normalized text (rule above), duplicates once; [] for a longer or shorter text. */

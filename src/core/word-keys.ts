@@ -71,10 +71,15 @@ function hex32(h: number): string {
   return HEX[h >>> 24]! + HEX[(h >>> 16) & 0xff]! + HEX[(h >>> 8) & 0xff]! + HEX[h & 0xff]!;
 }
 
+/** `prefix` and 16 hex digits: MurmurHash3 with seeds 0 and 1 of the UTF-8 bytes of `text` (word keys here, block keys in block-keys.ts). */
+export function hashedKey(prefix: string, text: string): string {
+  const bytes = encoder.encode(text);
+  return prefix + hex32(murmur3(bytes, 0, bytes.length, 0)) + hex32(murmur3(bytes, 0, bytes.length, 1));
+}
+
 /** The key of a unit list: `w:` + MurmurHash3 seeds 0 and 1 of its UTF-8 bytes joined by spaces. */
 export function wordKey(units: readonly string[]): string {
-  const bytes = encoder.encode(units.join(" "));
-  return "w:" + hex32(murmur3(bytes, 0, bytes.length, 0)) + hex32(murmur3(bytes, 0, bytes.length, 1));
+  return hashedKey("w:", units.join(" "));
 }
 
 let scratch = new Uint8Array(512);
