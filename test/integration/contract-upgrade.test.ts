@@ -49,7 +49,7 @@ describe.each(engineTargets())("contract v2 -> v4 in place on $kind $version", (
     await new Promise((r) => setTimeout(r, 1100));
     const stored = await engine.search<{ neardup: { sketch?: string; lsh_scheme?: string } }>({ index, body: { query: { ids: { values: ["new"] } } } });
     expect(stored.hits.hits[0]!._source!.neardup.sketch).toMatch(/^[A-Za-z0-9+/=]+$/);
-    expect(stored.hits.hits[0]!._source!.neardup.lsh_scheme).toBe("lsh2-16x3");
+    expect(stored.hits.hits[0]!._source!.neardup.lsh_scheme).toBe("lsh3-16x3");
     // The new document is found from its sketch.
     const again = await svc.search({ id: "old", limit: 5 });
     expect(again.matches.map((m) => m.id)).toContain("new");
