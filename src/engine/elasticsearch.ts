@@ -185,7 +185,8 @@ export class ElasticsearchEngine implements Engine {
 
   aliasIndices(alias: string): Promise<AliasedIndex[]> {
     return this.guard(`get alias ${alias}`, async () => {
-      const body = await orUndefinedIfMissing(() => this.client.indices.getAlias({ name: alias }));
+      // Named as the index too, never `GET _alias/<alias>` alone: see toAliasedIndices (responses.ts).
+      const body = await orUndefinedIfMissing(() => this.client.indices.getAlias({ index: alias, name: alias }));
       return body ? toAliasedIndices(body as never, alias) : [];
     });
   }

@@ -201,7 +201,8 @@ export class OpenSearchEngine implements Engine {
 
   aliasIndices(alias: string): Promise<AliasedIndex[]> {
     return this.guard(`get alias ${alias}`, async () => {
-      const response = await orUndefinedIfMissing(() => this.client.indices.getAlias({ name: alias }));
+      // Named as the index too, never `GET _alias/<alias>` alone: see toAliasedIndices (responses.ts).
+      const response = await orUndefinedIfMissing(() => this.client.indices.getAlias({ index: alias, name: alias }));
       return response ? toAliasedIndices(response.body as never, alias) : [];
     });
   }

@@ -52,7 +52,16 @@ export function msearchLines(requests: { index: string; body: Record<string, unk
   return requests.flatMap((r) => [{ index: r.index, ...searchParams(r) }, r.body]);
 }
 
-/** `GET _alias/<name>` body (index -> aliases) as the indices behind `alias`. */
+/**
+ * A `GET <alias>/_alias/<alias>` body (index -> aliases) as the indices behind `alias`. The lookup names `alias`
+ * as the index too: for `GET _alias/<alias>` the engine checks the metadata block (`index.blocks.metadata`) of
+ * every index in the cluster, so one blocked index anywhere, whatever its name, refused every lookup (audit 22b,
+ * F1: every proxy `_bulk` into a rule-matched index failed). Named, it checks only the indices behind the name.
+ * The answers are the same otherwise on both engines (OpenSearch 2.19, Elasticsearch 8.19): an alias gives its
+ * indices with only this alias, closed ones too; a concrete index (404 "alias [x] missing"), a missing name
+ * (404 index_not_found), a data stream (404) or a pattern (`{}`) give none. A metadata block on an index behind
+ * `alias` still refuses it (403 cluster_block_exception).
+ */
 export function toAliasedIndices(body: Record<string, { aliases?: Record<string, { is_write_index?: boolean }> }>, alias: string): AliasedIndex[] {
   const out: AliasedIndex[] = [];
   for (const [index, entry] of Object.entries(body ?? {})) {

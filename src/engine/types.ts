@@ -211,7 +211,10 @@ export interface Engine {
    * so every hit's `sort` is unique.
    */
   searchPointInTime<TSource>(pitId: string, keepAlive: string, body: Record<string, unknown>): Promise<PointInTimePage<TSource>>;
-  /** The indices behind an alias; [] when there is no such alias. */
+  /**
+   * The indices behind an alias; [] when there is no such alias. Only the indices behind the name are read: a
+   * block on another index of the cluster has no effect on it.
+   */
   aliasIndices(alias: string): Promise<AliasedIndex[]>;
   /**
    * The aliases whose writes go to the concrete index `index` as its write index (`is_write_index: true`) and
