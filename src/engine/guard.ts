@@ -58,3 +58,19 @@ export async function orUndefinedIfMissing<T>(read: () => Promise<T>): Promise<T
     throw err;
   }
 }
+
+/**
+ * The error to throw for a HEAD request that failed (`err`): a HEAD answer has no body, so a 403 says neither
+ * whether the credentials were refused nor whether a block on the index did it (`index.blocks.metadata`). On a
+ * 403 the same thing is asked with a GET (`named`), whose error body says which; its error is thrown instead.
+ * Any other failure, or a GET that answers (nothing to name), leaves `err`.
+ */
+export async function whyRefused(err: unknown, named: () => Promise<unknown>): Promise<unknown> {
+  if ((err as { meta?: { statusCode?: number } })?.meta?.statusCode !== 403) return err;
+  try {
+    await named();
+  } catch (reason) {
+    if ((reason as { meta?: { statusCode?: number } })?.meta?.statusCode === 403) return reason;
+  }
+  return err;
+}

@@ -1,5 +1,5 @@
 import { Client, type ClientOptions } from "@opensearch-project/opensearch";
-import { createGuard, createIfAbsent, orUndefinedIfMissing } from "./guard.js";
+import { createGuard, createIfAbsent, orUndefinedIfMissing, whyRefused } from "./guard.js";
 import { mapsFieldIn, toFieldTypes, msearchLines, refreshIntervalFrom, searchParams, toAliasedIndices, toWriteAliases, toAliasNames, toBulkResult, toMsearchResults, toRolloverResult, toSourceMap, toSourceSettings, toResolvedIndices, termStatisticsBody, toDocFrequencies, TERM_STATISTICS_FILTER, toVersioned, toRefreshCounts, toSeqNoCheckpoints, toBulkTaskIds, BULK_ACTION } from "./responses.js";
 import type { AliasedIndex, BulkOptions, BulkResult, Engine, EngineConnection, EngineInfo, PointInTimePage, PutOptions, RolloverResult, SearchRequest, SearchResponse, SourceSettings, Versioned } from "./types.js";
 
@@ -100,7 +100,14 @@ export class OpenSearchEngine implements Engine {
   }
 
   indexExists(name: string): Promise<boolean> {
-    return this.guard(`index exists ${name}`, async () => Boolean((await this.client.indices.exists({ index: name })).body));
+    return this.guard(`index exists ${name}`, async () => {
+      try {
+        return Boolean((await this.client.indices.exists({ index: name })).body);
+      } catch (err) {
+        // HEAD answers a block on the index (`index.blocks.metadata`) with a bare 403: the GET's body names it.
+        throw await whyRefused(err, () => this.client.indices.get({ index: name }));
+      }
+    });
   }
 
   bulk(operations: Record<string, unknown>[], options: BulkOptions = {}): Promise<BulkResult> {

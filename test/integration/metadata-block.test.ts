@@ -100,6 +100,21 @@ describe.each(engineTargets())("an unrelated index with a metadata block, on $ki
     expect(only(unmapped.body.items[0]!).neardup).toBeUndefined();
   });
 
+  it("a metadata block set on an index the proxy serves gives the engine's own answer at once, not a per-item 502 'refused the credentials'", async () => {
+    const index = `${prefix}-mark-blocked-later`;
+    created.push(index);
+    const first = await bulk(lines({ index: { _index: index, _id: "1" } }, { message: textA }));
+    expect(only(first.body.items[0]!)).toMatchObject({ status: 201, neardup: { status: "original" } });
+    await block(index, true);
+    // Within TARGET_TTL_MS: the service is there; its field-mapping check skips the blocked index, and the set-up
+    // it starts asks whether the index exists (HEAD: a 403 without a body, taken for a refused login).
+    const res = await bulk(lines({ index: { _index: index, _id: "2" } }, { message: textB }));
+    expect(res.status).toBe(200);
+    const item = only(res.body.items[0]!);
+    expect(item).toMatchObject({ status: 201, neardup: { status: "unchecked" } });
+    expect(item.neardup!.reason).toMatch(/cluster_block_exception.*index metadata/);
+  });
+
   it("POST /v1/documents of the HTTP API deduplicates, into an index and through a rollover alias", async () => {
     const api = await startApi(target);
     try {

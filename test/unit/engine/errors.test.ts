@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { NeardupError } from "../../../src/core/errors.js";
 import { connectEngine, normaliseConnection, parseRoot, redactUrl, toEngineError } from "../../../src/engine/index.js";
-import { outcomeUnknown } from "../../../src/engine/errors.js";
+import { isIndexBlock, outcomeUnknown } from "../../../src/engine/errors.js";
+import { whyRefused } from "../../../src/engine/guard.js";
 import { UpstreamDown } from "../../../src/proxy/upstream.js";
 
 describe("redactUrl", () => {
@@ -104,5 +105,30 @@ describe("outcomeUnknown", () => {
     expect(outcomeUnknown(new UpstreamDown("e", Object.assign(new Error("refused"), { code: "ECONNREFUSED" })))).toBe(false);
     expect(outcomeUnknown(new UpstreamDown("e", Object.assign(new Error("timed out"), { code: "ETIMEDOUT" })))).toBe(true);
     expect(outcomeUnknown(new UpstreamDown("e", Object.assign(new Error("socket hang up"), { code: "ECONNRESET" })))).toBe(true);
+  });
+});
+
+describe("whyRefused (a HEAD request's bare 403)", () => {
+  const failure = (statusCode: number, body?: unknown) => Object.assign(new Error(`ResponseError (HTTP ${statusCode})`), { meta: { statusCode, body } });
+  const block = { error: { type: "cluster_block_exception", reason: "index [logs-a] blocked by: [FORBIDDEN/9/index metadata (api)];" }, status: 403 };
+
+  it("a 403 is asked again with the GET, whose body names the block: an index block, not refused credentials", async () => {
+    const head = failure(403);
+    const get = failure(403, block);
+    const err = await whyRefused(head, () => Promise.reject(get));
+    expect(err).toBe(get);
+    const described = toEngineError(err, "opensearch", "index exists logs-a", "http://127.0.0.1:9200");
+    expect(described.message).toMatch(/the index is blocked \(cluster_block_exception: .*index metadata/);
+    expect(isIndexBlock(described)).toBe(true);
+  });
+
+  it("keeps the HEAD's error when the GET answers, fails otherwise, or the HEAD's status is not 403", async () => {
+    const head = failure(403);
+    expect(await whyRefused(head, () => Promise.resolve({}))).toBe(head);
+    expect(await whyRefused(head, () => Promise.reject(failure(503)))).toBe(head);
+    const down = failure(503);
+    let asked = false;
+    expect(await whyRefused(down, () => ((asked = true), Promise.resolve({})))).toBe(down);
+    expect(asked).toBe(false);
   });
 });
