@@ -29,7 +29,7 @@
  * block's units joined by one U+0020 (n and i in decimal). `p` is not a hex
  * digit, and a word key starts `w:`, so block keys never equal another key.
  */
-import { hashedKey, WORD_KEYS_MAX_LENGTH, wordUnits } from "./word-keys.js";
+import { hashedKey, shortTextUnits } from "./word-keys.js";
 
 /** Fewest blocks for which a text gets block keys (one replaced unit is the word keys' case). */
 export const BLOCK_KEYS_MIN_BLOCKS = 3;
@@ -46,10 +46,11 @@ export function blockKey(n: number, i: number, block: readonly string[]): string
 
 /** The block keys of a normalized text (rule above), duplicates once; [] for a longer or shorter text. */
 export function blockKeys(normalized: string): string[] {
-  // Code points: at most the code units, at least half of them.
-  if (normalized.length === 0 || normalized.length > 2 * WORD_KEYS_MAX_LENGTH) return [];
-  if (normalized.length > WORD_KEYS_MAX_LENGTH && [...normalized].length > WORD_KEYS_MAX_LENGTH) return [];
-  const units = wordUnits(normalized);
+  return blockKeysOfUnits(shortTextUnits(normalized));
+}
+
+/** The block keys of a short text's units (word-keys.ts `shortTextUnits`). */
+export function blockKeysOfUnits(units: readonly string[]): string[] {
   const n = units.length;
   const b = blockCount(n);
   if (b < BLOCK_KEYS_MIN_BLOCKS) return [];

@@ -29,8 +29,8 @@
 import { NeardupError } from "./errors.js";
 import { createSimdMinhasher } from "./minhash-simd.js";
 import { C1, C2, fmix32, murmur3 } from "./murmur3.js";
-import { blockKeys } from "./block-keys.js";
-import { wordKeys } from "./word-keys.js";
+import { blockKeysOfUnits } from "./block-keys.js";
+import { shortTextUnits, wordKeysOfUnits } from "./word-keys.js";
 
 export { fmix32, murmur3 };
 
@@ -235,8 +235,10 @@ export function createLshKeyer(options: LshOptions = DEFAULT_LSH_OPTIONS): LshKe
       const hashes = shingleHashes(normalized);
       if (hashes.length === 0) return [];
       const keys = bandKeys(simd === null ? minhashSignature(hashes, seeds, signature) : simd.signature(hashes, signature), bands, rows);
-      for (const k of wordKeys(normalized)) keys.push(k);
-      for (const k of blockKeys(normalized)) keys.push(k);
+      // A short text's units, read once for its word keys and its block keys.
+      const units = shortTextUnits(normalized);
+      for (const k of wordKeysOfUnits(units)) keys.push(k);
+      for (const k of blockKeysOfUnits(units)) keys.push(k);
       return keys;
     },
   };

@@ -87,10 +87,22 @@ const starts: number[] = [];
 
 /** The word keys of a normalized text (rule above), duplicates once; [] for a longer text. */
 export function wordKeys(normalized: string): string[] {
+  return wordKeysOfUnits(shortTextUnits(normalized));
+}
+
+/**
+ * The units of a normalized text of at most `WORD_KEYS_MAX_LENGTH` code points, the texts that get word and
+ * block keys (block-keys.ts); [] for a longer one. lsh.ts reads them once for both kinds of key.
+ */
+export function shortTextUnits(normalized: string): string[] {
   // Code points: at most the code units, at least half of them.
   if (normalized.length === 0 || normalized.length > 2 * WORD_KEYS_MAX_LENGTH) return [];
   if (normalized.length > WORD_KEYS_MAX_LENGTH && [...normalized].length > WORD_KEYS_MAX_LENGTH) return [];
-  const units = wordUnits(normalized);
+  return wordUnits(normalized);
+}
+
+/** The word keys of a short text's units ({@link shortTextUnits}). */
+export function wordKeysOfUnits(units: readonly string[]): string[] {
   if (units.length === 0 || units.length > WORD_KEYS_MAX_UNITS) return [];
   // The units joined by spaces, UTF-8 encoded once; unit i is bytes [starts[i], starts[i + 1] - 1).
   const joined = units.join(" ");
