@@ -468,10 +468,8 @@ export class BulkHandler {
           // Closed, or blocked (read-only: 403; flood stage: 429), so neardup could not map its fields: the engine
           // answers these items itself, as it answers them without neardup (audit 22b: a 503 for every request, or a
           // per-item 502), and one it stores after all (the block lifted meanwhile) says it is unchecked.
-          if (isClosedIndex(err) || isIndexBlock(err)) {
-            const reason = `not fingerprinted, written as sent: neardup could not prepare index [${index}]: ${(err as Error).message}`;
-            return this.runPass(asSent(group, reason), pathIndex, query, headers, results);
-          }
+          const closed = engineAnswers(err, index, "prepare");
+          if (closed !== undefined) return this.runPass(asSent(group, closed), pathIndex, query, headers, results);
           if (hasErrorCode(err, "ENGINE_UNAVAILABLE")) return { written: 0, failures: [{ failure: { kind: "unavailable", status: 503, reason: err.message }, items: group }] };
           // The client's index name, not this sidecar's setup: its items go to the engine, which answers a name it
           // refuses with its own per-item 400 (an answer made here differed from it: no `_id: null`, no `index_uuid`)
@@ -609,7 +607,8 @@ export class BulkHandler {
     } catch (err) {
       if (err instanceof MissingIndex) return { failure: { kind: "engine", status: 404, body: engineErrorBody(404, "index_not_found_exception", `no such index [${index}]`) } };
       // As runDedup does for its own items: the engine answers a closed or blocked index's items itself.
-      if (isClosedIndex(err) || isIndexBlock(err)) return this.writeAsSent(request, `not fingerprinted, written as sent: neardup could not prepare index [${index}]: ${(err as Error).message}`);
+      const closed = engineAnswers(err, index, "prepare");
+      if (closed !== undefined) return this.writeAsSent(request, closed);
       if (hasErrorCode(err, "ENGINE_UNAVAILABLE")) return { failure: { kind: "unavailable", status: 503, reason: err.message } };
       const failure = isNeardupError(err) ? err : new NeardupError("ENGINE_ERROR", String(err));
       return { items: docs.map((d) => neardupErrorItem(index, d.id, failure)) };
@@ -690,7 +689,8 @@ export class BulkHandler {
     } catch (err) {
       // The index was closed (or blocked) behind the service: its lookups fail, and the engine answers each write
       // itself (audit 22b: a per-item 502 `neardup_engine_error_exception` for the engine's 400 `index_closed_exception`).
-      if (isClosedIndex(err) || isIndexBlock(err)) return this.writeAsSent(request, `not fingerprinted, written as sent: neardup could not read index [${index}]: ${(err as Error).message}`);
+      const closed = engineAnswers(err, index, "read");
+      if (closed !== undefined) return this.writeAsSent(request, closed);
       const refusal = plans.find((p) => p.refusal)?.refusal;
       const message = isNeardupError(err) ? err.message : String(err);
       if (refusal && !isUnavailableStatus(refusal.status)) return { failure: { kind: "engine", status: refusal.status, body: refusal.body } };
@@ -716,6 +716,15 @@ export class BulkHandler {
     });
     return { items };
   }
+}
+
+/**
+ * When `err` says the index is closed or blocked (core: engine errors `isClosedIndex`, `isIndexBlock`), so that
+ * the engine is to answer its items itself: the `unchecked` reason for one it stores after all; else undefined.
+ */
+function engineAnswers(err: unknown, index: string, doing: "prepare" | "read"): string | undefined {
+  if (!isClosedIndex(err) && !isIndexBlock(err)) return undefined;
+  return `not fingerprinted, written as sent: neardup could not ${doing} index [${index}]: ${(err as Error).message}`;
 }
 
 /** Items the engine is to answer itself, each answered with `unchecked` (and why) only when the engine stored it. */
