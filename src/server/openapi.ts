@@ -271,6 +271,7 @@ export const openApiDocument = {
     "/v1/check": {
       post: {
         summary: "The verdict and ranked matches for a text; nothing is written.",
+        description: "Reads the window as this sidecar sees it: its own writes at once; on a sidecar that forwards writes to the writer-lease holder (several sidecars), its forwarded writes once the engine shows them (a refresh interval, 1 s by default). Read through the holder for read-your-writes (docs/dedup.md).",
         requestBody: json({ type: "object", required: ["text"], properties: { text, id, time, limit: { type: "integer", minimum: 1, maximum: 1000, description: "Most matches listed (default: all); `matches_total` counts them all." } }, additionalProperties: false }),
         responses: { "200": { description: "The verdict.", content: ref("Check") }, ...errors, ...engineErrors },
       },
