@@ -283,6 +283,19 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     json(res, 503, engineErrorBody(503, "neardup_engine_unavailable_exception", err.message), product);
   };
 
+  /**
+   * A pass-through request the engine dropped (it took the connection and closed it without answering: a body it
+   * cannot read, such as `Content-Encoding: gzip` on bytes that are not gzip) is a 502 saying so: the engine is up,
+   * and a 503 "unreachable" named an outage that was not happening, which clients' transports retry (audit 22b,
+   * F10). A connection refused, or never made, is still a 503.
+   */
+  const passDown = (res: ServerResponse) => (err: UpstreamDown) => {
+    if (!err.dropped) return down(res, undefined)(err);
+    logger?.info({ err: err.message }, "proxy: the engine closed the connection without answering a pass-through request");
+    const code = (err.cause as NodeJS.ErrnoException | undefined)?.code;
+    json(res, 502, engineErrorBody(502, "neardup_engine_closed_connection_exception", `the engine at ${upstream.shown} closed the connection without answering this request (${code}); the engine is reachable: not an outage`), undefined);
+  };
+
   const maxHeld = options.maxInflightBytes ?? 64 * 1024 * 1024;
   const budget = new InflightBudget(maxHeld, options.maxInflightWaitMs ?? 10_000);
   const busy = (res: ServerResponse, product: string | undefined) => {
@@ -454,7 +467,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       });
       return;
     }
-    pipeThrough(upstream, req, res, down(res, undefined), originForm(req, url));
+    pipeThrough(upstream, req, res, passDown(res), originForm(req, url));
   });
   server.on("clientError", onProxyClientError(inflight, () => (options.engine()?.kind === "elasticsearch" ? "Elasticsearch" : undefined), logger));
   server.keepAliveTimeout = 65_000;

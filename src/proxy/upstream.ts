@@ -65,9 +65,16 @@ const NOT_CONNECTED = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTU
  * request may have reached it: `details.outcomeUnknown` (engine/errors.ts `outcomeUnknown`).
  */
 export class UpstreamDown extends NeardupError {
+  /**
+   * The engine took the connection and closed it without an answer (ECONNRESET, EPIPE): it is up, and it dropped
+   * this request (e.g. a body that is not the gzip its `Content-Encoding` says). Not an outage.
+   */
+  readonly dropped: boolean;
+
   constructor(shown: string, cause: unknown) {
     const code = (cause as NodeJS.ErrnoException)?.code;
     super("ENGINE_UNAVAILABLE", `the engine at ${shown} is unreachable (${code ?? String(cause)})`, { cause, details: { outcomeUnknown: code === undefined || !NOT_CONNECTED.has(code) } });
+    this.dropped = code === "ECONNRESET" || code === "EPIPE";
   }
 }
 
