@@ -36,9 +36,10 @@ import { neardupErrorItem, noopItem, rejectedItem, unavailableItem, verdictOf, w
 import { metaText, parseBulkInSlices, textSource, lineToWrite, type BulkItem } from "./ndjson.js";
 import { forwardChunk, isRetry, parseChunkRequest, retryFailure, type ChunkAnswer, type ChunkRequest, type ProxyDoc } from "./peer.js";
 import { MissingIndex, type IndexDedup, type ServicePool } from "./pool.js";
+import { mayBeRefused, PipelineCheck, requestRefusal } from "./engine-checks.js";
 import { ndjsonBytes } from "./raw-lines.js";
 import { ruleFor, type IndexRule } from "./rules.js";
-import { engineErrorBody, send, type Upstream } from "./upstream.js";
+import { engineErrorBody, send, type Upstream, type UpstreamResponse } from "./upstream.js";
 import { actionLine, withPlan, type WritePlan } from "./write-through.js";
 import { toWire, type WireAnalysis } from "../workers/wire.js";
 
@@ -71,9 +72,13 @@ export interface BulkRequest {
 
 /**
  * `raw`: the request goes to the engine as sent, and its answer to the client; `before` runs (and is awaited)
- * before it is sent, `answered` when the engine answered 200, before the client gets the answer.
+ * before it is sent, `answered` when the engine answered 200, before the client gets the answer. `engine`: the
+ * engine's own answer, as it came (its refusal of the request, asked before anything was written).
  */
-export type BulkAnswer = { kind: "raw"; reason: string; answered?: () => Promise<void>; before?: () => Promise<void> } | { kind: "json"; status: number; body: unknown };
+export type BulkAnswer =
+  | { kind: "raw"; reason: string; answered?: () => Promise<void>; before?: () => Promise<void> }
+  | { kind: "json"; status: number; body: unknown }
+  | ({ kind: "engine" } & UpstreamResponse);
 
 /**
  * The action metadata parameters Elasticsearch 8 and OpenSearch 2 read (their bulk request parsers); any other
@@ -121,6 +126,8 @@ interface Pass {
   unchecked?: string;
   /** Say so only when the engine stored it: an item it refuses gets the engine's answer alone. */
   uncheckedIfStored?: boolean;
+  /** The engine is to refuse it (its ingest pipeline does not exist): its index is not created or prepared for it. */
+  refused?: boolean;
 }
 
 interface Segment {
@@ -179,7 +186,11 @@ function isUnavailableStatus(status: number): boolean {
 }
 
 export class BulkHandler {
-  constructor(private readonly deps: BulkDeps) {}
+  private readonly pipelines: PipelineCheck;
+
+  constructor(private readonly deps: BulkDeps) {
+    this.pipelines = new PipelineCheck(deps.upstream, deps.timeoutMs);
+  }
 
   async handle(request: BulkRequest): Promise<BulkAnswer> {
     const parsed = await parseBulkInSlices(request.body, request.pathIndex);
@@ -194,7 +205,17 @@ export class BulkHandler {
     const unknown = parsed.items.find((item) => Object.keys(item.meta).some((key) => !ACTION_PARAMETERS.has(key)));
     if (unknown) return { kind: "raw", reason: `an action names a parameter the engines do not know (${Object.keys(unknown.meta).join(", ")})` };
     const spaces = await this.spacesOf(parsed.items);
-    const segments = this.segments(parsed.items, spaces);
+    // Items whose ingest pipeline does not exist: the engine refuses each (400) and creates no index for them, so they
+    // go to it as sent, and neardup creates nothing for them either (audit 22b, F5).
+    const refused = await this.missingPipelines(parsed.items, request);
+    const segments = this.segments(parsed.items, spaces, refused);
+    // An index neardup would create (or prepare) for this request: first, whether the engine takes the request at all
+    // (its query parameters, its content type); the engine's own refusal, nothing created (audit 22b, F5: the index
+    // stayed, empty).
+    if (mayBeRefused(request.query, request.headers) && this.makesIndex(segments)) {
+      const refusal = await requestRefusal(this.deps.upstream, request, this.deps.timeoutMs);
+      if (refusal) return { kind: "engine", ...refusal };
+    }
     // Nothing to fingerprint: the engine's own answer, as sent (no items parsed and written again; `filter_path` kept).
     if (segments.every((segment) => segment.dedup.length === 0 && segment.pass.every((p) => p.unchecked === undefined))) {
       // Its deletes in deduplicated indices still leave the windows once the engine answered (see forgetDeleted; an index
@@ -204,7 +225,7 @@ export class BulkHandler {
       const answered = deletes.length === 0 ? undefined : () => this.forgetDeleted(deletes);
       // Sources into indices a rule names: those indices are made ready (the neardup fields mapped) before.
       const pass = segments.flatMap((segment) => segment.pass);
-      const before = pass.some(({ item }) => item.sourceLine !== undefined && ruleFor(this.deps.rules, item.index)) ? () => this.prepare([], request.query, pass).then(() => undefined) : undefined;
+      const before = pass.some((p) => this.prepares(p)) ? () => this.prepare([], request.query, pass).then(() => undefined) : undefined;
       return { kind: "raw", reason: "no item is fingerprinted", ...(answered ? { answered } : {}), ...(before ? { before } : {}) };
     }
     const started = performance.now();
@@ -286,13 +307,47 @@ export class BulkHandler {
     return new Map(names.map((name, k) => [name, spaces[k]!]));
   }
 
+  /**
+   * The positions of the `index` / `create` items into indices a rule matches whose ingest pipeline (the item's
+   * own `pipeline`, else the request's) does not exist, each with why it is written as sent (when the engine
+   * stores it after all: the pipeline was made meanwhile).
+   */
+  private async missingPipelines(items: readonly BulkItem[], request: BulkRequest): Promise<Map<number, string>> {
+    const fallback = request.query.get("pipeline");
+    const named = new Map<number, string>();
+    items.forEach((item, at) => {
+      if ((item.op !== "index" && item.op !== "create") || item.sourceLine === undefined || !ruleFor(this.deps.rules, item.index)) return;
+      const own = item.meta.pipeline;
+      const name = typeof own === "string" ? own : fallback;
+      if (name !== null && name !== "_none") named.set(at, name);
+    });
+    if (named.size === 0) return new Map();
+    const missing = await this.pipelines.missing(named.values(), request.headers);
+    const refused = new Map<number, string>();
+    for (const [at, name] of named) if (missing.has(name)) refused.set(at, `not fingerprinted, written as sent: ingest pipeline [${name}] did not exist when neardup looked`);
+    return refused;
+  }
+
+  /** Whether a pass item makes its index ready first: a source into an index a rule matches, which the engine is not to refuse. */
+  private prepares(p: Pass): boolean {
+    return p.item.sourceLine !== undefined && !p.refused && ruleFor(this.deps.rules, p.item.index) !== undefined;
+  }
+
+  /** Whether running the segments makes a dedup service this proxy has not made yet (which creates or maps its index). */
+  private makesIndex(segments: readonly Segment[]): boolean {
+    return segments.some(
+      (segment) => segment.dedup.some(({ item }) => this.deps.pool.existing(item.index) === undefined) || segment.pass.some((p) => this.prepares(p) && this.deps.pool.existing(p.item.index) === undefined),
+    );
+  }
+
   /** Splits the items into segments (see the file comment) and decides which are fingerprinted. */
-  private segments(items: BulkItem[], spaces: Spaces): Segment[] {
+  private segments(items: BulkItem[], spaces: Spaces, refused: ReadonlyMap<number, string> = new Map()): Segment[] {
     const segments: Segment[] = [];
     let current: Segment = { dedup: [], pass: [] };
     let keys = { dedup: new Set<string>(), pass: new Set<string>(), deletesIn: new Set<string>(), dedupIn: new Set<string>() };
     items.forEach((item, at) => {
-      const routed = this.asDedup(item, at);
+      const refusal = refused.get(at);
+      const routed = refusal === undefined ? this.asDedup(item, at) : undefined;
       const dedup = routed && "text" in routed ? routed : undefined;
       const key = docKey(item, spaces);
       const space = spaces.get(item.index) ?? item.index;
@@ -310,6 +365,7 @@ export class BulkHandler {
       if (key !== undefined) (dedup ? keys.dedup : keys.pass).add(key);
       if (item.op === "delete" && ruleFor(this.deps.rules, item.index)) keys.deletesIn.add(space);
       if (dedup) current.dedup.push(dedup);
+      else if (refusal !== undefined) current.pass.push({ at, item, unchecked: refusal, uncheckedIfStored: true, refused: true });
       else current.pass.push({ at, item, ...(routed && "unchecked" in routed ? { unchecked: routed.unchecked } : {}) });
     });
     segments.push(current);
@@ -423,9 +479,9 @@ export class BulkHandler {
     // Sources written as sent into an index a rule names make it ready too: the first write into a new index maps
     // its fields, and a client's own `neardup` object there mapped neardup's fields as text, and every text in
     // that index was unchecked from then on (differential audit).
-    const ruled = pass.flatMap(({ at, item }) => {
-      const rule = item.sourceLine === undefined ? undefined : ruleFor(this.deps.rules, item.index);
-      return rule ? [{ at, item, rule }] : [];
+    const ruled = pass.flatMap((p) => {
+      const rule = this.prepares(p) ? ruleFor(this.deps.rules, p.item.index) : undefined;
+      return rule ? [{ at: p.at, item: p.item, rule }] : [];
     });
     const prepared = new Map([...byIndex([...dedup, ...ruled])].map(([index, group]) => [index, this.deps.pool.get(index, group[0]!.rule, mayCreateFor(group, aliasOnly))] as const));
     // A service made earlier may have outlived its index (deleted behind the proxy): a delete in this request,

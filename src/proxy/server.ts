@@ -399,6 +399,11 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       invalid?.release();
     }
     if (answer.kind === "raw") return forwardRaw(answer.reason, answer.answered, answer.before);
+    if (answer.kind === "engine") {
+      res.writeHead(answer.status, forwardHeaders(answer.headers, ["content-length"]));
+      res.end(answer.body);
+      return;
+    }
     if (answer.status === 503 || answer.status === 429) res.setHeader("retry-after", "5");
     json(res, answer.status, answer.body, product);
   };
