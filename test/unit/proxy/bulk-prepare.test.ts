@@ -35,7 +35,7 @@ describe("BulkHandler when neardup cannot take the items now", () => {
     } as unknown as ServicePool;
     const handler = new BulkHandler({ upstream, rules: parseIndexRules("logs-*:message"), pool, defaultPolicy: "mark", maxBatch: 500, timeoutMs: 5000, maxTextLength: 1_000_000, timeField: "@timestamp", timeSkewMs: 60_000 });
     const body = ['{"delete":{"_index":"logs-a","_id":"x"}}', '{"index":{"_index":"logs-a","_id":"y"}}', '{"message":"a text to fingerprint"}', ""].join("\n");
-    const answer = await handler.handle({ pathIndex: undefined, query: new URLSearchParams(), headers: {}, body });
+    const answer = await handler.handle({ pathIndex: undefined, query: new URLSearchParams(), headers: { "content-type": "application/x-ndjson" }, body });
     expect(calls).toBe(1);
     expect(answer).toMatchObject({ kind: "json", status: 200, body: { errors: true } });
     const items = (answer as { body: { items: Record<string, { status: number }>[] } }).body.items;
@@ -49,24 +49,24 @@ describe("BulkHandler when neardup cannot take the items now", () => {
     const pool = { get: () => Promise.resolve({ service, writer: {}, lease: undefined }) } as unknown as ServicePool;
     const handler = new BulkHandler({ upstream, rules: parseIndexRules("logs-*:message"), pool, defaultPolicy: "mark", maxBatch: 500, timeoutMs: 5000, maxTextLength: 1_000_000, timeField: "@timestamp", timeSkewMs: 60_000 });
     const body = ['{"index":{"_index":"logs-a","_id":"y"}}', '{"message":"a text to fingerprint"}', '{"create":{"_index":"logs-a"}}', '{"message":"another text"}', ""].join("\n");
-    const answer = await handler.handle({ pathIndex: undefined, query: new URLSearchParams(), headers: {}, body });
+    const answer = await handler.handle({ pathIndex: undefined, query: new URLSearchParams(), headers: { "content-type": "application/x-ndjson" }, body });
     const items = (answer as { body: { items: Record<string, { status: number; error: { type: string } }>[] } }).body.items;
     expect(items.map((it) => Object.values(it)[0]!.status)).toEqual([429, 429]);
     expect(items.map((it) => Object.values(it)[0]!.error.type)).toEqual(["es_rejected_execution_exception", "es_rejected_execution_exception"]);
     throwWhole = true;
-    expect(await handler.handle({ pathIndex: undefined, query: new URLSearchParams(), headers: {}, body })).toMatchObject({ kind: "json", status: 429 });
+    expect(await handler.handle({ pathIndex: undefined, query: new URLSearchParams(), headers: { "content-type": "application/x-ndjson" }, body })).toMatchObject({ kind: "json", status: 429 });
   });
 
   it("answers a body of nothing but blank lines itself, as the engine would, instead of forwarding it (hostile-input audit: 99 MB of newlines held the in-flight budget 15 s); with a query parameter it goes to the engine", async () => {
     const pool = { get: () => Promise.reject(new Error("unused")) } as unknown as ServicePool;
     const handler = new BulkHandler({ upstream, rules: parseIndexRules("logs-*:message"), pool, defaultPolicy: "mark", maxBatch: 500, timeoutMs: 5000, maxTextLength: 1_000_000, timeField: "@timestamp", timeSkewMs: 60_000 });
     const body = "\n".repeat(3_000_000);
-    expect(await handler.handle({ pathIndex: "logs-a", query: new URLSearchParams(), headers: {}, body })).toEqual({
+    expect(await handler.handle({ pathIndex: "logs-a", query: new URLSearchParams(), headers: { "content-type": "application/x-ndjson" }, body })).toEqual({
       kind: "json",
       status: 400,
       body: { error: { root_cause: [{ type: "action_request_validation_exception", reason: "Validation Failed: 1: no requests added;" }], type: "action_request_validation_exception", reason: "Validation Failed: 1: no requests added;" }, status: 400 },
     });
     expect(await handler.handle({ pathIndex: "logs-a", query: new URLSearchParams("refresh=bogus"), headers: {}, body })).toMatchObject({ kind: "raw" });
-    expect(await handler.handle({ pathIndex: "logs-a", query: new URLSearchParams(), headers: {}, body: "" })).toMatchObject({ kind: "raw" });
+    expect(await handler.handle({ pathIndex: "logs-a", query: new URLSearchParams(), headers: { "content-type": "application/x-ndjson" }, body: "" })).toMatchObject({ kind: "raw" });
   });
 });
