@@ -36,6 +36,7 @@ import { neardupErrorItem, noopItem, rejectedItem, unavailableItem, verdictOf, w
 import { metaText, parseBulkInSlices, textSource, lineToWrite, type BulkItem } from "./ndjson.js";
 import { forwardChunk, isRetry, parseChunkRequest, retryFailure, type ChunkAnswer, type ChunkRequest, type ProxyDoc } from "./peer.js";
 import { MissingIndex, type IndexDedup, type ServicePool } from "./pool.js";
+import { createConflicts, isCreateOnly } from "./create-conflicts.js";
 import { mayBeRefused, PipelineCheck, requestRefusal } from "./engine-checks.js";
 import { ndjsonBytes } from "./raw-lines.js";
 import { ruleFor, type IndexRule } from "./rules.js";
@@ -770,6 +771,14 @@ export class BulkHandler {
       if (isNeardupError(r)) return neardupErrorItem(index, docs[k]!.id, r);
       return r.action === "skipped" ? noopItem(index, r) : r.action === "rejected" ? rejectedItem(index, r) : writtenItem(index, r);
     });
+    // A `create` that `skip` left out whose id exists: the engine's 409, which it answers such a `create` whatever its
+    // text (audit 22b, F9: `200 noop`, a success for a document that was never the client's).
+    const creates = request.docs.flatMap((d, k) => {
+      const r = outcome[k]!;
+      return !isNeardupError(r) && r.action === "skipped" && !plans[k]!.result && d.idGiven && isCreateOnly(d) ? [k] : [];
+    });
+    const conflicts = await createConflicts(this.deps.upstream, index, creates.map((k) => request.docs[k]!), headers, this.deps.timeoutMs);
+    for (const [j, item] of conflicts) items[creates[j]!] = item;
     return { items };
   }
 }

@@ -135,6 +135,32 @@ describe.each(engineTargets())("_bulk proxy, audit 22b (F5, F8, F9), on $kind $v
     }
   });
 
+  it("F9: under skip, a create of an existing _id whose text is a near-duplicate gets the engine's own 409 version_conflict_engine_exception, not 200 noop; a new _id is still skipped (audit 22b: 200 noop)", async () => {
+    const index = name("skip");
+    const seeded = await post(h.url, "/_bulk?refresh=true", lines({ index: { _index: index, _id: "0" } }, { message: textA }, { index: { _index: index, _id: "1" } }, { message: NEWS_EN }));
+    expect(seeded.body.items.map((i) => only(i).status)).toEqual([201, 201]);
+    const creates = lines(
+      { create: { _index: index, _id: "1" } },
+      { message: textB },
+      { index: { _index: index, _id: "1", op_type: "create" } },
+      { message: textB },
+      { create: { _index: index, _id: "2" } },
+      { message: textB },
+    );
+    const res = await post(h.url, "/_bulk", creates);
+    expect(res.status).toBe(200);
+    const [first, second, third] = res.body.items;
+    // Straight to the engine, the existing id only (the new one would be written there).
+    const direct = await post(target.url, "/_bulk", lines({ create: { _index: index, _id: "1" } }, { message: textB }, { index: { _index: index, _id: "1", op_type: "create" } }, { message: textB }));
+    expect(first).toEqual(direct.body.items[0]);
+    expect(second).toEqual(direct.body.items[1]);
+    expect(only(first!)).toMatchObject({ status: 409, error: { type: "version_conflict_engine_exception", reason: "[1]: version conflict, document already exists (current version [1])" } });
+    expect(only(third!)).toMatchObject({ status: 200, result: "noop", neardup: { status: "duplicate" } });
+    expect(res.body.errors).toBe(true);
+    expect(await h.engine.get<{ message: string }>(index, "1")).toMatchObject({ message: NEWS_EN });
+    expect(await h.engine.get(index, "2")).toBeUndefined();
+  });
+
   it("F5: a valid query still writes through dedup (refresh, timeout, wait_for_active_shards)", async () => {
     const index = name("mark");
     const res = await post(h.url, "/_bulk?refresh=wait_for&timeout=1m&wait_for_active_shards=1", lines({ index: { _index: index, _id: "1" } }, { message: NEWS_EN }));
