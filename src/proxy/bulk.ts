@@ -27,6 +27,7 @@
 import { randomUUID } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
 import { hasErrorCode, NeardupError, isNeardupError } from "../core/errors.js";
+import { isIndexName } from "../service/options.js";
 import { textRefusal } from "../core/validate.js";
 import { describeEngineError, isClosedIndex, isIndexBlock, outcomeUnknown } from "../engine/errors.js";
 import type { IndexResult } from "../service/dedup-service.js";
@@ -188,9 +189,37 @@ function isUnavailableStatus(status: number): boolean {
 
 export class BulkHandler {
   private readonly pipelines: PipelineCheck;
+  /**
+   * The rule of each name no rule matches that is an alias whose single write index one matches, as last learnt
+   * ({@link learnRules}): writes through it are deduplicated under that index's rule (audit 22b, F8).
+   */
+  private readonly aliasRules = new Map<string, IndexRule>();
 
   constructor(private readonly deps: BulkDeps) {
     this.pipelines = new PipelineCheck(deps.upstream, deps.timeoutMs);
+  }
+
+  /** The rule for writes to `name`: its own, else its write index's when it is an alias ({@link learnRules}). */
+  private ruleOf(name: string): IndexRule | undefined {
+    return ruleFor(this.deps.rules, name) ?? this.aliasRules.get(name);
+  }
+
+  /**
+   * Learns which of `names` that no rule matches are aliases whose write index a rule matches (pool
+   * `writeIndexOf`, kept 5 s): a write through such an alias is deduplicated and marked as one naming the index.
+   * Audit 22b, F8: it was written as sent, neither deduplicated nor marked. (The other way round, an index named
+   * directly whose write alias has the rule, stays with the index's own rule: docs/proxy.md.)
+   */
+  private async learnRules(names: Iterable<string>): Promise<void> {
+    const asked = [...new Set(names)].filter((name) => isIndexName(name) && ruleFor(this.deps.rules, name) === undefined);
+    await Promise.all(
+      asked.map(async (name) => {
+        const index = await this.deps.pool.writeIndexOf(name);
+        const rule = index === undefined ? undefined : ruleFor(this.deps.rules, index);
+        if (rule) this.aliasRules.set(name, rule);
+        else this.aliasRules.delete(name);
+      }),
+    );
   }
 
   async handle(request: BulkRequest): Promise<BulkAnswer> {
@@ -205,6 +234,7 @@ export class BulkHandler {
     // The engines refuse the whole request, writing nothing, for an action parameter they do not know: so must we.
     const unknown = parsed.items.find((item) => Object.keys(item.meta).some((key) => !ACTION_PARAMETERS.has(key)));
     if (unknown) return { kind: "raw", reason: `an action names a parameter the engines do not know (${Object.keys(unknown.meta).join(", ")})` };
+    await this.learnRules(parsed.items.map((item) => item.index));
     const spaces = await this.spacesOf(parsed.items);
     // Items whose ingest pipeline does not exist: the engine refuses each (400) and creates no index for them, so they
     // go to it as sent, and neardup creates nothing for them either (audit 22b, F5).
@@ -222,7 +252,7 @@ export class BulkHandler {
       // Its deletes in deduplicated indices still leave the windows once the engine answered (see forgetDeleted; an index
       // without a service gets one, whose lookups would still see the document). The answer is not read, so a delete that
       // failed hides its document from the lookups of one refresh interval (a duplicate missed, never a document lost).
-      const deletes = segments.flatMap((segment) => segment.pass.flatMap(({ item }) => (item.op === "delete" && ruleFor(this.deps.rules, item.index) !== undefined ? [item] : [])));
+      const deletes = segments.flatMap((segment) => segment.pass.flatMap(({ item }) => (item.op === "delete" && this.ruleOf(item.index) !== undefined ? [item] : [])));
       const answered = deletes.length === 0 ? undefined : () => this.forgetDeleted(deletes);
       // Sources into indices a rule names: those indices are made ready (the neardup fields mapped) before.
       const pass = segments.flatMap((segment) => segment.pass);
@@ -317,7 +347,7 @@ export class BulkHandler {
     const fallback = request.query.get("pipeline");
     const named = new Map<number, string>();
     items.forEach((item, at) => {
-      if ((item.op !== "index" && item.op !== "create") || item.sourceLine === undefined || !ruleFor(this.deps.rules, item.index)) return;
+      if ((item.op !== "index" && item.op !== "create") || item.sourceLine === undefined || !this.ruleOf(item.index)) return;
       const own = item.meta.pipeline;
       const name = typeof own === "string" ? own : fallback;
       if (name !== null && name !== "_none") named.set(at, name);
@@ -331,7 +361,7 @@ export class BulkHandler {
 
   /** Whether a pass item makes its index ready first: a source into an index a rule matches, which the engine is not to refuse. */
   private prepares(p: Pass): boolean {
-    return p.item.sourceLine !== undefined && !p.refused && ruleFor(this.deps.rules, p.item.index) !== undefined;
+    return p.item.sourceLine !== undefined && !p.refused && this.ruleOf(p.item.index) !== undefined;
   }
 
   /** Whether running the segments makes a dedup service this proxy has not made yet (which creates or maps its index). */
@@ -364,7 +394,7 @@ export class BulkHandler {
       }
       if (dedup) keys.dedupIn.add(space);
       if (key !== undefined) (dedup ? keys.dedup : keys.pass).add(key);
-      if (item.op === "delete" && ruleFor(this.deps.rules, item.index)) keys.deletesIn.add(space);
+      if (item.op === "delete" && this.ruleOf(item.index)) keys.deletesIn.add(space);
       if (dedup) current.dedup.push(dedup);
       else if (refusal !== undefined) current.pass.push({ at, item, unchecked: refusal, uncheckedIfStored: true, refused: true });
       else current.pass.push({ at, item, ...(routed && "unchecked" in routed ? { unchecked: routed.unchecked } : {}) });
@@ -382,7 +412,7 @@ export class BulkHandler {
   private asDedup(item: BulkItem, at: number): Dedup | { unchecked: string } | undefined {
     // An empty `_id` the engine refuses (`if _id is specified it must not be empty`): it answers the item.
     if ((item.op !== "index" && item.op !== "create") || item.id === "") return undefined;
-    const rule = ruleFor(this.deps.rules, item.index);
+    const rule = this.ruleOf(item.index);
     if (!rule) return undefined;
     const parsed = textSource(item.sourceLine, rule.textField);
     if (!parsed) return undefined;
@@ -465,7 +495,7 @@ export class BulkHandler {
       else deleted.set(index, [id]);
     }
     for (const [index, ids] of deleted) {
-      const rule = ruleFor(this.deps.rules, index);
+      const rule = this.ruleOf(index);
       const entry = await (this.deps.pool.existing(index) ?? (rule ? this.deps.pool.get(index, rule, false) : undefined))?.catch(() => undefined);
       entry?.service.forgetDeleted(ids);
     }
@@ -481,7 +511,7 @@ export class BulkHandler {
     // its fields, and a client's own `neardup` object there mapped neardup's fields as text, and every text in
     // that index was unchecked from then on (differential audit).
     const ruled = pass.flatMap((p) => {
-      const rule = this.prepares(p) ? ruleFor(this.deps.rules, p.item.index) : undefined;
+      const rule = this.prepares(p) ? this.ruleOf(p.item.index) : undefined;
       return rule ? [{ at: p.at, item: p.item, rule }] : [];
     });
     const prepared = new Map([...byIndex([...dedup, ...ruled])].map(([index, group]) => [index, this.deps.pool.get(index, group[0]!.rule, mayCreateFor(group, aliasOnly))] as const));
@@ -646,7 +676,8 @@ export class BulkHandler {
     // A hand-made chunk's `filter_path` left the engine's items out, and a stored document was answered 502 (audit 14, F8).
     const request = { ...parsed, query: readingWholeItems(parsed.query).toString() };
     const { index, docs } = request;
-    const rule = ruleFor(this.deps.rules, index);
+    await this.learnRules([index]);
+    const rule = this.ruleOf(index);
     if (!rule) {
       const err = new NeardupError("INVALID_CONFIG", `this sidecar's NEARDUP_PROXY_INDICES has no rule for index ${JSON.stringify(index)}: sidecars sharing an index need the same rules`);
       return { items: docs.map((d) => neardupErrorItem(index, d.id, err)) };

@@ -79,6 +79,8 @@ export class ServicePool {
   private readonly rules = new Map<string, IndexRule>();
   /** The name each index name's writes are deduplicated under ({@link targetOf}), and when it was learnt. */
   private readonly targets = new Map<string, { target: string; index: string; at: number }>();
+  /** The single write index of each name asked about ({@link writeIndexOf}), and when it was learnt. */
+  private readonly writeIndices = new Map<string, { index: string | undefined; at: number }>();
   private readonly sweeper: NodeJS.Timeout | undefined;
   private readonly clock: () => number;
   private readonly idleMs: number;
@@ -113,6 +115,7 @@ export class ServicePool {
       this.rules.delete(index);
       gone.push({ index, dedup });
     }
+    for (const [name, { at }] of this.writeIndices) if (now - at >= TARGET_TTL_MS) this.writeIndices.delete(name);
     for (const { dedup } of gone) dedup.service.stop();
     await Promise.all(gone.map(({ dedup }) => dedup.lease?.stop()));
     return gone.map((g) => g.index);
@@ -192,6 +195,25 @@ export class ServicePool {
   }
 
   /**
+   * The index writes through `name` go to when `name` is an alias with a single write index (its `is_write_index`,
+   * or its only index); `undefined` for an index, a missing name, an alias with no single write index, or when the
+   * engine cannot tell (a block, an outage). One `GET <name>/_alias/<name>`, kept {@link TARGET_TTL_MS}.
+   */
+  async writeIndexOf(name: string): Promise<string | undefined> {
+    const known = this.writeIndices.get(name);
+    if (known && this.clock() - known.at < TARGET_TTL_MS) return known.index;
+    let index: string | undefined;
+    try {
+      const writes = (await this.deps.engine.aliasIndices(name)).filter((b) => b.writeIndex);
+      index = writes.length === 1 ? writes[0]!.index : undefined;
+    } catch {
+      index = undefined;
+    }
+    this.writeIndices.set(name, { index, at: this.clock() });
+    return index;
+  }
+
+  /**
    * The index writes to `name` go to (`name` itself for an index, an alias's write index), by which the proxy
    * orders a request's items touching one document: an alias and the index it writes to are one. The name itself
    * when the engine cannot tell.
@@ -252,6 +274,7 @@ export class ServicePool {
     this.made.clear();
     this.rules.clear();
     this.targets.clear();
+    this.writeIndices.clear();
     await Promise.all(
       entries.map((e) =>
         e.then(

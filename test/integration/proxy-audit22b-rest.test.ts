@@ -161,6 +161,29 @@ describe.each(engineTargets())("_bulk proxy, audit 22b (F5, F8, F9), on $kind $v
     expect(await h.engine.get(index, "2")).toBeUndefined();
   });
 
+  it("F8: a write through an alias no rule matches, into a write index a rule matches, is deduplicated and marked under the index's rule (audit 22b: written as sent, unmarked)", async () => {
+    const index = name("mark");
+    const alias = `${prefix}-alias-${created.length}`;
+    await rawEngineRequest(target, "PUT", `/${index}`, { aliases: { [alias]: { is_write_index: true } } });
+    const res = await post(h.url, "/_bulk?refresh=true", lines({ index: { _index: alias, _id: "1" } }, { message: textA }, { index: { _index: alias, _id: "2" } }, { message: textB }));
+    expect(res.status).toBe(200);
+    expect(res.body.items.map((i) => only(i).status)).toEqual([201, 201]);
+    expect(res.body.items.map((i) => only(i).neardup?.status)).toEqual(["original", "duplicate"]);
+    expect(await h.engine.get<{ neardup?: { status: string } }>(index, "2")).toMatchObject({ neardup: { status: "duplicate" } });
+    // Naming the index, the same service: a third near-duplicate is caught against those written through the alias.
+    const named = await post(h.url, "/_bulk", lines({ index: { _index: index, _id: "3" } }, { message: textB }));
+    expect(only(named.body.items[0]!).neardup).toMatchObject({ status: "duplicate" });
+
+    // An alias no rule matches over an index no rule matches still passes through untouched.
+    const other = `${prefix}-plain-${created.length}`;
+    created.push(other);
+    const otherAlias = `${other}-alias`;
+    await rawEngineRequest(target, "PUT", `/${other}`, { aliases: { [otherAlias]: { is_write_index: true } } });
+    const plain = await post(h.url, "/_bulk", lines({ index: { _index: otherAlias, _id: "1" } }, { message: textA }));
+    expect(only(plain.body.items[0]!)).toMatchObject({ status: 201 });
+    expect(only(plain.body.items[0]!).neardup).toBeUndefined();
+  });
+
   it("F5: a valid query still writes through dedup (refresh, timeout, wait_for_active_shards)", async () => {
     const index = name("mark");
     const res = await post(h.url, "/_bulk?refresh=wait_for&timeout=1m&wait_for_active_shards=1", lines({ index: { _index: index, _id: "1" } }, { message: NEWS_EN }));
