@@ -293,7 +293,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     if (!err.dropped) return down(res, undefined)(err);
     logger?.info({ err: err.message }, "proxy: the engine closed the connection without answering a pass-through request");
     const code = (err.cause as NodeJS.ErrnoException | undefined)?.code;
-    json(res, 502, engineErrorBody(502, "neardup_engine_closed_connection_exception", `the engine at ${upstream.shown} closed the connection without answering this request (${code}); the engine is reachable: not an outage`), undefined);
+    json(res, 502, engineErrorBody(502, "neardup_engine_closed_connection_exception", `the engine at ${upstream.shown} closed the connection without answering this request (${code}), as it does with a body it cannot read; the connection was made, so this is no sign of an outage (/readyz says whether the engine is up)`), undefined);
   };
 
   const maxHeld = options.maxInflightBytes ?? 64 * 1024 * 1024;
