@@ -24,6 +24,12 @@
  * sharing one is reached; their real-text rate is counted from postings
  * (pairs sharing such a key / all pairs). The key-budget table plans over the
  * band keys and, with `--words`, the word and block keys.
+ *
+ * A lookup also takes its lookup-only keys (the lookup block keys, core
+ * block-keys.ts `lookupBlockKeys`, spec §9.2) against the stored word and
+ * block keys of the other text, as the service does (`--no-lookup` leaves them
+ * out, as before they existed): the reach and the real-text rates of the word
+ * options are then asymmetric, lookup side against stored side.
  */
 import { buildPairs } from "./dataset.js";
 import { loadChinese, loadEnglish } from "./sources.js";
@@ -108,7 +114,9 @@ async function main(): Promise<void> {
   const keyers = new Map(OPTIONS.map((o) => [bandingKey(o.banding), createLshKeyer(o.banding)]));
   const sources = [loadChinese(), loadEnglish()];
   const pairs = buildPairs(sources, 20260601);
-  type Doc = { a: Analysis; segs: [string, string, string, string]; lsh: Map<string, string[]>; words: string[] };
+  type Doc = { a: Analysis; segs: [string, string, string, string]; lsh: Map<string, string[]>; words: string[]; lookup: string[] };
+  // --no-lookup: without the lookup-only keys (spec §9.2), as before them.
+  const lookups = !process.argv.includes("--no-lookup");
   // The exact keys of short texts: word keys (lsh2) and block keys (lsh3), apart from the band keys.
   // --no-blocks: as lsh2 did, without the block keys.
   const blocks = !process.argv.includes("--no-blocks");
@@ -118,6 +126,7 @@ async function main(): Promise<void> {
     segs: a.segments,
     lsh: new Map([...keyers].map(([k, keyer]) => [k, keyer.keys(a.normalized).filter((x) => !isWord(x))])),
     words: a.lsh.filter((k) => isWord(k) && (blocks || !k.startsWith("p:"))),
+    lookup: lookups && blocks ? (a.lookupLsh ?? []) : [],
   });
   const rows: { a: Doc; b: Doc; label: 0 | 1; heavy: boolean; verdict: boolean; id: number }[] = [];
   for (const p of pairs) {
@@ -129,7 +138,8 @@ async function main(): Promise<void> {
       // refused input (a lone surrogate): the service never stores it either
     }
   }
-  const wordReach = (o: Option, x: Doc, y: Doc) => o.words === true && sharedKeys(x.words, y.words) >= 1;
+  // x looks up, y is stored: x's word and block keys and its lookup-only keys against y's stored ones.
+  const wordReach = (o: Option, x: Doc, y: Doc) => o.words === true && (sharedKeys(x.words, y.words) >= 1 || sharedKeys(x.lookup, y.words) >= 1);
   const reach = (o: Option, x: Doc, y: Doc) =>
     (hamming(x.a.simhash, y.a.simhash) <= 3 && sharedSegments(x.segs, y.segs) >= o.segs) || sharedKeys(x.lsh.get(bandingKey(o.banding))!, y.lsh.get(bandingKey(o.banding))!) >= o.keys || wordReach(o, x, y);
   const engineReach = (o: Option, x: Doc, y: Doc) =>
@@ -151,13 +161,18 @@ async function main(): Promise<void> {
   const positives = rows.filter((r) => r.label === 1 && !r.heavy);
   const heldOut = positives.filter((r) => r.id % 2 === 1);
   console.log(`${rows.length} pairs (${positives.length} positives, heavy edits apart); ${real.length} real texts for the key distribution\n`);
-  const wordRate = postingsRate(real.map((d) => d.words));
+  const wordRate = lookupRate(real.map((d) => [...d.words, ...d.lookup]), real.map((d) => d.words));
   const wordPositives = positives.filter((r) => r.a.words.length > 0 || r.b.words.length > 0).length;
   console.log(`word and block keys: ${real.filter((d) => d.words.length > 0).length} of ${real.length} real texts have them, ${(real.reduce((t, d) => t + d.words.length, 0) / Math.max(1, real.filter((d) => d.words.length > 0).length)).toFixed(1)} keys each on average; ${wordPositives} positive pairs have them on a side`);
   for (const [name, prefix] of [["word", "w:"], ["block", "p:"]] as const) {
     const keys = real.map((d) => d.words.filter((k) => k.startsWith(prefix)));
     const holding = keys.filter((k) => k.length > 0);
     console.log(`  ${name} keys alone: ${holding.length} texts, ${(holding.reduce((t, k) => t + k.length, 0) / Math.max(1, holding.length)).toFixed(1)} keys each; two random texts share one with probability ${(postingsRate(keys) * 1e6).toFixed(2)} per million`);
+  }
+  {
+    const holding = real.filter((d) => d.lookup.length > 0);
+    const only = lookupRate(real.map((d) => d.lookup), real.map((d) => d.words));
+    console.log(`  lookup-only keys: ${holding.length} texts, ${(holding.reduce((t, d) => t + d.lookup.length, 0) / Math.max(1, holding.length)).toFixed(1)} keys each (most ${Math.max(0, ...holding.map((d) => d.lookup.length))}); a lookup's one matches a random text's stored key with probability ${(only * 1e6).toFixed(2)} per million`);
   }
   console.log("");
   console.log("| option | end-to-end recall (all / held out) | hits/lookup/1M, pair set | hits/lookup/1M, real-text keys (seg + lsh + words) | est. hits/lookup at 50M |");
@@ -202,6 +217,26 @@ function postingsRate(keys: string[][]): number {
   return pairs / ((n * (n - 1)) / 2);
 }
 
+/** Chance that a random text's lookup keys (`lookup[i]`) meet another random text's stored keys (`stored[j]`, j != i): reaching ordered pairs / all ordered pairs; `postingsRate` when the two lists are the same. */
+function lookupRate(lookup: string[][], stored: string[][]): number {
+  const postings = new Map<string, number[]>();
+  stored.forEach((list, j) => {
+    for (const k of list) {
+      const p = postings.get(k);
+      if (p) p.push(j);
+      else postings.set(k, [j]);
+    }
+  });
+  let pairs = 0;
+  lookup.forEach((list, i) => {
+    const found = new Set<number>();
+    for (const k of list) for (const j of postings.get(k) ?? []) if (j !== i) found.add(j);
+    pairs += found.size;
+  });
+  const n = stored.length;
+  return pairs / (n * (n - 1));
+}
+
 /**
  * The key budget (NEARDUP_LSH_KEY_BUDGET, candidates/keys.ts) at N stored
  * documents, the default keys (two segments | lsh 16x3): a key's document
@@ -215,11 +250,13 @@ function postingsRate(keys: string[][]): number {
  * length-bounds.ts: a text reached only through band keys counts when some
  * rule allows its length, or it shares a segment).
  */
-function keyBudgetTable(positives: { a: { a: Analysis; segs: [string, string, string, string]; lsh: Map<string, string[]>; words: string[] }; b: { a: Analysis; segs: [string, string, string, string]; lsh: Map<string, string[]>; words: string[] }; verdict: boolean }[], heldOut: typeof positives, real: (typeof positives)[number]["a"][], base: number): void {
+function keyBudgetTable(positives: { a: { a: Analysis; segs: [string, string, string, string]; lsh: Map<string, string[]>; words: string[]; lookup: string[] }; b: { a: Analysis; segs: [string, string, string, string]; lsh: Map<string, string[]>; words: string[]; lookup: string[] }; verdict: boolean }[], heldOut: typeof positives, real: (typeof positives)[number]["a"][], base: number): void {
   const banding = "16x3";
   // --words: the plan and the reach take the word keys of lsh2 beside the band keys.
   const withWords = process.argv.includes("--words");
   const keysOf = (d: { lsh: Map<string, string[]>; words: string[] }): string[] => (withWords ? [...d.lsh.get(banding)!, ...d.words] : d.lsh.get(banding)!);
+  // A lookup's keys: its stored keys, then (with --words) its lookup-only keys (spec §9.2).
+  const lookupKeysOf = (d: { lsh: Map<string, string[]>; words: string[]; lookup: string[] }): string[] => (withWords ? [...keysOf(d), ...d.lookup] : keysOf(d));
   const budgets = (arg("budgets", "0,200")).split(",").map(Number);
   const counts = new Map<string, number>();
   const postings = new Map<string, number[]>();
@@ -245,9 +282,9 @@ function keyBudgetTable(positives: { a: { a: Analysis; segs: [string, string, st
     return { alone: new Set(p.alone), paired: p.paired };
   };
   /** The service's reach rule: two segments within 3 bits, else the LSH rule of a plan (probe.ts `reaches`). */
-  const reachWith = (p: { alone: Set<string> }, x: { a: Analysis; segs: [string, string, string, string]; lsh: Map<string, string[]>; words: string[] }, y: typeof x) =>
+  const reachWith = (p: { alone: Set<string> }, x: { a: Analysis; segs: [string, string, string, string]; lsh: Map<string, string[]>; words: string[]; lookup: string[] }, y: typeof x) =>
     (hamming(x.a.simhash, y.a.simhash) <= 3 && sharedSegments(x.segs, y.segs) >= 2) ||
-    reaches({ simhash: x.a.simhash, radius: -1, lsh: keysOf(x), alone: p.alone }, { simhash: y.a.simhash, lsh: keysOf(y) });
+    reaches({ simhash: x.a.simhash, radius: -1, lsh: lookupKeysOf(x), alone: p.alone }, { simhash: y.a.simhash, lsh: keysOf(y) });
   console.log(`\n### Key budget at N (seg>=2 | lsh 16x3${withWords ? " + words (lsh2)" : ""}; frequencies scaled from ${T} real texts)\n`);
   console.log("| N | budget | end-to-end recall (all / held out) | est. engine hits per lookup p50 / p99 (segments + keys) | the same with length bounds (recall / hits p50 / p99) |");
   console.log("|---|---|---|---|---|");
@@ -258,14 +295,18 @@ function keyBudgetTable(positives: { a: { a: Analysis; segs: [string, string, st
   for (const n of [1e6, 1e7, 5e7]) {
     for (const budget of budgets) {
       const recallOf = (rows: typeof positives, bounds = false) =>
-        rows.filter((r) => r.verdict && reachWith(plan(keysOf(r.b), n, budget), r.b, r.a) && (!bounds || (hamming(r.b.a.simhash, r.a.a.simhash) <= 3 && sharedSegments(r.b.segs, r.a.segs) >= 2) || lengthOk(r.b, r.a))).length / rows.length;
+        rows.filter((r) => r.verdict && reachWith(plan(lookupKeysOf(r.b), n, budget), r.b, r.a) && (!bounds || (hamming(r.b.a.simhash, r.a.a.simhash) <= 3 && sharedSegments(r.b.segs, r.a.segs) >= 2) || lengthOk(r.b, r.a))).length / rows.length;
       const recall = recallOf(positives);
       const hitsWith = (bounds: boolean) => sample.map((d) => {
         const self = real.indexOf(d);
-        const p = plan(keysOf(d), n, budget, 1);
+        // Its own text is among the real texts: its stored keys' counts less one (its lookup-only keys are not stored).
+        const own = new Set(keysOf(d));
+        const lk = lookupKeysOf(d);
+        const p0 = planKeys(lk, new Map(lk.map((k) => [k, Math.max(0, (counts.get(k) ?? 0) - (own.has(k) ? 1 : 0)) * (n / T)])), budget);
+        const p = { alone: new Set(p0.alone), paired: p0.paired };
         const reached = new Set<number>();
         const shared = new Map<number, number>();
-        for (const k of keysOf(d)) for (const j of postings.get(k) ?? []) {
+        for (const k of lookupKeysOf(d)) for (const j of postings.get(k) ?? []) {
           if (j === self || (bounds && !lengthOk(d, real[j]!))) continue;
           if (p.alone.has(k)) reached.add(j);
           else shared.set(j, (shared.get(j) ?? 0) + 1);

@@ -10,7 +10,7 @@
 import { NeardupError } from "../core/errors.js";
 import { decide, reportedSimilarity } from "../core/verdict.js";
 import type { Comparable } from "../core/verdict.js";
-import type { Analysis, Fingerprinter } from "../core/fingerprinter.js";
+import { lookupKeysOf, type Analysis, type Fingerprinter } from "../core/fingerprinter.js";
 import { hamming } from "../core/fingerprint.js";
 import { byTimeThenId } from "../core/original.js";
 import { LshTable, SegmentIndex } from "../index/index.js";
@@ -118,7 +118,7 @@ export class BatchDeduper {
     const radius = this.options.radius ?? fp.searchRadius(a.length);
     // The nearest maxCandidates, then earliest first: the first duplicate is
     // the one core `chooseRoot` would pick from all of them (byTimeThenId).
-    const nearest = this.candidates(a.simhash, a.lsh, radius).slice(0, this.maxCandidates).map((m) => this.seen.get(m.id)!);
+    const nearest = this.candidates(a.simhash, lookupKeysOf(a), radius).slice(0, this.maxCandidates).map((m) => this.seen.get(m.id)!);
     nearest.sort((x, y) => byTimeThenId({ id: x.id, time: x.docTime }, { id: y.id, time: y.docTime }) || x.ordinal - y.ordinal);
     let chosen: { prev: Seen; distance: number; similarity: number; rule: string } | undefined;
     for (const prev of nearest) {

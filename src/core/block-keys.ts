@@ -22,14 +22,21 @@
  * that differ in at most b - 1 units, each replaced in place, leave some
  * block whole in both, and so share its key: every replacement the edit rule
  * accepts between texts of single-character units. (An inserted or deleted
- * unit moves the blocks after it; the word keys cover one.)
+ * unit moves the blocks after it; the word keys cover one, and the lookup block keys below one with replacements.)
  *
  * A key is `p:` and 16 lowercase hex digits: MurmurHash3_x86_32 with seed 0,
  * then with seed 1, of the UTF-8 bytes of `n`, U+0020, `i`, U+0020 and the
  * block's units joined by one U+0020 (n and i in decimal). `p` is not a hex
  * digit, and a word key starts `w:`, so block keys never equal another key.
+ *
+ * Lookup block keys (spec §9.2, "Lookup-only keys"; not stored, not part of
+ * the scheme): the block keys a stored text of n' = m - 1 or m + 1 units would
+ * have, read off a query of m units with each block where it lands after one
+ * unit inserted or deleted. They make one inserted or deleted unit plus
+ * replacements findable with the stored keys unchanged (PassJoin's
+ * position-aware substring selection, Li et al. 2011, for a shift of one).
  */
-import { hashedKey, shortTextUnits } from "./word-keys.js";
+import { hashedKey, shortTextUnits, WORD_KEYS_MAX_LENGTH, wordUnits } from "./word-keys.js";
 
 /** Fewest blocks for which a text gets block keys (one replaced unit is the word keys' case). */
 export const BLOCK_KEYS_MIN_BLOCKS = 3;
@@ -56,5 +63,55 @@ export function blockKeysOfUnits(units: readonly string[]): string[] {
   if (b < BLOCK_KEYS_MIN_BLOCKS) return [];
   const keys = new Set<string>();
   for (let i = 0; i < b; i++) keys.add(blockKey(n, i, units.slice(Math.floor((i * n) / b), Math.floor(((i + 1) * n) / b))));
+  return [...keys];
+}
+
+/**
+ * Most code points of a query text with lookup block keys: one unit more than the longest stored text with block
+ * keys, which a query with one unit inserted can still find.
+ */
+export const LOOKUP_BLOCK_KEYS_MAX_LENGTH = WORD_KEYS_MAX_LENGTH + 1;
+
+/**
+ * The lookup block keys of a normalized query text (spec §9.2, "Lookup-only keys"); [] for a text of more than
+ * `LOOKUP_BLOCK_KEYS_MAX_LENGTH` code points. Never stored: a lookup matches them, with its own keys, against the
+ * stored keys.
+ */
+export function lookupBlockKeys(normalized: string): string[] {
+  if (normalized.length === 0 || normalized.length > 2 * LOOKUP_BLOCK_KEYS_MAX_LENGTH) return [];
+  if (normalized.length > LOOKUP_BLOCK_KEYS_MAX_LENGTH && [...normalized].length > LOOKUP_BLOCK_KEYS_MAX_LENGTH) return [];
+  return lookupBlockKeysOfUnits(wordUnits(normalized));
+}
+
+/**
+ * The lookup block keys of a query's units: for a stored length n' = m - 1 and m + 1 with block keys
+ * (`blockCount(n')` >= 3, n' <= `WORD_KEYS_MAX_LENGTH`), and each block i of n' with units [s, e), the key
+ * `blockKey(n', i, ...)` of the query's units [s, e) when i is not the last block (the inserted or deleted unit
+ * lies after the block) and of [s + m - n', e + m - n') when i is not the first (it lies before). Duplicates once.
+ *
+ * Guarantee: a stored text S of n' units with block keys, and a query Q made from S by one unit inserted or
+ * deleted and r units replaced, 1 + r <= blockCount(n') - 1 = floor(3 n' / 20), share a key: this one and
+ * `blockKeysOfUnits(S)`. Why: give every edit to one block of S (a replacement or deletion to the block of its
+ * unit, an insertion to the block of the unit before it, the first block at the start). With E <= b - 1 edits in
+ * b blocks, let c(i) = (edits in blocks before i) - i; c(0) = 0 and c(b) = E - b < 0, each step adds (edits in
+ * the block) - 1 >= -1, so at the last i with c(i) >= 0 the block i holds no edit and has exactly i edits before
+ * it, E - i after it. It appears whole in Q, shifted by m - n' if the inserted or deleted unit is before it (then
+ * i >= 1) and not at all if after (then E - i >= 1, so i <= b - 2). At most 2 (b - 1) keys for each n'.
+ */
+export function lookupBlockKeysOfUnits(units: readonly string[]): string[] {
+  const m = units.length;
+  const keys = new Set<string>();
+  for (const n of [m - 1, m + 1]) {
+    if (n > WORD_KEYS_MAX_LENGTH) continue;
+    const b = blockCount(n);
+    if (b < BLOCK_KEYS_MIN_BLOCKS) continue;
+    const shift = m - n;
+    for (let i = 0; i < b; i++) {
+      const s = Math.floor((i * n) / b);
+      const e = Math.floor(((i + 1) * n) / b);
+      if (i < b - 1) keys.add(blockKey(n, i, units.slice(s, e)));
+      if (i > 0) keys.add(blockKey(n, i, units.slice(s + shift, e + shift)));
+    }
+  }
   return [...keys];
 }

@@ -28,6 +28,7 @@ import { bucketFor, decide, DEFAULT_VERDICT_OPTIONS, validateVerdictOptions } fr
 import type { Verdict, VerdictOptions } from "./verdict.js";
 import { DEFAULT_MAX_TEXT_LENGTH, nothingVisible, validateText } from "./validate.js";
 import { createLshKeyer, DEFAULT_LSH_OPTIONS, validateLshOptions } from "./lsh.js";
+import { lookupBlockKeys } from "./block-keys.js";
 import type { LshOptions } from "./lsh.js";
 
 /** Version of the fingerprint algorithm (docs/fingerprint-spec.md); stored with every fingerprint. */
@@ -139,6 +140,13 @@ export interface Analysis {
   lsh: string[];
   /** The LSH scheme of `lsh` (`lsh2-16x3`, core `lshSchemeOf`); absent when the `lsh` option is false. */
   lshScheme?: string;
+  /**
+   * Lookup-only keys (spec §9.2, "Lookup-only keys": the block keys a stored text one unit longer or shorter
+   * would share with this one), when there are any: a lookup matches `lsh` and these against the stored keys
+   * (`lookupKeysOf`); they are never stored, and the scheme does not include them. Absent: none, or not carried
+   * (plain data, `analysisData`; another sidecar's wire form): `lookupKeysOf` makes them from `normalized`.
+   */
+  lookupLsh?: string[];
   /** The re-rank sketch's terms, when the thread that analysed the text built them (`sketchTermsOf(vector)`); else built from `vector` when first needed. */
   sketchTerms?: SketchTerms;
   /**
@@ -161,7 +169,30 @@ export interface Analysis {
  */
 export type AnalysisData = Omit<Analysis, "features">;
 
-/** The plain-data form of an analysis (see `AnalysisData`); `features` is left out, not computed. */
+const lookupKeyLists = new WeakMap<Pick<Analysis, "lsh">, { lsh: readonly string[]; keys: readonly string[] }>();
+
+/**
+ * The keys a lookup of `a` matches against the stored keys (`neardup.lsh`, the recent-writes window, the mirror):
+ * its own keys `lsh`, then its lookup-only keys (`lookupLsh`, spec §9.2; computed from `normalized` when the
+ * analysis came without them). Stored keys are `lsh` alone: `lsh` itself when there are no others, else the same
+ * array for one analysis each time.
+ */
+export function lookupKeysOf(a: Pick<Analysis, "lsh" | "lookupLsh"> & { normalized?: string | undefined }): readonly string[] {
+  if (a.lsh.length === 0) return a.lsh;
+  const known = lookupKeyLists.get(a);
+  if (known !== undefined && known.lsh === a.lsh) return known.keys;
+  const extra = a.lookupLsh ?? (typeof a.normalized === "string" ? lookupBlockKeys(a.normalized) : []);
+  if (extra.length === 0) return a.lsh;
+  const keys = [...a.lsh, ...extra];
+  lookupKeyLists.set(a, { lsh: a.lsh, keys });
+  return keys;
+}
+
+/**
+ * The plain-data form of an analysis (see `AnalysisData`); `features` is left out, not computed, and so are the
+ * lookup-only keys `lookupLsh` (not part of the analysis's record, which the golden corpus pins: the worker
+ * threads' packed form carries them beside it, protocol.ts; without them `lookupKeysOf` makes them again).
+ */
 export function analysisData(a: Analysis): AnalysisData {
   const data: AnalysisData = {
     version: a.version,
@@ -335,6 +366,7 @@ export function buildFingerprinter(options: FingerprinterOptions, resources: Cor
     if (d.simhash128 !== undefined) a.simhash128 = d.simhash128;
     if (d.hex128 !== undefined) a.hex128 = d.hex128;
     if (d.lshScheme !== undefined) a.lshScheme = d.lshScheme;
+    if (d.lookupLsh !== undefined) a.lookupLsh = d.lookupLsh;
     if (d.sketchTerms !== undefined) a.sketchTerms = d.sketchTerms;
     if (d.record) a.record = true;
     if (d.sheet !== undefined) a.sheet = d.sheet;
@@ -364,7 +396,13 @@ export function buildFingerprinter(options: FingerprinterOptions, resources: Cor
       segments: toSegments(simhash),
       lsh: lsh === null ? [] : lsh.keys(normalized),
     });
-    if (lsh !== null) analysis.lshScheme = lsh.scheme;
+    if (lsh !== null) {
+      analysis.lshScheme = lsh.scheme;
+      if (analysis.lsh.length > 0) {
+        const lookup = lsh.lookupKeys(normalized);
+        if (lookup.length > 0) analysis.lookupLsh = lookup;
+      }
+    }
     if (isRecord(stamped, length, text)) analysis.record = true;
     const sheet = sheetOf(text);
     if (sheet !== undefined) analysis.sheet = sheet;

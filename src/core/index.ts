@@ -29,6 +29,7 @@ export {
   FINGERPRINT_VERSION,
   analysisVersion,
   analysisData,
+  lookupKeysOf,
 } from "./fingerprinter.js";
 export type { Fingerprinter, FingerprinterOptions, Analysis, AnalysisData, CoreResources } from "./fingerprinter.js";
 export {
@@ -51,6 +52,6 @@ export {
 } from "./lsh.js";
 export type { LshOptions, LshKeyer } from "./lsh.js";
 export { wordKeys, wordUnits, wordKey, WORD_KEYS_MAX_LENGTH, WORD_KEYS_MAX_UNITS, WORD_KEYS_MAX_UNIT } from "./word-keys.js";
-export { blockKeys, blockKey, blockCount, BLOCK_KEYS_MIN_BLOCKS } from "./block-keys.js";
+export { blockKeys, blockKey, blockCount, BLOCK_KEYS_MIN_BLOCKS, lookupBlockKeys, LOOKUP_BLOCK_KEYS_MAX_LENGTH } from "./block-keys.js";
 export { SKETCH_VERSION, MAX_SKETCH_TERMS, DEFAULT_INLINE_TEXT_LENGTH, sketchOf, sketchCosine, encodeSketch, decodeSketch, editTextLimit, compareSketches, mayNeedText } from "./sketch.js";
 export type { Sketch, Sketched, Sketchable } from "./sketch.js";

@@ -29,7 +29,7 @@
 import { NeardupError } from "./errors.js";
 import { createSimdMinhasher } from "./minhash-simd.js";
 import { C1, C2, fmix32, murmur3 } from "./murmur3.js";
-import { blockKeysOfUnits } from "./block-keys.js";
+import { blockKeysOfUnits, lookupBlockKeys } from "./block-keys.js";
 import { shortTextUnits, wordKeysOfUnits } from "./word-keys.js";
 
 export { fmix32, murmur3 };
@@ -220,6 +220,8 @@ export interface LshKeyer {
   readonly scheme: string;
   /** The `bands` band keys of a normalized text, then its word keys and block keys (short texts, word-keys.ts, block-keys.ts); [] when it has no shingles. */
   keys(normalized: string): string[];
+  /** The lookup-only keys of a normalized text (block-keys.ts `lookupBlockKeys`, spec §9.2): matched against stored keys, never stored; [] for most texts. */
+  lookupKeys(normalized: string): string[];
 }
 
 export function createLshKeyer(options: LshOptions = DEFAULT_LSH_OPTIONS): LshKeyer {
@@ -241,5 +243,6 @@ export function createLshKeyer(options: LshOptions = DEFAULT_LSH_OPTIONS): LshKe
       for (const k of blockKeysOfUnits(units)) keys.push(k);
       return keys;
     },
+    lookupKeys: lookupBlockKeys,
   };
 }

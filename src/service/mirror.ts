@@ -20,7 +20,7 @@
  * the first load ends, after a reset, and for a lookup whose window reaches before the oldest document kept
  * (`maxDocs` reached: the oldest by time leave), lookups go to the engine as before.
  */
-import { comparableVersions } from "../core/fingerprinter.js";
+import { comparableVersions, lookupKeysOf } from "../core/fingerprinter.js";
 import { fromHex } from "../core/fingerprint.js";
 import type { Engine, SearchHit } from "../engine/types.js";
 import type { Candidate } from "./candidate.js";
@@ -144,7 +144,7 @@ export class WindowMirror {
       if (this.stateNow !== "ready" || this.clock() - this.viewAt > (this.options.staleMs ?? 10_000)) return undefined;
     }
     for (const l of lookups) if (windowAround(l.time, this.options.windowMs).since < this.coveredSince) return undefined;
-    const keys = lookups.map((l) => parseKeys(l.analysis.lsh));
+    const keys = lookups.map((l) => parseKeys(lookupKeysOf(l.analysis)));
     const kept = lookups.flatMap((l, i) => (this.declines(l, keys[i]!) ? [] : [i]));
     const plans = kept.length === 0 ? [] : await plansOf(kept.map((i) => lookups[i]!));
     if (this.stateNow !== "ready") return undefined; // reset meanwhile

@@ -110,6 +110,8 @@ export interface PackedAnalysis {
   /** `termCounts` and `vector`, unless the task asked for no vectors. */
   vectors?: PackedVectors;
   sketchTerms: SketchTerms;
+  /** The lookup-only keys (`Analysis.lookupLsh`, spec §9.2), which `analysisData` leaves out: made in the worker, not again here. */
+  lookupLsh?: string[];
 }
 
 /** The two Maps of an analysis as one list of terms and parallel numbers. */
@@ -133,6 +135,7 @@ function sameKeys(a: ReadonlyMap<string, number>, terms: readonly string[]): boo
 export function packAnalysis(a: Analysis, vectors = true): PackedAnalysis {
   const { termCounts, vector, sketchTerms, ...data } = analysisData(a); // never reads the lazy `features`
   const packed: PackedAnalysis = { data, sketchTerms: sketchTerms ?? sketchTermsOf(vector) };
+  if (a.lookupLsh !== undefined) packed.lookupLsh = a.lookupLsh;
   if (!vectors) return packed;
   const terms = [...termCounts.keys()];
   packed.vectors = { terms, counts: Float64Array.from(termCounts.values()), weights: Float64Array.from(vector.values()) };
@@ -172,6 +175,7 @@ export function unpackAnalysis(p: PackedAnalysis, again?: () => Analysis): Analy
       return (vector ??= v ? toMap(v.vectorTerms ?? v.terms, v.weights) : redo().vector);
     },
     sketchTerms: p.sketchTerms,
+    ...(p.lookupLsh === undefined ? {} : { lookupLsh: p.lookupLsh }),
   };
 }
 

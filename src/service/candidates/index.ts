@@ -15,7 +15,7 @@
  */
 import { classifyEngineFailure } from "../../engine/errors.js";
 import { hasErrorCode, NeardupError } from "../../core/errors.js";
-import type { Analysis } from "../../core/fingerprinter.js";
+import { lookupKeysOf, type Analysis } from "../../core/fingerprinter.js";
 import { LEGACY_LSH_SCHEME } from "../../core/lsh.js";
 import { compareSketches, sketchOf } from "../../core/sketch.js";
 import type { Verdict, VerdictOptions } from "../../core/verdict.js";
@@ -278,7 +278,7 @@ function groupQuery(lookups: Lookup[], plans: readonly (KeyPlan | undefined)[], 
     const binKey = lengthBin(l);
     let bin = bins.get(binKey);
     if (!bin) bins.set(binKey, (bin = { keys: new Set(), pairs: [], lengths: l.lengths ? [] : undefined, simhashes: [] }));
-    for (const k of plan?.alone ?? l.analysis.lsh) bin.keys.add(k);
+    for (const k of plan?.alone ?? lookupKeysOf(l.analysis)) bin.keys.add(k);
     if (bin.lengths && l.lengths) bin.lengths.push(...l.lengths);
     bin.simhashes.push(l.analysis.simhash);
     if (plan) bin.pairs.push(plan.paired);
@@ -307,7 +307,7 @@ function queryInput(source: CandidateSource, l: Lookup, plan: KeyPlan | undefine
   return {
     simhash: l.analysis.simhash,
     radius: l.radius,
-    lsh: plan?.alone ?? l.analysis.lsh,
+    lsh: plan?.alone ?? lookupKeysOf(l.analysis),
     pairedLsh: plan?.paired,
     scheme: schemeOf(l.analysis),
     ...windowAround(l.time, source.windowMs),
@@ -351,7 +351,7 @@ export function reachableHits(lookups: readonly Lookup[], members: readonly numb
   for (const i of members) {
     const l = lookups[i]!;
     out.set(i, []);
-    for (const key of l.analysis.lsh) push(byLsh, key, i);
+    for (const key of lookupKeysOf(l.analysis)) push(byLsh, key, i);
     segmentValues(l.analysis.simhash).forEach((value, s) => {
       for (const near of neighboursForRadius(value, l.radius)) push(bySegment, s * 0x10000 + near, i);
     });
@@ -707,7 +707,7 @@ export async function keyPlans(engine: Engine, source: CandidateSource, lookups:
   const stats = source.keyStatistics ?? new KeyStatistics(engine, source.index);
   if (!stats.wanted(budget)) return none;
   const keys = new Set<string>();
-  for (const l of lookups) for (const k of l.analysis.lsh) keys.add(k);
+  for (const l of lookups) for (const k of lookupKeysOf(l.analysis)) keys.add(k);
   let frequencies: Map<string, number>;
   try {
     frequencies = await stats.frequencies([...keys]);
@@ -716,7 +716,7 @@ export async function keyPlans(engine: Engine, source: CandidateSource, lookups:
     return none;
   }
   const plans = lookups.map((l) => {
-    const plan = planKeys(l.analysis.lsh, frequencies, budget);
+    const plan = planKeys(lookupKeysOf(l.analysis), frequencies, budget);
     if (plan.paired.length === 0) return undefined;
     observer.onPaired?.(l, plan);
     return plan;
@@ -726,7 +726,7 @@ export async function keyPlans(engine: Engine, source: CandidateSource, lookups:
   for (const l of lookups) {
     let most = 0;
     let key = "";
-    for (const k of l.analysis.lsh) {
+    for (const k of lookupKeysOf(l.analysis)) {
       const n = frequencies.get(k) ?? 0;
       if (n > most || (n === most && k < key)) [most, key] = [n, k];
     }

@@ -5,7 +5,7 @@
  * lsh2 of one banding, core `comparableLshSchemes`). The
  * engine query, the recent-writes window and the re-rank all use this one rule.
  */
-import type { Analysis } from "../../core/fingerprinter.js";
+import { lookupKeysOf, type Analysis } from "../../core/fingerprinter.js";
 import { hamming, type Fingerprint } from "../../core/fingerprint.js";
 import { lengthAllowed, type LengthRange } from "../../core/length-bounds.js";
 import { LEGACY_LSH_SCHEME, lshSchemesComparable } from "../../core/lsh.js";
@@ -14,7 +14,7 @@ import { segmentsNeeded, sharedSegments } from "./query.js";
 export interface Probe {
   simhash: Fingerprint;
   radius: number;
-  /** LSH band keys (`BB:XXXXXXXX`); empty when the text has none. */
+  /** LSH keys (band keys `BB:XXXXXXXX`, word and block keys), then the lookup-only keys (core `lookupKeysOf`); empty when the text has none. */
   lsh: readonly string[];
   /** The scheme that made `lsh`; keys of an incomparable scheme never match (core `lshSchemesComparable`). Default lsh1-16x3. */
   lshScheme?: string | undefined;
@@ -37,7 +37,7 @@ export interface Probe {
 }
 
 export function probeOf(analysis: Analysis, radius: number): Probe {
-  return { simhash: analysis.simhash, radius, lsh: analysis.lsh, lshScheme: analysis.lshScheme ?? LEGACY_LSH_SCHEME };
+  return { simhash: analysis.simhash, radius, lsh: lookupKeysOf(analysis), lshScheme: analysis.lshScheme ?? LEGACY_LSH_SCHEME };
 }
 
 /**

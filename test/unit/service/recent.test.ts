@@ -2,6 +2,8 @@ import { describe, expect, it } from "vitest";
 import { fromHex } from "../../../src/core/fingerprint.js";
 import type { Candidate } from "../../../src/service/candidate.js";
 import { RecentWrites } from "../../../src/service/recent.js";
+import { createFingerprinter } from "../../../src/core/fingerprinter.js";
+import { lookupProbe } from "../../../src/service/candidates/index.js";
 
 const cand = (id: string, hex: string, lsh: string[] = [], duplicateOf?: string): Candidate => ({
   id,
@@ -212,5 +214,17 @@ describe("RecentWrites", () => {
     expect(ids(recent.lookup(probe("0000000000000000", 3, keys), 0))).toEqual(["keyed", "one-segment-differs", "three-segments-differ"]);
     const engineRule = { ...probe("0000000000000000", 3, keys), segments: 2 };
     expect(ids(recent.lookup(engineRule, 0))).toEqual(["keyed", "one-segment-differs"]);
+  });
+
+  it("a lookup takes its lookup-only keys (spec §9.2) to the window: one character replaced and one inserted, no stored key shared", async () => {
+    const fp = await createFingerprinter();
+    const stored = fp.analyze("发展运动上海，美食历史运动，医院回家今天啊");
+    const edited = fp.analyze("发展运动上海，美食历史吗动，吧医院回家今天啊");
+    expect(edited.lsh.filter((k) => stored.lsh.includes(k))).toEqual([]);
+    const recent = new RecentWrites({ holdMs: 1000, clock: () => 0 });
+    // Its simhash far from the lookup's: only a key can reach it.
+    recent.add({ ...cand("stored", "ffffffffffffffff", stored.lsh), simhash: { hi: ~edited.simhash.hi >>> 0, lo: ~edited.simhash.lo >>> 0 } });
+    expect(ids(recent.lookup({ ...lookupProbe(edited, 3), lsh: edited.lsh }, 0))).toEqual([]);
+    expect(ids(recent.lookup(lookupProbe(edited, 3), 0))).toEqual(["stored"]);
   });
 });
