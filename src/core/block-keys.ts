@@ -22,7 +22,7 @@
  * that differ in at most b - 1 units, each replaced in place, leave some
  * block whole in both, and so share its key: every replacement the edit rule
  * accepts between texts of single-character units. (An inserted or deleted
- * unit moves the blocks after it; the word keys cover one, and the lookup block keys below one with replacements.)
+ * unit moves the blocks after it; the word keys cover one, and the lookup block keys below up to two with replacements.)
  *
  * A key is `p:` and 16 lowercase hex digits: MurmurHash3_x86_32 with seed 0,
  * then with seed 1, of the UTF-8 bytes of `n`, U+0020, `i`, U+0020 and the
@@ -30,11 +30,11 @@
  * digit, and a word key starts `w:`, so block keys never equal another key.
  *
  * Lookup block keys (spec §9.2, "Lookup-only keys"; not stored, not part of
- * the scheme): the block keys a stored text of n' = m - 1 or m + 1 units would
- * have, read off a query of m units with each block where it lands after one
- * unit inserted or deleted. They make one inserted or deleted unit plus
- * replacements findable with the stored keys unchanged (PassJoin's
- * position-aware substring selection, Li et al. 2011, for a shift of one).
+ * the scheme): the block keys a stored text of n' = m - 2 .. m + 2 units would
+ * have, read off a query of m units with each block where it lands after up to
+ * two units inserted or deleted. They make up to two inserted or deleted units
+ * plus replacements findable with the stored keys unchanged (PassJoin's
+ * position-aware substring selection, Li et al. 2011).
  */
 import { hashedKey, shortTextUnits, WORD_KEYS_MAX_LENGTH, wordUnits } from "./word-keys.js";
 
@@ -67,10 +67,18 @@ export function blockKeysOfUnits(units: readonly string[]): string[] {
 }
 
 /**
- * Most code points of a query text with lookup block keys: one unit more than the longest stored text with block
- * keys, which a query with one unit inserted can still find.
+ * Most units inserted or deleted that the lookup block keys find (with replacements, within the stored text's
+ * blocks - 1 edits in all): d in PassJoin's terms. 1 would cover audit 22a's pairs (one replaced, one inserted)
+ * with 4 to 40 keys a text; 2 covers two inserted or deleted as well (a quarter of the pairs with one replaced and
+ * two inserted that the tiny edit rule accepts were missed), with 3 to 109 keys (spec §9.2, "Cost").
  */
-export const LOOKUP_BLOCK_KEYS_MAX_LENGTH = WORD_KEYS_MAX_LENGTH + 1;
+export const LOOKUP_BLOCK_KEYS_MAX_INDELS = 2;
+
+/**
+ * Most code points of a query text with lookup block keys: `LOOKUP_BLOCK_KEYS_MAX_INDELS` units more than the
+ * longest stored text with block keys, which a query with that many units inserted can still find.
+ */
+export const LOOKUP_BLOCK_KEYS_MAX_LENGTH = WORD_KEYS_MAX_LENGTH + LOOKUP_BLOCK_KEYS_MAX_INDELS;
 
 /**
  * The lookup block keys of a normalized query text (spec §9.2, "Lookup-only keys"); [] for a text of more than
@@ -84,33 +92,37 @@ export function lookupBlockKeys(normalized: string): string[] {
 }
 
 /**
- * The lookup block keys of a query's units: for a stored length n' = m - 1 and m + 1 with block keys
- * (`blockCount(n')` >= 3, n' <= `WORD_KEYS_MAX_LENGTH`), and each block i of n' with units [s, e), the key
- * `blockKey(n', i, ...)` of the query's units [s, e) when i is not the last block (the inserted or deleted unit
- * lies after the block) and of [s + m - n', e + m - n') when i is not the first (it lies before). Duplicates once.
+ * The lookup block keys of a query's m units, for at most `indels` units inserted or deleted (PassJoin's
+ * position-aware selection, Li et al. 2011): for each stored length n' in m - indels .. m + indels with block keys
+ * (b' = `blockCount(n')` >= 3, n' <= `WORD_KEYS_MAX_LENGTH`), with D = m - n', each block i of n' (units [s, e))
+ * and each shift t with |t| <= i, |D - t| <= b' - 1 - i and |t| + |D - t| <= indels, the key
+ * `blockKey(n', i, ...)` of the query's units [s + t, e + t); but not D = t = 0, the query's own block key.
+ * Duplicates once.
  *
- * Guarantee: a stored text S of n' units with block keys, and a query Q made from S by one unit inserted or
- * deleted and r units replaced, 1 + r <= blockCount(n') - 1 = floor(3 n' / 20), share a key: this one and
- * `blockKeysOfUnits(S)`. Why: give every edit to one block of S (a replacement or deletion to the block of its
- * unit, an insertion to the block of the unit before it, the first block at the start). With E <= b - 1 edits in
- * b blocks, let c(i) = (edits in blocks before i) - i; c(0) = 0 and c(b) = E - b < 0, each step adds (edits in
- * the block) - 1 >= -1, so at the last i with c(i) >= 0 the block i holds no edit and has exactly i edits before
- * it, E - i after it. It appears whole in Q, shifted by m - n' if the inserted or deleted unit is before it (then
- * i >= 1) and not at all if after (then E - i >= 1, so i <= b - 2). At most 2 (b - 1) keys for each n'.
+ * Guarantee: a stored text S of n' units with block keys, and a query Q made from S by at most `indels` units
+ * inserted or deleted and r replaced, E = indels used + r <= b' - 1 = floor(3 n' / 20) edits in all, share a key:
+ * one of these and one of `blockKeysOfUnits(S)`; with no unit inserted or deleted, Q's own block keys do. Why: give
+ * every edit to one block of S (a replacement or deletion to the block of its unit, an insertion to the block of
+ * the unit before it, the first block at the start). With E <= b' - 1 edits in b' blocks, let c(i) = (edits in
+ * blocks before i) - i; c(0) = 0 and c(b') = E - b' < 0, each step adds (edits in the block) - 1 >= -1, so at the
+ * last i with c(i) >= 0 block i holds no edit, with exactly i edits before it and E - i <= b' - 1 - i after. It
+ * appears whole in Q shifted by t = (insertions - deletions before it): |t| <= i, |D - t| <= E - i, and |t| +
+ * |D - t| is at most the units inserted and deleted.
  */
-export function lookupBlockKeysOfUnits(units: readonly string[]): string[] {
+export function lookupBlockKeysOfUnits(units: readonly string[], indels: number = LOOKUP_BLOCK_KEYS_MAX_INDELS): string[] {
   const m = units.length;
   const keys = new Set<string>();
-  for (const n of [m - 1, m + 1]) {
-    if (n > WORD_KEYS_MAX_LENGTH) continue;
+  for (let n = Math.max(1, m - indels); n <= Math.min(m + indels, WORD_KEYS_MAX_LENGTH); n++) {
     const b = blockCount(n);
     if (b < BLOCK_KEYS_MIN_BLOCKS) continue;
-    const shift = m - n;
+    const D = m - n;
     for (let i = 0; i < b; i++) {
       const s = Math.floor((i * n) / b);
       const e = Math.floor(((i + 1) * n) / b);
-      if (i < b - 1) keys.add(blockKey(n, i, units.slice(s, e)));
-      if (i > 0) keys.add(blockKey(n, i, units.slice(s + shift, e + shift)));
+      for (let t = Math.max(-i, D - (b - 1 - i)); t <= Math.min(i, D + (b - 1 - i)); t++) {
+        if (Math.abs(t) + Math.abs(D - t) > indels || (D === 0 && t === 0) || s + t < 0 || e + t > m) continue;
+        keys.add(blockKey(n, i, units.slice(s + t, e + t)));
+      }
     }
   }
   return [...keys];

@@ -183,7 +183,9 @@ export function lookupKeysOf(a: Pick<Analysis, "lsh" | "lookupLsh"> & { normaliz
   if (known !== undefined && known.lsh === a.lsh) return known.keys;
   const extra = a.lookupLsh ?? (typeof a.normalized === "string" ? lookupBlockKeys(a.normalized) : []);
   if (extra.length === 0) return a.lsh;
-  const keys = [...a.lsh, ...extra];
+  // A shifted block of repeated units can be one of the text's own block keys: each key once (the reach rule counts shared keys).
+  const own = new Set(a.lsh);
+  const keys = [...a.lsh, ...extra.filter((k) => !own.has(k))];
   lookupKeyLists.set(a, { lsh: a.lsh, keys });
   return keys;
 }

@@ -52,6 +52,6 @@ export {
 } from "./lsh.js";
 export type { LshOptions, LshKeyer } from "./lsh.js";
 export { wordKeys, wordUnits, wordKey, WORD_KEYS_MAX_LENGTH, WORD_KEYS_MAX_UNITS, WORD_KEYS_MAX_UNIT } from "./word-keys.js";
-export { blockKeys, blockKey, blockCount, BLOCK_KEYS_MIN_BLOCKS, lookupBlockKeys, LOOKUP_BLOCK_KEYS_MAX_LENGTH } from "./block-keys.js";
+export { blockKeys, blockKey, blockCount, BLOCK_KEYS_MIN_BLOCKS, lookupBlockKeys, LOOKUP_BLOCK_KEYS_MAX_LENGTH, LOOKUP_BLOCK_KEYS_MAX_INDELS } from "./block-keys.js";
 export { SKETCH_VERSION, MAX_SKETCH_TERMS, DEFAULT_INLINE_TEXT_LENGTH, sketchOf, sketchCosine, encodeSketch, decodeSketch, editTextLimit, compareSketches, mayNeedText } from "./sketch.js";
 export type { Sketch, Sketched, Sketchable } from "./sketch.js";

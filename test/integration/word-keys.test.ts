@@ -3,8 +3,8 @@
  * word replaced, inserted or deleted in a text of 15-30 characters) are found
  * end to end through the engine by the word keys of LSH scheme lsh2; two or
  * three characters replaced in a Chinese text of 14-20 characters (audit 22,
- * F1) by the block keys of lsh3; one character replaced and one inserted or
- * deleted (audit 22a, tiny3_ins3.py) by the lookup block keys (spec §9.2,
+ * F1) by the block keys of lsh3; one character replaced and one or two
+ * inserted or deleted (audit 22a, tiny3_ins3.py) by the lookup block keys (spec §9.2,
  * lookup-only: the stored keys are lsh3's); and a document stored under lsh1
  * (band keys only) is still found through its band keys by an lsh3 lookup.
  */
@@ -29,14 +29,16 @@ const REPLACED: [string, string][] = [
   ["工作报告妈妈，图书馆朋友健康啊", "工作报告妈妈，呀书馆朋友吧康啊"],
   ["国大上不位由流个然知回日最四些根利大基而", "国大上不位鑫流个然知回日淼四些根利大基而"],
 ];
-// Stored text, then a copy with one character replaced and one inserted or deleted: pairs no stored key of the
-// copy reaches (audit 22a: the first three were indexed as originals), found through the lookup block keys.
+// Stored text, then a copy with one character replaced and one or two inserted or deleted: pairs no stored key of
+// the copy reaches (audit 22a: the first three were indexed as originals), found through the lookup block keys.
 const SHIFTED: [string, string][] = [
   ["音乐发展科技，下雨上海新闻，上海学校历史啊", "音乐发哦科技，下雨上海新闻，上海吧学校历史啊"],
   ["发展运动上海，美食历史运动，医院回家今天啊", "发展运动上海，美食历史吗动，吧医院回家今天啊"],
   ["新闻电影公园，教育美食新闻，教育发展城市啊", "新闻电影吧园，喊教育美食新闻，教育发展城市啊"],
   ["计划计划飞机，新闻音乐吧院，朋友文化吧音乐啊", "计划计划飞机，新闻音乐医院，朋友文化音乐啊"],
   ["历史妈吧计划呀，运动城市教育，学校飞机苹果啊", "历史妈妈计划，运动城市教育，学校飞机苹果啊"],
+  // One replaced and two inserted.
+  ["火车北京历史回家，学校城市旅游科技，科技飞机我们科技啊", "火车北京历史回家，吗校城市旅游科技，叫科技飞机呢我们科技啊"],
 ];
 const LONG = "A text stored by an older sidecar under lsh1, with band keys only, long enough for its keys to be band keys alone.";
 
@@ -91,7 +93,7 @@ describe.each(engineTargets())("word keys of short texts on $kind $version", (ta
     }
   }, 120_000);
 
-  it("finds the stored Chinese text from a copy with one character replaced and one inserted or deleted through the engine (lookup block keys)", async () => {
+  it("finds the stored Chinese text from a copy with one character replaced and one or two inserted or deleted through the engine (lookup block keys)", async () => {
     const fp = await sharedFingerprinter();
     const reader = new DedupService(engine, fp, resolveDedupOptions({ index }));
     for (const [i, [text, edited]] of SHIFTED.entries()) {
