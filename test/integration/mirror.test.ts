@@ -202,6 +202,36 @@ describe.each(engineTargets())("window mirror on $kind $version ($source)", (tar
     expect(without.results.filter((r) => r.status === "duplicate").length).toBeGreaterThanOrEqual(58);
   }, 120_000);
 
+  it("takes a lookup's lookup-only keys (spec §9.2) as the engine does: a copy with one character replaced and one inserted or deleted finds its stored text", async () => {
+    const fingerprinter = await sharedFingerprinter();
+    const own = uniqueIndex("neardup-it-mirror-shifted");
+    const pairs: [string, string][] = [
+      ["音乐发展科技，下雨上海新闻，上海学校历史啊", "音乐发哦科技，下雨上海新闻，上海吧学校历史啊"],
+      ["计划计划飞机，新闻音乐吧院，朋友文化吧音乐啊", "计划计划飞机，新闻音乐医院，朋友文化音乐啊"],
+    ];
+    const writer = new DedupService(engine, fingerprinter, resolveDedupOptions({ index: own }));
+    await writer.ensureIndex();
+    try {
+      const time = Date.UTC(2026, 0, 5);
+      const written = await writer.index(pairs.map(([text], i) => ({ id: `stored${i}`, idGiven: true, text, time, fields: undefined })), "mark");
+      expect(written.map((r) => ("status" in r ? r.status : r))).toEqual(["original", "original"]);
+      await engine.refresh(own);
+      const lookups: Lookup[] = pairs.map(([, edited]) => ({ analysis: fingerprinter.analyze(edited), time: time + 1000, excludeId: undefined, radius: 3 }));
+      // No stored key of a copy is a stored key of its text: only the lookup-only keys reach it.
+      for (const [i, l] of lookups.entries()) expect(l.analysis.lsh.filter((k) => fingerprinter.analyze(pairs[i]![0]).lsh.includes(k))).toEqual([]);
+      const mirror = new WindowMirror(engine, { index: own, maxDocs: 100_000, windowMs, pollMs: Number.POSITIVE_INFINITY, staleMs: Number.POSITIVE_INFINITY });
+      await mirror.refresh();
+      const view = await mirror.lookup(lookups);
+      expect(view).toBeDefined();
+      const mirrored = view!.results.map((r) => r!.candidates.map((c) => c.id).sort());
+      expect(mirrored).toEqual([["stored0"], ["stored1"]]);
+      const engined = (await fetchCandidates(engine, { index: own, textField: "text", windowMs, maxCandidates: 1000 }, lookups)).map((r) => r.candidates.map((c) => c.id).sort());
+      expect(mirrored).toEqual(engined);
+    } finally {
+      await engine.deleteIndex(own);
+    }
+  }, 120_000);
+
   it("declines a write's lookup with a key held by a crowd (the engine reads those oldest first), and answers a check's", async () => {
     const crowd = "0e:0c0ffee0";
     const ops: Record<string, unknown>[] = [];
