@@ -13,7 +13,7 @@
 // (e.g. one inserted and two replaced, 19 -> 20 characters). Three or more inserted or deleted are not covered.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { analysisData, blockCount, blockKeys, lookupBlockKeys, lookupKeysOf, LOOKUP_BLOCK_KEYS_MAX_INDELS, WORD_KEYS_MAX_LENGTH } from "../../../src/core/index.js";
+import { analysisData, blockCount, blockKey, blockKeys, lookupBlockKeys, lookupKeysOf, LOOKUP_BLOCK_KEYS_MAX_INDELS, WORD_KEYS_MAX_LENGTH } from "../../../src/core/index.js";
 import { lookupBlockKeysOfUnits } from "../../../src/core/block-keys.js";
 import { packAnalysis, unpackAnalysis } from "../../../src/workers/protocol.js";
 import { probeOf, reaches } from "../../../src/service/candidates/index.js";
@@ -144,6 +144,30 @@ describe("lookup block keys", () => {
     expect(counts.slice(11, 14)).toEqual([3, 7, 9]); // 12, 13, 14 units
     expect(Math.max(...counts)).toBe(109);
     expect(counts.slice(WORD_KEYS_MAX_LENGTH + 2).every((c) => c === 0)).toBe(true); // over 72 code points: none
+  });
+
+  it("are the rule's keys, each `blockKey(n', i, units)` of the spec, for units of any script and length", () => {
+    const unit = fc.oneof(han, fc.constantFrom("a", "word", "naïve", "日本語", "😀x", "1,000", "长", "𠀋"));
+    fc.assert(
+      fc.property(fc.array(unit, { minLength: 10, maxLength: 75 }), fc.integer({ min: 0, max: 3 }), (units, indels) => {
+        const m = units.length;
+        const want = new Set<string>();
+        for (let n = m - indels; n <= Math.min(m + indels, WORD_KEYS_MAX_LENGTH); n++) {
+          const b = blockCount(n);
+          if (n < 1 || b < 3) continue;
+          for (let i = 0; i < b; i++) {
+            const s0 = Math.floor((i * n) / b);
+            const e0 = Math.floor(((i + 1) * n) / b);
+            for (let t = -i; t <= i; t++) {
+              if (Math.abs(m - n - t) > b - 1 - i || Math.abs(t) + Math.abs(m - n - t) > indels || (m === n && t === 0)) continue;
+              want.add(blockKey(n, i, units.slice(s0 + t, e0 + t)));
+            }
+          }
+        }
+        expect(new Set(lookupBlockKeysOfUnits(units, indels))).toEqual(want);
+      }),
+      { seed: 5, numRuns: 300 },
+    );
   });
 
   it("two unrelated texts rarely share one", () => {
