@@ -10,7 +10,8 @@
  * AND the candidate lookup would have returned a for b (the incoming text):
  * b is within its bucket's searchRadius of a (segment lookup), OR the two share
  * at least one LSH key (`Analysis.lsh`: MinHash band keys and, for short
- * texts, word keys and block keys; scheme lsh3). Rows for simhash
+ * texts, word keys and block keys; scheme lsh3; b's lookup-only block keys,
+ * `lookupKeysOf`, against a's stored keys, as the service looks up). Rows for simhash
  * alone (the radii before lsh1) and for other LSH shingles/bandings are beside
  * it; the radius table shows what other radii would find and what they cost,
  * and the LSH table the key count and the candidate rate of each banding.
@@ -36,6 +37,7 @@ import {
   shingleHashes,
   trigramJaccard,
   wordKeys,
+  lookupKeysOf,
   CorpusIdf,
 } from "../../src/core/index.js";
 import type { VerdictOptions } from "../../src/core/index.js";
@@ -190,7 +192,8 @@ async function main(): Promise<void> {
         lshKeysA[k]!.push(ka);
         lshKeysB[k]!.push(kb);
       }
-      return ka.some((x) => kb.includes(x));
+      // The default as the service looks up: the incoming text's lookup keys (its own and the lookup-only block keys) against a's stored keys.
+      return k === 0 ? lookupKeysOf(b).some((x) => ka.includes(x)) : ka.some((x) => kb.includes(x));
     });
     rows.push({
       pair,
