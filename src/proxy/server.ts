@@ -382,7 +382,16 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       json(res, status, engineErrorBody(status, tooLong ? "content_too_long_exception" : "illegal_argument_exception", reason), product);
       return;
     }
-    if (body === undefined) return forwardRaw(`content-encoding ${String(req.headers["content-encoding"])} is not one neardup decodes`);
+    // An encoding neardup does not decode (`br`, `zstd`, `compress`, stacked or with parameters): neither engine decodes
+    // one either. Forwarded, OpenSearch dropped a `zstd` request without answering (a 503 "engine unreachable"), and
+    // both engines read a body labelled `br` as plain NDJSON, stored without dedup or marker (audit 23, F3 and F4); a
+    // real brotli or zstd body they refuse. Refused here, nothing sent, in the engine's shape (as SMILE is, above).
+    if (body === undefined) {
+      const encoding = String(req.headers["content-encoding"]);
+      const reason = `neardup's _bulk proxy decodes only gzip, x-gzip, deflate and x-deflate bodies, not Content-Encoding [${encoding}] (nor do the engines); send the bulk uncompressed or gzip-compressed. Nothing was written`;
+      json(res, 415, engineErrorBody(415, "neardup_unsupported_content_encoding_exception", reason), product);
+      return;
+    }
     if (body !== raw && !decodedSize(body.length)) return busy(res, product);
     if (!engine) {
       json(res, 503, engineErrorBody(503, "neardup_engine_unavailable_exception", "neardup is not connected to the engine yet"), product);

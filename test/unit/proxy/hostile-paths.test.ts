@@ -6,7 +6,7 @@
  */
 import http from "node:http";
 import net from "node:net";
-import { gzipSync } from "node:zlib";
+import { brotliCompressSync, gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseIndexRules, startProxy, type RunningProxy } from "../../../src/proxy/index.js";
 import { parseChunkRequest } from "../../../src/proxy/peer.js";
@@ -120,6 +120,27 @@ describe("the _bulk proxy and bodies that do not decode", () => {
     const body = (await r.json()) as { error: { type: string; reason: string } };
     expect(body.error.type).toBe("illegal_argument_exception");
     expect(body.error.reason).toContain("Content-Encoding");
+  });
+
+  // Audit 23, F3 and F4: forwarded, `zstd` got a 503 "engine unreachable" (OpenSearch drops the connection) and a
+  // plain body labelled `br` was stored without dedup or marker (both engines read it as plain NDJSON); neither
+  // engine decodes either. This proxy has no engine (port 9): a request it forwarded would answer 503.
+  it.each([
+    ["zstd", Buffer.from("28b52ffd", "hex")],
+    ["br", brotliCompressSync(Buffer.from('{"index":{}}\n{"message":"hi"}\n'))],
+    ["br", Buffer.from('{"index":{}}\n{"message":"hi"}\n')],
+    ["compress", Buffer.from('{"index":{}}\n{"message":"hi"}\n')],
+    ["gzip, gzip", gzipSync(gzipSync('{"index":{}}\n{"message":"hi"}\n'))],
+  ])("a body sent as %s is refused 415 naming the encoding, before anything is sent", async (encoding, body) => {
+    const r = await fetch(`${proxy.url}/logs-1/_bulk`, { method: "POST", headers: { "content-type": "application/x-ndjson", "content-encoding": encoding }, body });
+    expect(r.status).toBe(415);
+    expect(r.headers.get("retry-after")).toBeNull();
+    const answer = (await r.json()) as { status: number; error: { type: string; reason: string; root_cause: { type: string }[] } };
+    expect(answer.status).toBe(415);
+    expect(answer.error.type).toBe("neardup_unsupported_content_encoding_exception");
+    expect(answer.error.root_cause[0]!.type).toBe("neardup_unsupported_content_encoding_exception");
+    expect(answer.error.reason).toContain(`Content-Encoding [${encoding}]`);
+    expect(answer.error.reason).toContain("Nothing was written");
   });
 });
 
