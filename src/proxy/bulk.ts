@@ -19,8 +19,9 @@
  * holds the same way: a segment's forwarded chunk is answered before the
  * next segment starts.
  *
- * Engine down: items that did not reach the engine are answered with 503 (or
- * 429 when the engine said so), per item, or for the whole request when
+ * Engine down: items that did not reach the engine are answered with a 429
+ * per item (which the clients' bulk helpers send again; a 503 item they drop),
+ * or for the whole request with 503 (or 429 when the engine said so) when
  * nothing was written, and are never acknowledged. A writer handover, or a
  * writer that does not answer, is a 429 for the items concerned.
  */
@@ -33,7 +34,7 @@ import { describeEngineError, isClosedIndex, isIndexBlock, outcomeUnknown } from
 import type { IndexResult } from "../service/dedup-service.js";
 import { isStorableTime, readSourceTime, type DocInput } from "../service/input.js";
 import type { Policy } from "../service/options.js";
-import { neardupErrorItem, noopItem, rejectedItem, unavailableItem, verdictOf, writtenItem, type Failure, type ItemBody } from "./items.js";
+import { neardupErrorItem, noopItem, rejectedItem, retryItem, verdictOf, writtenItem, type Failure, type ItemBody } from "./items.js";
 import { metaText, parseBulkInSlices, textSource, lineToWrite, type BulkItem } from "./ndjson.js";
 import { forwardChunk, isRetry, parseChunkRequest, retryFailure, type ChunkAnswer, type ChunkRequest, type ProxyDoc } from "./peer.js";
 import { MissingIndex, type IndexDedup, type ServicePool } from "./pool.js";
@@ -438,7 +439,7 @@ export class BulkHandler {
       const status = failure.status;
       const body =
         failure.kind === "unavailable"
-          ? unavailableItem(item.index, id, status, failure.reason)
+          ? retryItem(item.index, id, failure.reason)
           : { _index: item.index, ...(id === undefined ? {} : { _id: id }), status, error: describeEngineError(failure.body) ?? { type: "engine_error", reason: `HTTP ${status}` } };
       results[at] = { [answerOp(item)]: body };
     }
@@ -798,7 +799,7 @@ export class BulkHandler {
       if (plan.result) return isNeardupError(r) ? plan.result : { ...plan.result, neardup: verdictOf(r) };
       // A write whose outcome is unknown ("send it again") is a per-item 429, as a retry is: shippers and the clients'
       // bulk helpers retry those, and drop a 503 item as failed, so a write that never landed was lost (audit 14, F6).
-      if (isRetry(r) || (isNeardupError(r) && outcomeUnknown(r))) return unavailableItem(index, docs[k]!.id, 429, `neardup: ${r.message}`);
+      if (isRetry(r) || (isNeardupError(r) && outcomeUnknown(r))) return retryItem(index, docs[k]!.id, r.message);
       if (isNeardupError(r)) return neardupErrorItem(index, docs[k]!.id, r);
       return r.action === "skipped" ? noopItem(index, r) : r.action === "rejected" ? rejectedItem(index, r) : writtenItem(index, r);
     });

@@ -33,14 +33,25 @@ export function errorItem(index: string, id: string | undefined, status: number,
   return { _index: index, ...(id === undefined ? {} : { _id: id }), status, error: { type, reason, index } };
 }
 
+/** Codes of a neardup error that sending the item again may cure: the engine down or overloaded, a writer handover. */
+const RETRYABLE = new Set(["ENGINE_UNAVAILABLE", "OVERLOADED", "RETRY"]);
+
 /** An item neardup could not handle (its text was refused, or the index could not be prepared). */
 export function neardupErrorItem(index: string, id: string | undefined, err: NeardupError): ItemBody {
+  if (RETRYABLE.has(err.code)) return retryItem(index, id, err.message);
   return errorItem(index, id, err.status, `neardup_${err.code.toLowerCase()}_exception`, err.message);
 }
 
-/** An item that did not reach the engine because the engine was down or overloaded. */
-export function unavailableItem(index: string, id: string | undefined, status: number, reason: string): ItemBody {
-  return errorItem(index, id, status, status === 429 ? "es_rejected_execution_exception" : "unavailable_shards_exception", reason);
+/**
+ * An item that did not get its answer because the engine was down or overloaded, or a writer handed over: a
+ * per-item `429`, whatever the status of the failure behind it (named in `reason`). The clients' bulk helpers and
+ * shippers send a `429` item again and report a `503` one failed, never sending it again: with the engine dying
+ * mid-bulk, the items of a refused connection got `503` and were dropped where the others got `429` (audit 23, F5).
+ * A whole request that failed so keeps its own status.
+ */
+export function retryItem(index: string, id: string | undefined, reason: string): ItemBody {
+  const said = reason.startsWith("neardup: ") ? reason : `neardup: ${reason}`;
+  return errorItem(index, id, 429, "es_rejected_execution_exception", /\bagain\b/.test(said) ? said : `${said}; send this item again`);
 }
 
 /**

@@ -25,7 +25,7 @@ describe("BulkHandler when neardup cannot take the items now", () => {
   });
   afterAll(() => engine.close());
 
-  it("tries the set-up once for a segment whose pass-through items made it ready first, and answers its items 503", async () => {
+  it("tries the set-up once for a segment whose pass-through items made it ready first, and answers its items 429, which the helpers send again (audit 23, F5: 503, which they drop); a request of nothing else is a whole 503", async () => {
     let calls = 0;
     const pool = {
       get: () => {
@@ -39,7 +39,11 @@ describe("BulkHandler when neardup cannot take the items now", () => {
     expect(calls).toBe(1);
     expect(answer).toMatchObject({ kind: "json", status: 200, body: { errors: true } });
     const items = (answer as { body: { items: Record<string, { status: number }>[] } }).body.items;
-    expect(items.map((it) => Object.values(it)[0]!.status)).toEqual([404, 503]);
+    expect(items.map((it) => Object.values(it)[0]!.status)).toEqual([404, 429]);
+    expect(items[1]!.index).toMatchObject({ error: { type: "es_rejected_execution_exception", reason: "neardup: the engine is down; send this item again" } });
+    // Nothing written: the whole request's answer keeps the failure's own status.
+    const alone = await handler.handle({ pathIndex: undefined, query: new URLSearchParams(), headers: { "content-type": "application/x-ndjson" }, body: body.split("\n").slice(1).join("\n") });
+    expect(alone).toMatchObject({ kind: "json", status: 503, body: { error: { type: "neardup_engine_unavailable_exception", reason: "the engine is down" } } });
   });
 
   it("answers items a saturated analysis pool refused with a per-item 429 (the helpers retry it), and a whole 429 when the service refuses the batch", async () => {

@@ -65,6 +65,24 @@ describe("BulkHandler after a per-item retry", () => {
     const items = (answer as { body: { items: Record<string, { status: number; error?: { type: string; reason: string } }>[] } }).body.items;
     expect(items[0]!.index).toMatchObject({ status: 429, error: { type: "es_rejected_execution_exception" } });
     expect(items[0]!.index!.error!.reason).toContain("may have been written");
-    expect(items[1]!.index!.status).toBe(503); // other failures keep their status
+    // Audit 23, F5: any retryable failure of an item is a 429 (this was a 503, which the helpers drop).
+    expect(items[1]!.index).toMatchObject({ status: 429, error: { type: "es_rejected_execution_exception" } });
+    expect(items[1]!.index!.error!.reason).toBe("neardup: the recent-writes window is full; send this item again");
+  });
+
+  it("an engine that refuses the connection mid-bulk gives its items a per-item 429 naming the refusal, as the items of a lost connection get (audit 23, F5: per-item 503, which the bulk helpers never send again)", async () => {
+    const reset = new NeardupError("ENGINE_UNAVAILABLE", "the engine at http://127.0.0.1:9200 is unreachable (ECONNRESET); the write may have been written: send it again (the same id), and it is decided again", { details: { outcomeUnknown: true } });
+    const refused = new NeardupError("ENGINE_UNAVAILABLE", "the engine at http://127.0.0.1:9200 is unreachable (ECONNREFUSED)");
+    const service = {
+      index: (docs: { id: string }[]) => Promise.resolve(docs.map((d) => (d.id === "x" ? reset : refused))),
+      options: { pipelineChunk: 100 },
+    };
+    const pool = { get: () => Promise.resolve({ service, writer: { results: () => [] }, lease: undefined }), existing: () => undefined } as unknown as ServicePool;
+    const handler = new BulkHandler({ upstream, rules: parseIndexRules("logs-*:message"), pool, defaultPolicy: "mark", maxBatch: 500, timeoutMs: 5000, maxTextLength: 1_000_000, timeField: "@timestamp", timeSkewMs: 60_000 });
+    const body = ['{"index":{"_index":"logs-a","_id":"x"}}', '{"message":"a text to fingerprint"}', '{"create":{"_index":"logs-a","_id":"z"}}', '{"message":"another text"}', ""].join("\n");
+    const answer = await handler.handle({ pathIndex: undefined, query: new URLSearchParams(), headers: {}, body });
+    const items = (answer as { body: { items: Record<string, { status: number; error?: { type: string; reason: string } }>[] } }).body.items;
+    expect(items.map((it) => Object.values(it)[0]!.status)).toEqual([429, 429]);
+    expect(items[1]!.create!.error).toEqual({ type: "es_rejected_execution_exception", reason: "neardup: the engine at http://127.0.0.1:9200 is unreachable (ECONNREFUSED); send this item again", index: "logs-a" });
   });
 });
