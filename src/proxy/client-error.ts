@@ -6,6 +6,7 @@
  */
 import type { Logger } from "pino";
 import { onClientError, type ClientErrorAnswer, type Inflight } from "../server/client-error.js";
+import type { LogThrottle } from "../server/log-throttle.js";
 import { engineErrorBody } from "./upstream.js";
 
 const TYPES: Record<ClientErrorAnswer["kind"], string> = {
@@ -22,7 +23,7 @@ export function engineErrorType(answer: ClientErrorAnswer): string {
 }
 
 /** The proxy's `clientError` listener; `product` is the `X-Elastic-Product` to send, if any. */
-export function onProxyClientError(inflight: Inflight, product: () => string | undefined, logger: Logger | undefined) {
+export function onProxyClientError(inflight: Inflight, product: () => string | undefined, logger: Logger | undefined, throttle?: LogThrottle) {
   return onClientError(
     inflight,
     (answer) => {
@@ -32,5 +33,6 @@ export function onProxyClientError(inflight: Inflight, product: () => string | u
     },
     logger,
     "proxy",
+    throttle,
   );
 }

@@ -22,6 +22,7 @@ import { BulkHandler } from "./bulk.js";
 import { onProxyClientError } from "./client-error.js";
 import { holdInvalidLines } from "./raw-lines.js";
 import { track, type Inflight } from "../server/client-error.js";
+import { LogThrottle } from "../server/log-throttle.js";
 import { PEER_PATH } from "./peer.js";
 import { InflightBudget } from "./budget.js";
 import { drain } from "../server/drain.js";
@@ -228,6 +229,8 @@ function json(res: ServerResponse, status: number, body: unknown, product: strin
 export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const upstream: Upstream = createUpstream(options.connection);
   const logger = options.logger;
+  // Lines a client can cause at will, one a request: at most one of a kind per 10 s (audit 23, F8).
+  const throttle = new LogThrottle();
   let handler: { engine: Engine; ready: Promise<BulkHandler> } | undefined;
   let pool: ServicePool | undefined;
   let ownUrl = "";
@@ -291,7 +294,8 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
    */
   const passDown = (res: ServerResponse) => (err: UpstreamDown) => {
     if (!err.dropped) return down(res, undefined)(err);
-    logger?.info({ err: err.message }, "proxy: the engine closed the connection without answering a pass-through request");
+    const say = throttle.take("pass_dropped");
+    if (say) logger?.info({ err: err.message, ...say }, "proxy: the engine closed the connection without answering a pass-through request");
     const code = (err.cause as NodeJS.ErrnoException | undefined)?.code;
     json(res, 502, engineErrorBody(502, "neardup_engine_closed_connection_exception", `the engine at ${upstream.shown} closed the connection without answering this request (${code}), as it does with a body it cannot read; the connection was made, so this is no sign of an outage (/readyz says whether the engine is up)`), undefined);
   };
@@ -474,8 +478,10 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       }
       onBulk(req, res, url, pathIndex).catch((err: unknown) => {
         // A client that went away mid-body is not the proxy's failure; nothing of its body was sent to the engine.
-        if (req.destroyed || (err as Error | undefined)?.message === "aborted") logger?.info({ err: String(err) }, "proxy: _bulk client went away before its body ended; nothing sent to the engine");
-        else logger?.error({ err: String(err) }, "proxy: _bulk failed");
+        if (req.destroyed || (err as Error | undefined)?.message === "aborted") {
+          const say = throttle.take("client_gone");
+          if (say) logger?.info({ err: String(err), ...say }, "proxy: _bulk client went away before its body ended; nothing sent to the engine");
+        } else logger?.error({ err: String(err) }, "proxy: _bulk failed");
         if (!res.headersSent) json(res, 500, engineErrorBody(500, "neardup_exception", "internal error in the neardup proxy"), undefined);
         else res.destroy();
       });
@@ -483,7 +489,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     }
     pipeThrough(upstream, req, res, passDown(res), originForm(req, url));
   });
-  server.on("clientError", onProxyClientError(inflight, () => (options.engine()?.kind === "elasticsearch" ? "Elasticsearch" : undefined), logger));
+  server.on("clientError", onProxyClientError(inflight, () => (options.engine()?.kind === "elasticsearch" ? "Elasticsearch" : undefined), logger, throttle));
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);

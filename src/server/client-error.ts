@@ -9,6 +9,7 @@ import { STATUS_CODES } from "node:http";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 import type { Logger } from "pino";
+import { LogThrottle } from "./log-throttle.js";
 
 /** What went wrong, as Node picks the status; `kind` names it for the server's own error codes. */
 export interface ClientErrorAnswer {
@@ -55,17 +56,20 @@ export type RenderClientError = (answer: ClientErrorAnswer) => { body: string; h
 /**
  * A `clientError` listener: answers with {@link clientErrorAnswer}, rendered by `render`, when nothing of an
  * answer was sent yet and the socket can still be written to (a client that closed only its side reads it),
- * then closes the connection; logs each under `label`.
+ * then closes the connection; logs each under `label`, at most one line of a kind per `throttle`'s interval.
  */
-export function onClientError(inflight: Inflight, render: RenderClientError, logger: Logger | undefined, label: string) {
+export function onClientError(inflight: Inflight, render: RenderClientError, logger: Logger | undefined, label: string, throttle = new LogThrottle()) {
   return (err: NodeJS.ErrnoException, socket: Duplex): void => {
     const current = inflight.get(socket);
     const answer = clientErrorAnswer(err, current?.req);
     const answered = socket.writable && !current?.res.headersSent;
     // Express rewrites `url` under a mount point; `originalUrl` is what the client sent.
     const where = current ? `${current.req.method ?? ""} ${((current.req as { originalUrl?: string }).originalUrl ?? current.req.url ?? "").slice(0, 200)}` : undefined;
-    if (answer.kind === "short_body") logger?.info({ request: where, contentLength: current?.req.headers["content-length"], answered }, `${label}: request body ended before its Content-Length; nothing was written`);
-    else logger?.info({ request: where, code: err.code, answered }, `${label}: malformed HTTP request`);
+    // A client can cause these at will, one a connection: at most one line of a kind per 10 s, the next saying how
+    // many were left out (audit 23, F8).
+    const say = logger && throttle.take(answer.kind);
+    if (say && answer.kind === "short_body") logger?.info({ request: where, contentLength: current?.req.headers["content-length"], answered, ...say }, `${label}: request body ended before its Content-Length; nothing was written`);
+    else if (say) logger?.info({ request: where, code: err.code, answered, ...say }, `${label}: malformed HTTP request`);
     if (answered) {
       const { body, headers = {} } = render(answer);
       const extra = Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join("");
