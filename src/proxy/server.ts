@@ -218,6 +218,28 @@ function decodePathPart(part: string): string | null {
   }
 }
 
+/** What a proxy log line about a request names (audit 23, F6). */
+interface RequestContext {
+  method: string;
+  /** The index the path names, when it names one. */
+  index?: string;
+  /** The path with its index as `{index}` and nothing after the endpoint (`/{index}/_doc`): ids never reach a log. */
+  path: string;
+  /** The client's X-Opaque-Id (the engines' request id, echoed on their answers). */
+  opaqueId?: string;
+}
+
+/** The {@link RequestContext} of a request to `url`. */
+export function requestContext(req: IncomingMessage, url: URL): RequestContext {
+  const [first, second] = url.pathname.split("/").filter((part) => part !== "");
+  const named = first !== undefined && !first.startsWith("_");
+  const index = named ? (decodePathPart(first) ?? first) : undefined;
+  const endpoint = named ? second : first;
+  const path = `${named ? "/{index}" : ""}${endpoint === undefined ? (named ? "" : "/") : `/${endpoint.startsWith("_") ? endpoint : "{id}"}`}`;
+  const opaqueId = req.headers["x-opaque-id"];
+  return { method: req.method ?? "GET", ...(index === undefined ? {} : { index: index.slice(0, 255) }), path, ...(typeof opaqueId === "string" ? { opaqueId: opaqueId.slice(0, 128) } : {}) };
+}
+
 function json(res: ServerResponse, status: number, body: unknown, product: string | undefined): void {
   const text = JSON.stringify(body);
   const headers: Record<string, string> = { "content-type": "application/json; charset=UTF-8", "content-length": String(Buffer.byteLength(text)) };
@@ -281,8 +303,8 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     return ready;
   };
 
-  const down = (res: ServerResponse, product: string | undefined) => (err: UpstreamDown) => {
-    logger?.warn({ err: err.message }, "proxy: engine unreachable");
+  const down = (res: ServerResponse, product: string | undefined, context: RequestContext) => (err: UpstreamDown) => {
+    logger?.warn({ err: err.message, ...context, status: 503 }, "proxy: engine unreachable");
     json(res, 503, engineErrorBody(503, "neardup_engine_unavailable_exception", err.message), product);
   };
 
@@ -292,10 +314,10 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
    * and a 503 "unreachable" named an outage that was not happening, which clients' transports retry (audit 22b,
    * F10). A connection refused, or never made, is still a 503.
    */
-  const passDown = (res: ServerResponse) => (err: UpstreamDown) => {
-    if (!err.dropped) return down(res, undefined)(err);
+  const passDown = (res: ServerResponse, context: RequestContext) => (err: UpstreamDown) => {
+    if (!err.dropped) return down(res, undefined, context)(err);
     const say = throttle.take("pass_dropped");
-    if (say) logger?.info({ err: err.message, ...say }, "proxy: the engine closed the connection without answering a pass-through request");
+    if (say) logger?.info({ err: err.message, ...context, status: 502, ...say }, "proxy: the engine closed the connection without answering a pass-through request");
     const code = (err.cause as NodeJS.ErrnoException | undefined)?.code;
     json(res, 502, engineErrorBody(502, "neardup_engine_closed_connection_exception", `the engine at ${upstream.shown} closed the connection without answering this request (${code}), as it does with a body it cannot read; the connection was made, so this is no sign of an outage (/readyz says whether the engine is up)`), undefined);
   };
@@ -357,7 +379,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
         res.writeHead(r.status, forwardHeaders(r.headers, ["content-length"]));
         res.end(r.body);
       } catch (err) {
-        down(res, product)(err as UpstreamDown);
+        down(res, product, requestContext(req, url))(err as UpstreamDown);
       }
     };
     // The engines read the media type in any case (`Application/X-NDJSON`): so does the proxy, or such a bulk went
@@ -487,7 +509,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       });
       return;
     }
-    pipeThrough(upstream, req, res, passDown(res), originForm(req, url));
+    pipeThrough(upstream, req, res, passDown(res, requestContext(req, url)), originForm(req, url));
   });
   server.on("clientError", onProxyClientError(inflight, () => (options.engine()?.kind === "elasticsearch" ? "Elasticsearch" : undefined), logger, throttle));
   server.keepAliveTimeout = 65_000;

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import express, { Router, type Express } from "express";
 import type { Logger } from "pino";
 import type { ApiKey } from "../config/api-keys.js";
@@ -12,6 +13,7 @@ import { bulkJsonBody, errorHandler, jsonBody } from "./errors.js";
 import { cors, methodNotAllowed, requireJson } from "./http-guards.js";
 import { BODY_IDLE_MS, concurrencyLimit, rateLimit } from "./limits.js";
 import { openApiDocument } from "./openapi.js";
+import { PEER_ROUTE } from "./peer.js";
 import { analysisRoutes } from "./routes/analysis.js";
 import { documentRoutes } from "./routes/documents.js";
 import { statsRoutes } from "./routes/stats.js";
@@ -52,6 +54,23 @@ const DEFAULT_LIMITS: LimitsConfig = {
   bodyIdleMs: BODY_IDLE_MS,
 };
 
+/** The OpenAPI path templates, each with a pattern matching the paths it stands for (`{id}`: one segment). */
+const TEMPLATES = [...Object.keys(openApiDocument.paths), PEER_ROUTE]
+  .map((template) => ({
+    template,
+    pattern: new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\\?\{[^}]+\\?\}/g, "[^/]+")}/*$`),
+  }))
+  // Literal paths first: `/v1/documents/_bulk` is not `/v1/documents/{id}`.
+  .sort((a, b) => a.template.split("{").length - b.template.split("{").length);
+
+/** The template of the API path `path` (`/v1/documents/{id}`), for logs: ids and texts never reach a log line; `unmatched` for others. */
+export function routeTemplate(path: string): string {
+  return TEMPLATES.find((t) => t.pattern.test(path))?.template ?? "unmatched";
+}
+
+/** A client's X-Request-Id taken as the request's id: a short token (anything else could forge log text). */
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
 /** Paths anyone may call without a key: probes, metrics and the API description. */
 export const OPEN_PATHS = ["/livez", "/readyz", "/metrics", "/openapi.json"] as const;
 
@@ -73,6 +92,16 @@ export function createApp(deps: AppDeps): Express {
   app.set("case sensitive routing", true);
   app.disable("x-powered-by");
   const limits: LimitsConfig = { ...DEFAULT_LIMITS, ...deps.limits };
+  // Each request's id, for the log lines about it (audit 23, F6): the client's X-Request-Id when it is a plain
+  // token, else a new one; echoed in the answer so a client can quote it.
+  app.use((req, res, next) => {
+    const given = req.headers["x-request-id"];
+    const id = typeof given === "string" && REQUEST_ID.test(given) ? given : randomUUID();
+    res.locals.requestId = id;
+    res.locals.route = routeTemplate(req.path);
+    res.setHeader("X-Request-Id", id);
+    next();
+  });
   app.use((req, res, next) => {
     const end = deps.metrics.httpDuration.startTimer();
     res.on("finish", () => {

@@ -1,5 +1,5 @@
 import { isUtf8 } from "node:buffer";
-import type { ErrorRequestHandler } from "express";
+import type { ErrorRequestHandler, Request, Response } from "express";
 import type { Logger } from "pino";
 import { hasErrorCode, NeardupError, isNeardupError } from "../core/errors.js";
 import { redactText } from "../engine/errors.js";
@@ -175,6 +175,18 @@ function fromHttpLayer(err: HttpLayerError): NeardupError | HttpError | undefine
 }
 
 /**
+ * What a log line about a request names (audit 23, F6): its method, its route as a template (`/v1/documents/{id}`,
+ * never the path with ids in it; `unmatched` for a path no route has: app.ts), the status answered and the request id
+ * (app.ts, echoed as `X-Request-Id`). No text, query or header.
+ */
+export function requestContext(req: Request, res: Response, status: number): { method: string; route: string; status: number; requestId?: string } {
+  const locals = res.locals as { requestId?: unknown; route?: unknown };
+  const route = typeof locals.route === "string" ? locals.route : "unmatched";
+  const requestId = locals.requestId;
+  return { method: req.method, route, status, ...(typeof requestId === "string" ? { requestId } : {}) };
+}
+
+/**
  * One handler maps error codes to HTTP statuses; unknown errors are 500 and logged.
  * Messages pass through `redactText` first: an engine (or a proxy in front of it)
  * may echo credentials in its error text, and none may reach a caller or a log.
@@ -183,13 +195,13 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (err, req, res, _next) => {
     const known = isNeardupError(err) || err instanceof HttpError ? err : fromHttpLayer(err as HttpLayerError);
     if (!known) {
-      logger.error({ err: redactText(err instanceof Error ? (err.stack ?? err.message) : String(err)), path: req.path }, "unhandled error");
+      logger.error({ err: redactText(err instanceof Error ? (err.stack ?? err.message) : String(err)), ...requestContext(req, res, 500) }, "unhandled error");
       res.status(500).json({ error: { code: "INTERNAL", message: "internal error" } } satisfies ErrorBody);
       return;
     }
     if (res.headersSent) return;
     const message = redactText(known.message);
-    if (known.status >= 500) logger.warn({ code: known.code, message }, "request failed");
+    if (known.status >= 500) logger.warn({ code: known.code, message, ...requestContext(req, res, known.status) }, "request failed");
     if (known instanceof HttpError) res.set(known.headers);
     if (hasErrorCode(known, "ENGINE_UNAVAILABLE")) {
       const after = known.details?.retryAfterSeconds;
