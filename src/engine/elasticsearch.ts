@@ -37,8 +37,8 @@ export class ElasticsearchEngine implements Engine {
     });
   }
 
-  health(): Promise<string> {
-    return this.guard("cluster health", async () => String((await this.client.cluster.health()).status));
+  health(index?: string): Promise<string> {
+    return this.guard("cluster health", async () => String((await this.client.cluster.health(index === undefined ? {} : { index, timeout: "0s" })).status));
   }
 
   putComponentTemplate(name: string, body: Record<string, unknown>): Promise<void> {

@@ -42,8 +42,8 @@ export class OpenSearchEngine implements Engine {
     });
   }
 
-  health(): Promise<string> {
-    return this.guard("cluster health", async () => String((await this.client.cluster.health()).body.status));
+  health(index?: string): Promise<string> {
+    return this.guard("cluster health", async () => String((await this.client.cluster.health(index === undefined ? {} : { index, timeout: "0s" })).body.status));
   }
 
   putComponentTemplate(name: string, body: Record<string, unknown>): Promise<void> {

@@ -142,8 +142,11 @@ export interface BulkOptions {
 export interface Engine {
   readonly kind: EngineKind;
   readonly info: EngineInfo;
-  /** Cluster health status (`green`, `yellow`, `red`). */
-  health(): Promise<string>;
+  /**
+   * Cluster health status (`green`, `yellow`, `red`); with `index` (a name, an alias or a pattern), that of its
+   * indices alone, answered at once (`timeout=0s`: no wait for a status).
+   */
+  health(index?: string): Promise<string>;
   /**
    * Waits up to `timeoutMs` until every primary shard of the index (alias or pattern: every index behind it) is
    * active (health yellow); true when they are, false on the timeout. An index another writer has just created

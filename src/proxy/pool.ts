@@ -96,6 +96,16 @@ export class ServicePool {
     }
   }
 
+  /** The writer leases of the services made, by index, and whether this sidecar holds each (`neardup_writer_lease_held`). */
+  leases(): { index: string; held: boolean }[] {
+    const out: { index: string; held: boolean }[] = [];
+    for (const [index, { dedup }] of this.made) {
+      const state = dedup.lease?.status().state;
+      if (state !== undefined) out.push({ index, held: state === "held" || state === "taking_over" });
+    }
+    return out;
+  }
+
   /** Services made and not let go. */
   get size(): number {
     return this.entries.size;

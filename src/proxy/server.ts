@@ -92,6 +92,8 @@ export interface RunningProxy {
   url: string;
   /** Stops accepting; requests in flight finish (up to `shutdownTimeoutMs`), then its writer leases are released. */
   close(): Promise<void>;
+  /** Its indices' writer leases and whether this sidecar holds each (`neardup_writer_lease_held`). */
+  leases(): { index: string; held: boolean }[];
 }
 
 /**
@@ -523,6 +525,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   logger?.info({ url, rules: options.rules.map((r) => `${r.pattern}:${r.textField}${r.policy ? `:${r.policy}` : ""}`) }, "neardup _bulk proxy listening");
   return {
     url,
+    leases: () => pool?.leases() ?? [],
     async close() {
       // Not cut at once: a bulk cut mid-way is answered to nobody, and its client sends it again.
       await drain(server, options.shutdownTimeoutMs ?? 15_000, logger);

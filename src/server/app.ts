@@ -131,8 +131,8 @@ export function createApp(deps: AppDeps): Express {
     res.json({ status: "ok" });
   });
   app.get("/readyz", (_req, res) => {
-    const { ready, reason } = deps.readiness;
-    res.status(ready ? 200 : 503).json({ status: ready ? "ready" : "not ready", reason });
+    const { ready, reason, details } = deps.readiness.snapshot();
+    res.status(ready ? 200 : 503).json({ status: ready ? "ready" : "not ready", reason, ...details });
   });
   app.get("/metrics", async (_req, res) => {
     res.set("Content-Type", deps.metrics.registry.contentType);

@@ -54,6 +54,8 @@ async function main(): Promise<void> {
           onLeaseEvent: leaseEventCounter(service.metrics, "proxy"),
           shutdownTimeoutMs: config.supervision.shutdownTimeoutMs,
         });
+        const running = proxy;
+        service.metrics.leaseSources.add(() => running.leases().map(({ index, held }) => ({ lease: "proxy", index, held })));
         if (proxyConfig.rules.length === 0) logger.warn("NEARDUP_PROXY_INDICES is empty: the proxy passes every index through untouched");
       },
       () => undefined,

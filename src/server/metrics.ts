@@ -26,10 +26,22 @@ export interface Metrics {
   leaseEvents: Counter<"lease" | "event">;
   /** Engine calls' time by method and outcome (`ok`, or the error code), engine-timing.ts. */
   engineDuration: Histogram<"operation" | "outcome">;
+  /** 1 while this sidecar holds an index's writer lease, else 0, by lease (`api`, `proxy`) and index; read at each scrape from {@link leaseSources}. */
+  writerLeaseHeld: Gauge<"lease" | "index">;
+  /** What `neardup_writer_lease_held` reads: each adds the leases it runs ({@link LeaseHeld}). */
+  leaseSources: Set<() => LeaseHeld[]>;
+}
+
+/** One writer lease, for `neardup_writer_lease_held`. */
+export interface LeaseHeld {
+  lease: "api" | "proxy";
+  index: string;
+  held: boolean;
 }
 
 export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metrics {
   const registry = new Registry();
+  const leaseSources = new Set<() => LeaseHeld[]>();
   if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: registry, prefix: "neardup_" });
   const registers = [registry];
   return {
@@ -63,6 +75,17 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
       registers,
     }),
+    writerLeaseHeld: new Gauge({
+      name: "neardup_writer_lease_held",
+      help: "1 while this sidecar holds the writer lease of the index (it decides the index's writes), else 0 (another sidecar holds it, or none does: after a holder's crash, writes wait until its lease is taken over, NEARDUP_LEASE_TTL_MS + 1 s), by lease (api, proxy) and index.",
+      labelNames: ["lease", "index"] as const,
+      registers,
+      collect() {
+        this.reset();
+        for (const source of leaseSources) for (const { lease, index, held } of source()) this.set({ lease, index }, held ? 1 : 0);
+      },
+    }),
+    leaseSources,
   };
 }
 

@@ -164,7 +164,19 @@ const schemas = {
     },
     additionalProperties: false,
   },
-  Health: { type: "object", required: ["status"], properties: { status: str, reason: str } },
+  Health: {
+    type: "object",
+    required: ["status"],
+    properties: {
+      status: str,
+      reason: str,
+      lease: {
+        type: "object",
+        description: "/readyz with the writer lease on: what the API index's lease lets this sidecar do with writes now (docs/operations.md).",
+        properties: { index: str, state: { type: "string", enum: ["held", "taking_over", "forwarding", "waiting", "unknown"] }, holder_url: str, seconds_left: { type: "integer", minimum: 0 } },
+      },
+    },
+  },
   Stats: {
     type: "object",
     required: ["from", "to", "interval", "by", "by_field", "total", "duplicates", "rate", "panels"],
@@ -363,7 +375,7 @@ export const openApiDocument = {
     "/readyz": {
       get: {
         ...open,
-        summary: "Readiness (no key needed): the cached result of the engine health probe, refreshed every NEARDUP_ENGINE_PROBE_MS.",
+        summary: "Readiness (no key needed): the cached result of the engine health probe, refreshed every NEARDUP_ENGINE_PROBE_MS (the API index red is not ready); with the writer lease on, 503 until this sidecar has once been able to take writes, and the lease's state.",
         responses: { "200": { description: "Ready.", content: ref("Health") }, "503": { description: "Not ready; the reason says why (credentials removed).", content: ref("Health") }, "405": errors["405"] },
       },
     },

@@ -5,16 +5,41 @@
  */
 import { redactText } from "../engine/errors.js";
 
+/**
+ * A further condition on readiness, looked at on each read while the engine is ready: `notReady` (a reason) turns
+ * /readyz to 503; `details` are added to its body either way (the writer lease's state, audit 23 F1).
+ */
+export type ReadinessCondition = () => { notReady?: string | undefined; details?: Record<string, unknown> | undefined };
+
 export class Readiness {
   private state: { ready: boolean; reason: string } = { ready: false, reason: "starting" };
   private timer: NodeJS.Timeout | undefined;
+  private condition: ReadinessCondition | undefined;
 
   get ready(): boolean {
-    return this.state.ready;
+    return this.state.ready && this.condition?.().notReady === undefined;
   }
 
   get reason(): string {
-    return this.state.reason;
+    const notReady = this.state.ready ? this.condition?.().notReady : undefined;
+    return notReady === undefined ? this.state.reason : redactText(notReady);
+  }
+
+  /** What the condition adds to the /readyz body (none while the engine is not ready). */
+  get details(): Record<string, unknown> {
+    return (this.state.ready ? this.condition?.().details : undefined) ?? {};
+  }
+
+  /** Sets (or, with `undefined`, removes) the {@link ReadinessCondition}. */
+  setCondition(condition: ReadinessCondition | undefined): void {
+    this.condition = condition;
+  }
+
+  /** Ready, the reason and the details, with the condition looked at once. */
+  snapshot(): { ready: boolean; reason: string; details: Record<string, unknown> } {
+    if (!this.state.ready || !this.condition) return { ready: this.state.ready, reason: this.state.reason, details: {} };
+    const { notReady, details } = this.condition();
+    return notReady === undefined ? { ready: true, reason: this.state.reason, details: details ?? {} } : { ready: false, reason: redactText(notReady), details: details ?? {} };
   }
 
   markReady(reason = "ok"): void {

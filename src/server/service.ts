@@ -22,6 +22,7 @@ import { CircuitBreaker, withBreaker } from "./breaker.js";
 import { withTiming } from "./engine-timing.js";
 import { createMetrics, leaseEventCounter, registerPoolMetrics, type Metrics } from "./metrics.js";
 import { Readiness } from "./readiness.js";
+import { LeaseReadiness } from "./lease-readiness.js";
 
 /** A started engine the service owns (the embedded OpenSearch). */
 export interface OwnedEngine {
@@ -150,6 +151,15 @@ export async function startService(config: Config, deps: ServiceDeps): Promise<R
   let lease: WriterLease | undefined;
   let restartAttempt = 0;
   let readyAt = 0;
+  // /readyz stays 503 until this sidecar has once been able to take writes (audit 23, F1); the gauge shows the lease.
+  const leaseReadiness = new LeaseReadiness(config.dedup.index, config.lease?.advertiseUrl ?? url, () => lease);
+  if (config.lease) {
+    readiness.setCondition(leaseReadiness.condition);
+    metrics.leaseSources.add(() => {
+      const state = lease?.status().state;
+      return state === undefined ? [] : [{ lease: "api", index: config.dedup.index, held: state === "held" || state === "taking_over" }];
+    });
+  }
 
   const connectOnce = async (connection: EngineConnection): Promise<Engine> => {
     for (;;) {
@@ -174,6 +184,7 @@ export async function startService(config: Config, deps: ServiceDeps): Promise<R
         if (config.lease) {
           const refreshMs = await svc.learnRefreshInterval();
           await connected.createIndex(LEASE_INDEX_NAME, { settings: { index: { auto_expand_replicas: "0-1" } } });
+          leaseReadiness.note(lease);
           await lease?.stop(); // the engine came back: a fresh lease round
           lease = new WriterLease(
             connected,
@@ -211,7 +222,7 @@ export async function startService(config: Config, deps: ServiceDeps): Promise<R
         metrics.engineUp.set(1);
         readyAt = Date.now();
         readiness.watch(
-          async () => `${name}, cluster ${await connected.health()}`,
+          () => healthOf(connected, name, config.dedup.index),
           supervision.probeIntervalMs,
           (ok, reason) => {
             metrics.engineUp.set(ok ? 1 : 0);
@@ -262,6 +273,7 @@ export async function startService(config: Config, deps: ServiceDeps): Promise<R
     engine = undefined;
     owned = undefined;
     // The writer lease renews against the dead engine until stopped; a restart starts a fresh round.
+    leaseReadiness.note(lease);
     await lease?.stop().catch(() => undefined);
     lease = undefined;
     await old?.close().catch(() => undefined);
@@ -328,6 +340,19 @@ export async function startService(config: Config, deps: ServiceDeps): Promise<R
       return closing;
     },
   };
+}
+
+/**
+ * The health probe's reason: the cluster's health, and when it is red, the health of the sidecar's own index
+ * (asked only then: one more cheap request). A red index of ours (a primary not assigned: its lookups and writes
+ * fail) throws, so /readyz answers 503 naming it (audit 23, F2); a red cluster whose red indices are others' stays ready.
+ */
+export async function healthOf(engine: Pick<Engine, "health">, name: string, index: string): Promise<string> {
+  const cluster = await engine.health();
+  if (cluster !== "red") return `${name}, cluster ${cluster}`;
+  const own = await engine.health(index);
+  if (own === "red") throw new Error(`index ${index} is red: a primary shard is not assigned, so its lookups and writes fail until the engine assigns it`);
+  return `${name}, cluster red (index ${index} ${own})`;
 }
 
 function sleep(ms: number): Promise<void> {

@@ -147,6 +147,27 @@ export type Forwarder = (url: string, docs: DocInput[], policy: Policy, labels: 
 
 export type LeaseRole = "holder" | "follower" | "unknown";
 
+/**
+ * What a lease lets this sidecar do with writes now, for /readyz and the metrics (audit 23, F1):
+ * - `held`: this sidecar holds the lease and decides;
+ * - `taking_over`: it has just taken the lease over and waits until the engine shows its predecessor's writes;
+ * - `forwarding`: another sidecar holds it, seen renewing it (live), and writes are forwarded to it;
+ * - `waiting`: the lease is held by a sidecar not yet seen renewing it since this one started, or that no longer
+ *   renews it (a crashed predecessor, whose URL may be this sidecar's own), or this sidecar is late to renew its
+ *   own; a lease is taken once unrenewed for ttl + margin, counted on this sidecar's clock, never sooner (a guess
+ *   that its holder is dead would make two writers);
+ * - `unknown`: the lease has not been read yet (or could not be).
+ */
+export type LeaseState = "held" | "taking_over" | "forwarding" | "waiting" | "unknown";
+
+export interface LeaseStatus {
+  state: LeaseState;
+  /** The holder's URL as last read (this sidecar's own when it holds it). */
+  holderUrl?: string;
+  /** `waiting`, `taking_over`: the least time left, in whole seconds (rounded up), before writes can be taken. */
+  secondsLeft?: number;
+}
+
 /** Lease events an operator should see at the default log level (the others are info). */
 const LEASE_WARNINGS: ReadonlySet<string> = new Set(["lease lost", "lease renewal late", "lease error", "lease predecessor writes running", "lease predecessor writes unknown"]);
 
@@ -188,6 +209,10 @@ export class WriterLease implements WriteRouter {
   private missingSince: number | undefined;
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
+  /** Whether the lease document was seen to change after this sidecar first read it (its holder is live). */
+  private changeSeen = false;
+  /** Set once {@link hasTakenWrites} (checked after each round too). */
+  private tookWrites = false;
   /** Counts of lease events, for metrics and tests. */
   readonly events = { acquired: 0, lost: 0, renewed: 0, forwarded: 0, late: 0 };
   /** The validity a late renewal was last reported for (one report per late renewal). */
@@ -218,6 +243,42 @@ export class WriterLease implements WriteRouter {
     return this.holding ? this.options.url : this.current?.url;
   }
 
+  /** What the lease lets this sidecar do with writes now ({@link LeaseState}). */
+  status(): LeaseStatus {
+    const now = this.clock();
+    const seconds = (ms: number) => Math.max(0, Math.ceil(ms / 1000));
+    if (this.isHolder()) {
+      if (this.decidingFrom === Infinity || now < this.decidingFrom) return { state: "taking_over", holderUrl: this.options.url, secondsLeft: seconds(this.msUntilDeciding()) };
+      return { state: "held", holderUrl: this.options.url };
+    }
+    // Still ours in the engine but its renewal not answered in time: the wait is for the engine, bounded by the ttl.
+    if (this.holding) return { state: "waiting", holderUrl: this.options.url, secondsLeft: seconds(this.validUntil + this.ttlMs - now) };
+    const current = this.current;
+    if (!current) return { state: "unknown" };
+    // Taken at the round after it is seen unrenewed for ttl + margin: up to a round (ttl / 3) later.
+    const round = Math.floor(this.ttlMs / 3);
+    if (this.missingSince !== undefined) return { state: "waiting", holderUrl: current.url, secondsLeft: seconds(this.missingSince + this.ttlMs + this.marginMs + round - now) };
+    const unrenewedFor = now - this.seenAt;
+    const expired = current.released === true || unrenewedFor >= this.ttlMs + this.marginMs;
+    // A holder is known live once its lease was seen to change after this sidecar's first read of it (a renewal,
+    // a takeover): the first read alone may show a holder that has just died elsewhere (a pod with a new address).
+    if (!expired && current.url !== this.options.url && this.changeSeen) return { state: "forwarding", holderUrl: current.url };
+    return { state: "waiting", holderUrl: current.url, secondsLeft: current.released === true ? seconds(round) : seconds(this.ttlMs + this.marginMs - unrenewedFor + round) };
+  }
+
+  /** Whether this lease has ever let this sidecar take writes (held and deciding, or a live holder to forward to). */
+  get hasTakenWrites(): boolean {
+    return this.noteWrites();
+  }
+
+  private noteWrites(): boolean {
+    if (!this.tookWrites) {
+      const state = this.status().state;
+      this.tookWrites = state === "held" || state === "forwarding";
+    }
+    return this.tookWrites;
+  }
+
   /** True while this sidecar holds a valid lease (not yet its deciding time, possibly). */
   private isHolder(): boolean {
     return this.holding && this.clock() < this.validUntil;
@@ -244,6 +305,7 @@ export class WriterLease implements WriteRouter {
     try {
       if (this.holding) await this.renew();
       else await this.observe();
+      this.noteWrites();
     } catch (err) {
       // Engine unreachable: a holder keeps deciding until its term runs out on its own clock.
       this.onEvent("lease error", { message: isNeardupError(err) ? err.message : String(err) });
@@ -305,6 +367,7 @@ export class WriterLease implements WriteRouter {
     this.missingSince = undefined;
     const changed = !this.version || found.seqNo !== this.version.seqNo || found.primaryTerm !== this.version.primaryTerm;
     if (changed) {
+      if (this.version) this.changeSeen = true;
       this.version = { seqNo: found.seqNo, primaryTerm: found.primaryTerm };
       this.current = found.source;
       this.seenAt = now;
@@ -325,6 +388,7 @@ export class WriterLease implements WriteRouter {
     } catch (err) {
       if (hasErrorCode(err, "CONFLICT")) {
         this.version = undefined; // someone else was faster: read it next round
+        this.changeSeen = true; // ... and is live
         return;
       }
       throw err;
@@ -425,9 +489,10 @@ export class WriterLease implements WriteRouter {
       if (this.lateReported !== this.validUntil) {
         this.lateReported = this.validUntil;
         this.events.late += 1;
-        this.onEvent("lease renewal late", { lateMs: this.clock() - this.validUntil, ttlMs: this.ttlMs });
+        this.onEvent("lease renewal late", { lateMs: Math.round(this.clock() - this.validUntil), ttlMs: this.ttlMs });
       }
-      throw new NeardupError("RETRY", `this sidecar holds the writer lease, but the engine has not answered its renewal in time (${this.clock() - this.validUntil} ms past its term; NEARDUP_LEASE_TTL_MS is ${this.ttlMs}): writes wait until it does; send again shortly`);
+      // Whole milliseconds: the monotonic clock has fractions (audit 23, F7: "24749.943115234375 ms").
+      throw new NeardupError("RETRY", `this sidecar holds the writer lease, but the engine has not answered its renewal in time (${Math.round(this.clock() - this.validUntil)} ms past its term; NEARDUP_LEASE_TTL_MS is ${this.ttlMs}): writes wait until it does; send again shortly`);
     }
     if (!url || url === this.options.url) {
       throw new NeardupError("RETRY", "no sidecar holds the writer lease right now (a handover is under way); send again shortly");

@@ -13,7 +13,7 @@ function setup() {
     return docs.map((d) => ({ id: d.id, status: "original" as const, action: "indexed" as const, duplicate_of: null, distance: null, similarity: null, reason: null }));
   };
   const events: string[] = [];
-  const make = (name: string) => new WriterLease(engine, { index: "docs", holder: name, url: `http://${name}`, ttlMs: 10_000, marginMs: 1000, refreshMs: 1000, clock }, forwarder, (event) => events.push(`${name}: ${event}`));
+  const make = (name: string, url = `http://${name}`) => new WriterLease(engine, { index: "docs", holder: name, url, ttlMs: 10_000, marginMs: 1000, refreshMs: 1000, clock }, forwarder, (event) => events.push(`${name}: ${event}`));
   return { engine, make, forwarded, events, advance: (ms: number) => (now += ms) };
 }
 
@@ -77,6 +77,56 @@ describe("WriterLease", () => {
     expect(() => a.writerUrl()).toThrow(/has not answered its renewal in time \(1 ms past its term/);
     expect(() => a.writerUrl()).toThrow(/has not answered its renewal/);
     expect(a.events.late).toBe(1);
+  });
+
+  it("audit 23 F7: the late-renewal message gives whole milliseconds, not the monotonic clock's fractions", async () => {
+    const { engine, make, advance } = setup();
+    const a = make("a");
+    await a.tick();
+    engine.putDocument = () => Promise.reject(new NeardupError("ENGINE_UNAVAILABLE", "down"));
+    advance(24_749.943115234375 + 9000);
+    expect(() => a.writerUrl()).toThrow(/\(24750 ms past its term;/);
+  });
+
+  it("audit 23 F1: status() says whether writes can be taken: waiting out a crashed predecessor's lease (same URL), with the seconds left; then taking over, held; a follower forwards", async () => {
+    const { make, advance } = setup();
+    // The predecessor, at the same URL as its restarted successor, held the lease and died (no renewal, no release).
+    const dead = make("same");
+    await dead.tick();
+    expect(dead.status()).toEqual({ state: "held", holderUrl: "http://same" });
+    const restarted = make("same-2", "http://same");
+    expect(restarted.status()).toEqual({ state: "unknown" });
+    await restarted.tick();
+    // ttl + margin unrenewed, then up to one round (ttl / 3) to see it: 11 + 3.333 s, rounded up.
+    expect(restarted.status()).toEqual({ state: "waiting", holderUrl: "http://same", secondsLeft: 15 });
+    expect(restarted.hasTakenWrites).toBe(false);
+    advance(6000);
+    await restarted.tick();
+    expect(restarted.status()).toMatchObject({ state: "waiting", secondsLeft: 9 });
+    advance(5000);
+    await restarted.tick(); // 11 s unrenewed: taken over; it decides once a refresh has shown the predecessor's writes
+    expect(restarted.status()).toMatchObject({ state: "taking_over", holderUrl: "http://same" });
+    expect(restarted.hasTakenWrites).toBe(false);
+    await sleep(20);
+    advance(2000);
+    expect(restarted.status()).toEqual({ state: "held", holderUrl: "http://same" });
+    expect(restarted.hasTakenWrites).toBe(true);
+    const follower = make("f", "http://f");
+    await follower.tick();
+    // Not yet seen renewed since it started: the holder may have just died (writes forwarded to it would fail).
+    expect(follower.status()).toMatchObject({ state: "waiting", holderUrl: "http://same" });
+    expect(follower.hasTakenWrites).toBe(false);
+    advance(3400);
+    await restarted.tick(); // renewed
+    await follower.tick();
+    expect(follower.status()).toEqual({ state: "forwarding", holderUrl: "http://same" });
+    expect(follower.hasTakenWrites).toBe(true);
+    // Its holder stops renewing: the follower waits the lease out (and stays "has taken writes").
+    advance(11_000);
+    await follower.tick();
+    expect(follower.status().state).not.toBe("forwarding");
+    expect(follower.hasTakenWrites).toBe(true);
+    await Promise.all([restarted.stop(), follower.stop()]);
   });
 
   it("terms are measured on a monotonic clock: a system clock stepped back does not keep a holder deciding past its term (audit 19)", async () => {
@@ -155,7 +205,7 @@ describe("WriterLease", () => {
     // A frozen holder: the request is accepted and never answered; only an abort ends it.
     const hanging: Forwarder = (_url, _docs, _policy, _labels, signal) =>
       new Promise((_resolve, reject) => signal?.addEventListener("abort", () => reject(signal.reason as Error)));
-    const make = (name: string) => new WriterLease(engine, { index: "docs", holder: name, url: `http://${name}`, ttlMs: 10_000, marginMs: 1000, refreshMs: 1000, clock }, hanging);
+    const make = (name: string, url = `http://${name}`) => new WriterLease(engine, { index: "docs", holder: name, url, ttlMs: 10_000, marginMs: 1000, refreshMs: 1000, clock }, hanging);
     const a = make("a");
     const b = make("b");
     await a.tick();
