@@ -64,3 +64,19 @@ export function startProxyOver(engine: Server, logger?: Logger, extra: Partial<P
     ...extra,
   });
 }
+
+/** An NDJSON `_bulk` body of these lines: an object as JSON, a string as given; with the final newline. */
+export function ndjson(...objects: unknown[]): string {
+  return objects.map((o) => (typeof o === "string" ? o : JSON.stringify(o))).join("\n") + "\n";
+}
+
+/** Index names `<prefix>-<kind>-<n>` for one test file, each kept in `created` for its clean-up. */
+export function indexNamer(prefix: string): { name: (kind: string) => string; created: string[] } {
+  const created: string[] = [];
+  const name = (kind: string): string => {
+    const index = `${prefix}-${kind}-${created.length}`;
+    created.push(index);
+    return index;
+  };
+  return { name, created };
+}

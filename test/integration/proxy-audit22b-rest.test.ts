@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RECIPE_EN, englishVariants, NEWS_EN } from "../fixtures/texts/near-duplicates.js";
 import { authHeader, engineTargets, rawEngineRequest, uniqueIndex } from "../helpers/engines.js";
-import { startProxyFor, type ProxyHarness } from "../helpers/proxy.js";
+import { indexNamer, ndjson, startProxyFor, type ProxyHarness } from "../helpers/proxy.js";
 
 type ItemBody = { status: number; _id?: string; result?: string; error?: Record<string, unknown> & { type: string; reason: string }; neardup?: { status: string } };
 type Item = Record<string, ItemBody>;
@@ -16,18 +16,12 @@ interface BulkBody {
   error?: { type: string; reason: string };
 }
 
-const lines = (...objects: unknown[]) => objects.map((o) => JSON.stringify(o)).join("\n") + "\n";
 const only = (item: Item) => Object.values(item)[0]!;
 
 describe.each(engineTargets())("_bulk proxy, audit 22b (F5, F8, F9), on $kind $version ($source)", (target) => {
   let h: ProxyHarness;
   const prefix = uniqueIndex("neardup-a22r");
-  const created: string[] = [];
-  const name = (kind: string) => {
-    const index = `${prefix}-${kind}-${created.length}`;
-    created.push(index);
-    return index;
-  };
+  const { name, created } = indexNamer(prefix);
   const [textA, textB] = englishVariants(RECIPE_EN, 2) as [string, string];
 
   beforeAll(async () => {
@@ -54,7 +48,7 @@ describe.each(engineTargets())("_bulk proxy, audit 22b (F5, F8, F9), on $kind $v
   const both = async (query: string, headers: Record<string, string> = {}, action: Record<string, unknown> = {}) => {
     const viaProxy = name("mark");
     const direct = name("mark");
-    const body = (index: string) => lines({ index: { _index: index, _id: "1", ...action } }, { message: textA });
+    const body = (index: string) => ndjson({ index: { _index: index, _id: "1", ...action } }, { message: textA });
     const proxy = await post(h.url, `/_bulk${query}`, body(viaProxy), headers);
     const engine = await post(target.url, `/_bulk${query}`, body(direct), headers);
     return {
@@ -127,7 +121,7 @@ describe.each(engineTargets())("_bulk proxy, audit 22b (F5, F8, F9), on $kind $v
     await rawEngineRequest(target, "PUT", `/_ingest/pipeline/${pipeline}`, { processors: [] });
     try {
       const index = name("mark");
-      const res = await post(h.url, `/_bulk?pipeline=${pipeline}&refresh=true`, lines({ index: { _index: index, _id: "1" } }, { message: textA }, { index: { _index: index, _id: "2" } }, { message: textB }));
+      const res = await post(h.url, `/_bulk?pipeline=${pipeline}&refresh=true`, ndjson({ index: { _index: index, _id: "1" } }, { message: textA }, { index: { _index: index, _id: "2" } }, { message: textB }));
       expect(res.status).toBe(200);
       expect(res.body.items.map((i) => only(i).neardup?.status)).toEqual(["original", "duplicate"]);
     } finally {
@@ -137,9 +131,9 @@ describe.each(engineTargets())("_bulk proxy, audit 22b (F5, F8, F9), on $kind $v
 
   it("F9: under skip, a create of an existing _id whose text is a near-duplicate gets the engine's own 409 version_conflict_engine_exception, not 200 noop; a new _id is still skipped (audit 22b: 200 noop)", async () => {
     const index = name("skip");
-    const seeded = await post(h.url, "/_bulk?refresh=true", lines({ index: { _index: index, _id: "0" } }, { message: textA }, { index: { _index: index, _id: "1" } }, { message: NEWS_EN }));
+    const seeded = await post(h.url, "/_bulk?refresh=true", ndjson({ index: { _index: index, _id: "0" } }, { message: textA }, { index: { _index: index, _id: "1" } }, { message: NEWS_EN }));
     expect(seeded.body.items.map((i) => only(i).status)).toEqual([201, 201]);
-    const creates = lines(
+    const creates = ndjson(
       { create: { _index: index, _id: "1" } },
       { message: textB },
       { index: { _index: index, _id: "1", op_type: "create" } },
@@ -151,7 +145,7 @@ describe.each(engineTargets())("_bulk proxy, audit 22b (F5, F8, F9), on $kind $v
     expect(res.status).toBe(200);
     const [first, second, third] = res.body.items;
     // Straight to the engine, the existing id only (the new one would be written there).
-    const direct = await post(target.url, "/_bulk", lines({ create: { _index: index, _id: "1" } }, { message: textB }, { index: { _index: index, _id: "1", op_type: "create" } }, { message: textB }));
+    const direct = await post(target.url, "/_bulk", ndjson({ create: { _index: index, _id: "1" } }, { message: textB }, { index: { _index: index, _id: "1", op_type: "create" } }, { message: textB }));
     expect(first).toEqual(direct.body.items[0]);
     expect(second).toEqual(direct.body.items[1]);
     expect(only(first!)).toMatchObject({ status: 409, error: { type: "version_conflict_engine_exception", reason: "[1]: version conflict, document already exists (current version [1])" } });
@@ -165,13 +159,13 @@ describe.each(engineTargets())("_bulk proxy, audit 22b (F5, F8, F9), on $kind $v
     const index = name("mark");
     const alias = `${prefix}-alias-${created.length}`;
     await rawEngineRequest(target, "PUT", `/${index}`, { aliases: { [alias]: { is_write_index: true } } });
-    const res = await post(h.url, "/_bulk?refresh=true", lines({ index: { _index: alias, _id: "1" } }, { message: textA }, { index: { _index: alias, _id: "2" } }, { message: textB }));
+    const res = await post(h.url, "/_bulk?refresh=true", ndjson({ index: { _index: alias, _id: "1" } }, { message: textA }, { index: { _index: alias, _id: "2" } }, { message: textB }));
     expect(res.status).toBe(200);
     expect(res.body.items.map((i) => only(i).status)).toEqual([201, 201]);
     expect(res.body.items.map((i) => only(i).neardup?.status)).toEqual(["original", "duplicate"]);
     expect(await h.engine.get<{ neardup?: { status: string } }>(index, "2")).toMatchObject({ neardup: { status: "duplicate" } });
     // Naming the index, the same service: a third near-duplicate is caught against those written through the alias.
-    const named = await post(h.url, "/_bulk", lines({ index: { _index: index, _id: "3" } }, { message: textB }));
+    const named = await post(h.url, "/_bulk", ndjson({ index: { _index: index, _id: "3" } }, { message: textB }));
     expect(only(named.body.items[0]!).neardup).toMatchObject({ status: "duplicate" });
 
     // An alias no rule matches over an index no rule matches still passes through untouched.
@@ -179,14 +173,14 @@ describe.each(engineTargets())("_bulk proxy, audit 22b (F5, F8, F9), on $kind $v
     created.push(other);
     const otherAlias = `${other}-alias`;
     await rawEngineRequest(target, "PUT", `/${other}`, { aliases: { [otherAlias]: { is_write_index: true } } });
-    const plain = await post(h.url, "/_bulk", lines({ index: { _index: otherAlias, _id: "1" } }, { message: textA }));
+    const plain = await post(h.url, "/_bulk", ndjson({ index: { _index: otherAlias, _id: "1" } }, { message: textA }));
     expect(only(plain.body.items[0]!)).toMatchObject({ status: 201 });
     expect(only(plain.body.items[0]!).neardup).toBeUndefined();
   });
 
   it("F5: a valid query still writes through dedup (refresh, timeout, wait_for_active_shards)", async () => {
     const index = name("mark");
-    const res = await post(h.url, "/_bulk?refresh=wait_for&timeout=1m&wait_for_active_shards=1", lines({ index: { _index: index, _id: "1" } }, { message: NEWS_EN }));
+    const res = await post(h.url, "/_bulk?refresh=wait_for&timeout=1m&wait_for_active_shards=1", ndjson({ index: { _index: index, _id: "1" } }, { message: NEWS_EN }));
     expect(res.status).toBe(200);
     expect(only(res.body.items[0]!)).toMatchObject({ status: 201, neardup: { status: "original" } });
   });

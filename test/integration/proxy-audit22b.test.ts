@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RECIPE_EN, englishVariants } from "../fixtures/texts/near-duplicates.js";
 import { startApi } from "../helpers/api.js";
 import { authHeader, engineTargets, rawEngineRequest, uniqueIndex } from "../helpers/engines.js";
-import { startProxyFor, type ProxyHarness } from "../helpers/proxy.js";
+import { indexNamer, ndjson, startProxyFor, type ProxyHarness } from "../helpers/proxy.js";
 import { PEER_PATH } from "../../src/proxy/peer.js";
 
 type Item = Record<string, { status: number; error?: { type: string; reason: string }; neardup?: { status: string } }>;
@@ -18,17 +18,11 @@ interface BulkBody {
   error?: { type: string; reason: string };
 }
 
-const lines = (...objects: unknown[]) => objects.map((o) => JSON.stringify(o)).join("\n") + "\n";
 
 describe.each(engineTargets())("_bulk proxy, audit 22b, on $kind $version ($source)", (target) => {
   let h: ProxyHarness;
   const prefix = uniqueIndex("neardup-a22b");
-  const created: string[] = [];
-  const name = (kind: string) => {
-    const index = `${prefix}-${kind}-${created.length}`;
-    created.push(index);
-    return index;
-  };
+  const { name, created } = indexNamer(prefix);
   const [textA, textB] = englishVariants(RECIPE_EN, 2) as [string, string];
 
   beforeAll(async () => {
@@ -72,7 +66,7 @@ describe.each(engineTargets())("_bulk proxy, audit 22b, on $kind $version ($sour
 
   it("F1: a media type in capitals, which the engines read as NDJSON, is deduplicated (audit 22b: only lower case was read; any other went through as sent)", async () => {
     const index = name("reject");
-    const body = lines({ index: { _index: index, _id: "1" } }, { message: textA }, { index: { _index: index, _id: "2" } }, { message: textB });
+    const body = ndjson({ index: { _index: index, _id: "1" } }, { message: textA }, { index: { _index: index, _id: "2" } }, { message: textB });
     const res = await bulk(h.url, body, { "content-type": "Application/X-NDJSON" }, "/_bulk?refresh=true");
     expect(res.status).toBe(200);
     expect(res.body.items.map((i) => only(i).status)).toEqual([201, 409]);
@@ -81,8 +75,8 @@ describe.each(engineTargets())("_bulk proxy, audit 22b, on $kind $version ($sour
 
   it("F1: a content type the engine refuses still gets the engine's own answer", async () => {
     const index = name("mark");
-    const res = await fetch(`${h.url}/_bulk`, { method: "POST", headers: { "content-type": "text/plain", ...authHeader(target) }, body: lines({ index: { _index: index } }, { message: textA }) });
-    const direct = await fetch(`${target.url}/_bulk`, { method: "POST", headers: { "content-type": "text/plain", ...authHeader(target) }, body: lines({ index: { _index: index } }, { message: textA }) });
+    const res = await fetch(`${h.url}/_bulk`, { method: "POST", headers: { "content-type": "text/plain", ...authHeader(target) }, body: ndjson({ index: { _index: index } }, { message: textA }) });
+    const direct = await fetch(`${target.url}/_bulk`, { method: "POST", headers: { "content-type": "text/plain", ...authHeader(target) }, body: ndjson({ index: { _index: index } }, { message: textA }) });
     expect(res.status).toBe(direct.status);
     expect(await res.text()).toBe(await direct.text());
   });
@@ -94,14 +88,14 @@ describe.each(engineTargets())("_bulk proxy, audit 22b, on $kind $version ($sour
     const blocked = name("mark");
     const healthy = name("mark");
     await rawEngineRequest(target, "PUT", `/${blocked}`, { settings: { index: { blocks: { [block]: true } } } });
-    const both = await bulk(h.url, lines({ index: { _index: blocked, _id: "1" } }, { message: textA }, { index: { _index: healthy, _id: "1" } }, { message: textA }));
+    const both = await bulk(h.url, ndjson({ index: { _index: blocked, _id: "1" } }, { message: textA }, { index: { _index: healthy, _id: "1" } }, { message: textA }));
     expect(both.status).toBe(200);
     const [first, second] = both.body.items.map(only);
     expect(first).toMatchObject({ status, error: { type: "cluster_block_exception" } });
     expect(first!.neardup).toBeUndefined();
     expect(second).toMatchObject({ status: 201, neardup: { status: "original" } });
     // Alone in its request: still the engine's per-item answer, not a whole-request 503.
-    const alone = await bulk(h.url, lines({ index: { _index: blocked, _id: "2" } }, { message: textB }));
+    const alone = await bulk(h.url, ndjson({ index: { _index: blocked, _id: "2" } }, { message: textB }));
     expect(alone.status).toBe(200);
     expect(only(alone.body.items[0]!)).toMatchObject({ status, error: { type: "cluster_block_exception" } });
     expect(alone.headers.get("retry-after")).toBeNull();
@@ -111,23 +105,23 @@ describe.each(engineTargets())("_bulk proxy, audit 22b, on $kind $version ($sour
     const fresh = name("mark");
     await rawEngineRequest(target, "PUT", `/${fresh}`);
     await rawEngineRequest(target, "POST", `/${fresh}/_close`);
-    const res = await bulk(h.url, lines({ index: { _index: fresh, _id: "1" } }, { message: textA }));
+    const res = await bulk(h.url, ndjson({ index: { _index: fresh, _id: "1" } }, { message: textA }));
     expect(res.status).toBe(200);
     expect(only(res.body.items[0]!)).toMatchObject({ status: 400, error: { type: "index_closed_exception" } });
     expect(only(res.body.items[0]!).neardup).toBeUndefined();
 
     const used = name("mark");
-    const first = await bulk(h.url, lines({ index: { _index: used, _id: "1" } }, { message: textA }));
+    const first = await bulk(h.url, ndjson({ index: { _index: used, _id: "1" } }, { message: textA }));
     expect(only(first.body.items[0]!)).toMatchObject({ status: 201 });
     await rawEngineRequest(target, "POST", `/${used}/_close`);
-    const again = await bulk(h.url, lines({ index: { _index: used, _id: "2" } }, { message: textB }));
+    const again = await bulk(h.url, ndjson({ index: { _index: used, _id: "2" } }, { message: textB }));
     expect(again.status).toBe(200);
     expect(only(again.body.items[0]!)).toMatchObject({ status: 400, error: { type: "index_closed_exception" } });
   });
 
   it("F3: a chunk forwarded by another sidecar for a closed index is answered with the engine's per-item 400, as the proxy's own", async () => {
     const used = name("mark");
-    await bulk(h.url, lines({ index: { _index: used, _id: "1" } }, { message: textA }));
+    await bulk(h.url, ndjson({ index: { _index: used, _id: "1" } }, { message: textA }));
     await rawEngineRequest(target, "POST", `/${used}/_close`);
     const doc = { op: "index", id: "2", idGiven: true, time: Date.now(), meta: "{}", source: { message: textB }, text: textB };
     const chunk = { index: used, policy: "mark", query: "", headers: authHeader(target), mayCreate: true, docs: [doc] };
@@ -139,7 +133,7 @@ describe.each(engineTargets())("_bulk proxy, audit 22b, on $kind $version ($sour
 
   it("F5: the proxy's own _bulk answers echo X-Opaque-Id, as the engine's do (audit 22b: only bulks forwarded as sent had it)", async () => {
     const index = name("mark");
-    const res = await bulk(h.url, lines({ index: { _index: index, _id: "1" } }, { message: textA }), { "x-opaque-id": "trace-42" });
+    const res = await bulk(h.url, ndjson({ index: { _index: index, _id: "1" } }, { message: textA }), { "x-opaque-id": "trace-42" });
     expect(res.status).toBe(200);
     expect(only(res.body.items[0]!).neardup).toMatchObject({ status: "original" });
     expect(res.headers.get("x-opaque-id")).toBe("trace-42");

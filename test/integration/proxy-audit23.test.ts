@@ -7,19 +7,13 @@ import { brotliCompressSync, gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RECIPE_EN, englishVariants } from "../fixtures/texts/near-duplicates.js";
 import { authHeader, engineTargets, uniqueIndex } from "../helpers/engines.js";
-import { startProxyFor, type ProxyHarness } from "../helpers/proxy.js";
+import { indexNamer, ndjson, startProxyFor, type ProxyHarness } from "../helpers/proxy.js";
 
-const lines = (...objects: unknown[]) => objects.map((o) => JSON.stringify(o)).join("\n") + "\n";
 
 describe.each(engineTargets())("_bulk proxy, audit 23, on $kind $version ($source)", (target) => {
   let h: ProxyHarness;
   const prefix = uniqueIndex("neardup-a23");
-  const created: string[] = [];
-  const name = (kind: string) => {
-    const index = `${prefix}-${kind}-${created.length}`;
-    created.push(index);
-    return index;
-  };
+  const { name, created } = indexNamer(prefix);
   const [textA, textB] = englishVariants(RECIPE_EN, 2) as [string, string];
 
   beforeAll(async () => {
@@ -37,7 +31,7 @@ describe.each(engineTargets())("_bulk proxy, audit 23, on $kind $version ($sourc
 
   it("the engines decode neither br nor zstd: a real brotli body is refused as unparsable (the ground for refusing it, not decoding it)", async () => {
     const index = name("reject");
-    const res = await bulk(target.url, brotliCompressSync(lines({ index: { _index: index, _id: "1" } }, { message: textA })), { "content-encoding": "br" });
+    const res = await bulk(target.url, brotliCompressSync(ndjson({ index: { _index: index, _id: "1" } }, { message: textA })), { "content-encoding": "br" });
     expect(res.status).toBe(400);
     expect(await h.engine.indexExists(index)).toBe(false);
   });
@@ -48,7 +42,7 @@ describe.each(engineTargets())("_bulk proxy, audit 23, on $kind $version ($sourc
     ["br", (b: string) => Buffer.from(b)], // what the engines stored as plain NDJSON, undeduplicated
   ])("F3/F4: a _bulk sent as %s is refused with 415 naming the encoding, and nothing is written", async (encoding, encode) => {
     const index = name("reject");
-    const res = await bulk(h.url, encode(lines({ index: { _index: index, _id: "1" } }, { message: textA }, { index: { _index: index, _id: "2" } }, { message: textB })), { "content-encoding": encoding });
+    const res = await bulk(h.url, encode(ndjson({ index: { _index: index, _id: "1" } }, { message: textA }, { index: { _index: index, _id: "2" } }, { message: textB })), { "content-encoding": encoding });
     expect(res.status).toBe(415);
     expect(res.headers.get("retry-after")).toBeNull();
     expect(res.body.error).toMatchObject({ type: "neardup_unsupported_content_encoding_exception" });
@@ -58,7 +52,7 @@ describe.each(engineTargets())("_bulk proxy, audit 23, on $kind $version ($sourc
 
   it("F3/F4: gzip is still decoded and deduplicated", async () => {
     const index = name("reject");
-    const res = await bulk(h.url, gzipSync(lines({ index: { _index: index, _id: "1" } }, { message: textA }, { index: { _index: index, _id: "2" } }, { message: textB })), { "content-encoding": "gzip" });
+    const res = await bulk(h.url, gzipSync(ndjson({ index: { _index: index, _id: "1" } }, { message: textA }, { index: { _index: index, _id: "2" } }, { message: textB })), { "content-encoding": "gzip" });
     expect(res.status).toBe(200);
     expect(res.body.items!.map((item) => Object.values(item)[0]!.status)).toEqual([201, 409]);
   });

@@ -11,7 +11,7 @@ import { Client as OpenSearchClient } from "@opensearch-project/opensearch";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MOM_A, MOM_B, NEWS_EN, OTHER_ZH, RECIPE_EN, englishVariants } from "../fixtures/texts/near-duplicates.js";
 import { engineTargets, uniqueIndex } from "../helpers/engines.js";
-import { startProxyFor, type ProxyHarness } from "../helpers/proxy.js";
+import { indexNamer, ndjson, startProxyFor, type ProxyHarness } from "../helpers/proxy.js";
 import { resolveDateMathName } from "../../src/proxy/date-math.js";
 import type { EngineTarget } from "../helpers/engine-targets.js";
 
@@ -63,17 +63,11 @@ async function rawBulk(url: string, path: string, ndjson: string, init: { gzip?:
   return { status: res.status, headers: res.headers, body: (await res.json()) as { errors: boolean; items: Record<string, Record<string, unknown>>[]; error?: { type: string } } };
 }
 
-const lines = (...objects: unknown[]) => objects.map((o) => (typeof o === "string" ? o : JSON.stringify(o))).join("\n") + "\n";
 
 describe.each(engineTargets())("_bulk proxy on $kind $version ($source)", (target) => {
   let h: ProxyHarness;
   const prefix = uniqueIndex("neardup-proxy");
-  const created: string[] = [];
-  const name = (kind: string) => {
-    const index = `${prefix}-${kind}-${created.length}`;
-    created.push(index);
-    return index;
-  };
+  const { name, created } = indexNamer(prefix);
 
   beforeAll(async () => {
     h = await startProxyFor(target, `${prefix}-mark-*:message,${prefix}-skip-*:message:skip,${prefix}-reject-*:message:reject`);
@@ -174,8 +168,8 @@ describe.each(engineTargets())("_bulk proxy on $kind $version ($source)", (targe
   it("an _id or _index given as a number or a boolean is read as its text, as the engine does, and the other items of the request are still deduplicated (hostile-input audit: reject let a near-duplicate through)", async () => {
     const index = name("reject");
     const [a, b] = englishVariants(RECIPE_EN, 2);
-    expect((await rawBulk(h.url, "/_bulk", lines({ index: { _index: index, _id: "a" } }, { message: a }))).body.items[0]!.index!.status).toBe(201);
-    const res = await rawBulk(h.url, "/_bulk", lines({ index: { _index: index, _id: "b" } }, { message: b }, '{"delete":{"_index":"' + index + '","_id":true}}', '{"index":{"_index":"' + index + '","_id":1e400}}', { message: OTHER_ZH }));
+    expect((await rawBulk(h.url, "/_bulk", ndjson({ index: { _index: index, _id: "a" } }, { message: a }))).body.items[0]!.index!.status).toBe(201);
+    const res = await rawBulk(h.url, "/_bulk", ndjson({ index: { _index: index, _id: "b" } }, { message: b }, '{"delete":{"_index":"' + index + '","_id":true}}', '{"index":{"_index":"' + index + '","_id":1e400}}', { message: OTHER_ZH }));
     expect(res.body.items[0]!.index).toMatchObject({ status: 409, error: { type: "neardup_duplicate_exception" } });
     expect(res.body.items[1]!.delete).toMatchObject({ _id: "true", status: 404 });
     expect(res.body.items[2]!.index).toMatchObject({ _id: "1e400", status: 201, neardup: { status: "original" } });
@@ -191,7 +185,7 @@ describe.each(engineTargets())("_bulk proxy on $kind $version ($source)", (targe
     const index = name("mark");
     const direct = `${index}-direct`;
     created.push(direct);
-    const body = (into: string) => lines({ index: { _index: into, _id: "t1" } }, { message: NEWS_EN }, { index: { _index: into, _id: "t2" } }, { message: OTHER_ZH }, { index: { _index: into, _id: "n1" } }, { message: odd });
+    const body = (into: string) => ndjson({ index: { _index: into, _id: "t1" } }, { message: NEWS_EN }, { index: { _index: into, _id: "t2" } }, { message: OTHER_ZH }, { index: { _index: into, _id: "n1" } }, { message: odd });
     const viaEngine = await rawBulk(target.url, "/_bulk", body(direct));
     const viaProxy = await rawBulk(h.url, "/_bulk", body(index));
     const statuses = (r: typeof viaProxy) => r.body.items.map((i) => i.index!.status);
@@ -217,7 +211,7 @@ describe.each(engineTargets())("_bulk proxy on $kind $version ($source)", (targe
     const base = name("mark");
     const odd = [`${base}-caf\u00e9`, `${base}@x`];
     for (const index of odd) {
-      const res = await rawBulk(h.url, "/_bulk", lines({ index: { _index: index, _id: "1" } }, { message: NEWS_EN }));
+      const res = await rawBulk(h.url, "/_bulk", ndjson({ index: { _index: index, _id: "1" } }, { message: NEWS_EN }));
       const item = res.body.items[0]!.index!;
       expect(item.status, index).toBe(201);
       expect(item.neardup, index).toMatchObject({ status: "unchecked", reason: expect.stringMatching(/not fingerprinted, written as sent: neardup does not deduplicate .* index name/) });
@@ -231,13 +225,13 @@ describe.each(engineTargets())("_bulk proxy on $kind $version ($source)", (targe
   ])("an index that %s is written as sent, each item marked unchecked with why (hostile-input audit: near-duplicates got a 502, or an exact copy was an original)", async (_kind, source, why) => {
     const index = name("mark");
     expect((await fetch(`${target.url}/${index}`, { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify({ mappings: { _source: source } }) })).status).toBe(200);
-    const res = await rawBulk(h.url, "/_bulk", lines({ index: { _index: index, _id: "a" } }, { message: NEWS_EN }, { index: { _index: index, _id: "b" } }, { message: NEWS_EN }));
+    const res = await rawBulk(h.url, "/_bulk", ndjson({ index: { _index: index, _id: "a" } }, { message: NEWS_EN }, { index: { _index: index, _id: "b" } }, { message: NEWS_EN }));
     for (const item of res.body.items) expect(item.index).toMatchObject({ status: 201, neardup: { status: "unchecked", reason: expect.stringMatching(why) } });
   });
 
   it("a request with an update body the engine refuses gets the engine's whole-request 400, and nothing is written (hostile-input audit: 200, the text written, a valid item answered with the update's error)", async () => {
     const index = name("mark");
-    const body = (into: string) => lines({ index: { _index: into, _id: "a" } }, { message: NEWS_EN }, { index: { _index: into, _id: "b" } }, { other: "no message" }, { update: { _index: into, _id: "c" } }, '{"doc":{"x":1,"x":2}}');
+    const body = (into: string) => ndjson({ index: { _index: into, _id: "a" } }, { message: NEWS_EN }, { index: { _index: into, _id: "b" } }, { other: "no message" }, { update: { _index: into, _id: "c" } }, '{"doc":{"x":1,"x":2}}');
     const direct = await rawBulk(target.url, "/_bulk", body(`${index}-direct`));
     const viaProxy = await rawBulk(h.url, "/_bulk", body(index));
     expect(direct.status).toBe(400);
@@ -261,7 +255,7 @@ describe.each(engineTargets())("_bulk proxy on $kind $version ($source)", (targe
     for (const expression of ["now/d", "now-1d/d", "now/M{yyyy.MM}", "now/w{yyyy.MM.dd}", "now/d{yyyy.MM.dd|+08:00}", "now/h{yyyy.MM.dd.HH}"]) {
       const dateMath = `<${base}-direct-{${expression}}>`;
       const before = resolveDateMathName(dateMath, Date.now());
-      const res = await rawBulk(target.url, "/_bulk", lines({ index: { _index: dateMath, _id: "x" } }, { other: 1 }));
+      const res = await rawBulk(target.url, "/_bulk", ndjson({ index: { _index: dateMath, _id: "x" } }, { other: 1 }));
       const after = resolveDateMathName(dateMath, Date.now());
       const resolved = String(res.body.items[0]!.index!._index);
       created.push(resolved);
@@ -269,8 +263,8 @@ describe.each(engineTargets())("_bulk proxy on $kind $version ($source)", (targe
     }
     const [a, b] = englishVariants(RECIPE_EN, 2);
     const dateMath = `<${base}-dm-{now/d}>`;
-    const first = await rawBulk(h.url, "/_bulk", lines({ index: { _index: dateMath, _id: "a" } }, { message: a }));
-    const second = await rawBulk(h.url, `/${encodeURIComponent(dateMath)}/_bulk`, lines({ index: { _id: "b" } }, { message: b }));
+    const first = await rawBulk(h.url, "/_bulk", ndjson({ index: { _index: dateMath, _id: "a" } }, { message: a }));
+    const second = await rawBulk(h.url, `/${encodeURIComponent(dateMath)}/_bulk`, ndjson({ index: { _id: "b" } }, { message: b }));
     const stored = String(first.body.items[0]!.index!._index);
     created.push(stored);
     expect(stored).toBe(resolveDateMathName(dateMath, Date.now()));
@@ -280,7 +274,7 @@ describe.each(engineTargets())("_bulk proxy on $kind $version ($source)", (targe
 
   it("fingerprinted items are written in request order, not decision order: the first source in the request maps a new field, as in the engine (differential audit: ids b then a, decided a first, and b's text for a field mapped from a's number was refused)", async () => {
     const index = name("mark");
-    const body = (into: string) => lines({ index: { _index: into, _id: "b" } }, { message: NEWS_EN, v: "abc" }, { index: { _index: into, _id: "a" } }, { message: OTHER_ZH, v: 5 });
+    const body = (into: string) => ndjson({ index: { _index: into, _id: "b" } }, { message: NEWS_EN, v: "abc" }, { index: { _index: into, _id: "a" } }, { message: OTHER_ZH, v: 5 });
     const direct = await rawBulk(target.url, "/_bulk", body(`${index}-direct`));
     created.push(`${index}-direct`);
     const viaProxy = await rawBulk(h.url, "/_bulk", body(index));
@@ -292,7 +286,7 @@ describe.each(engineTargets())("_bulk proxy on $kind $version ($source)", (targe
   it("a write with an _id over 512 bytes fails the whole request, as in the engine, and nothing is written (differential audit: the rest was written and the id answered 502)", async () => {
     const index = name("mark");
     const [a, b] = englishVariants(RECIPE_EN, 2);
-    const body = (into: string) => lines({ index: { _index: into, _id: "a" } }, { message: a }, { index: { _index: into, _id: "x".repeat(513) } }, { message: b });
+    const body = (into: string) => ndjson({ index: { _index: into, _id: "a" } }, { message: a }, { index: { _index: into, _id: "x".repeat(513) } }, { message: b });
     const direct = await rawBulk(target.url, "/_bulk", body(`${index}-direct`));
     const viaProxy = await rawBulk(h.url, "/_bulk", body(index));
     expect(direct.status).toBe(400);
@@ -304,16 +298,16 @@ describe.each(engineTargets())("_bulk proxy on $kind $version ($source)", (targe
 
   it("the first write into a new index a rule names, a source without a text that carries its own neardup object, leaves the index deduplicated (differential audit: neardup's fields were mapped as text, and every later text was unchecked)", async () => {
     const index = name("mark");
-    const first = await rawBulk(h.url, "/_bulk", lines({ index: { _index: index, _id: "x" } }, { other: "x", neardup: { simhash: "abc", status: "original" } }));
+    const first = await rawBulk(h.url, "/_bulk", ndjson({ index: { _index: index, _id: "x" } }, { other: "x", neardup: { simhash: "abc", status: "original" } }));
     expect(first.body.items[0]!.index).toMatchObject({ status: 201 });
     const [a, b] = englishVariants(RECIPE_EN, 2);
-    const next = await rawBulk(h.url, "/_bulk", lines({ index: { _index: index, _id: "a" } }, { message: a }, { index: { _index: index, _id: "b" } }, { message: b }));
+    const next = await rawBulk(h.url, "/_bulk", ndjson({ index: { _index: index, _id: "a" } }, { message: a }, { index: { _index: index, _id: "b" } }, { message: b }));
     expect(next.body.items.map((i) => i.index!.neardup)).toMatchObject([{ status: "original" }, { status: "duplicate", duplicate_of: "a" }]);
   });
 
   it("a delete before the writes into an index deleted behind the proxy (its service made before) is the engine's not_found (differential audit: index_not_found once)", async () => {
     const index = name("mark");
-    const body = lines({ delete: { _index: index, _id: "7" } }, { index: { _index: index } }, { message: NEWS_EN });
+    const body = ndjson({ delete: { _index: index, _id: "7" } }, { index: { _index: index } }, { message: NEWS_EN });
     for (let round = 0; round < 2; round++) {
       await h.engine.deleteIndex(index).catch(() => undefined);
       const res = await rawBulk(h.url, "/_bulk", body);
@@ -326,29 +320,29 @@ describe.each(engineTargets())("_bulk proxy on $kind $version ($source)", (targe
     const index = name("skip");
     const [a, b] = englishVariants(RECIPE_EN, 2);
     const [c, d] = englishVariants(NEWS_EN, 2);
-    const first = await rawBulk(h.url, "/_bulk", lines({ index: { _index: index, _id: "old" } }, { message: a }, { index: { _index: index, _id: "x" } }, { message: c }));
+    const first = await rawBulk(h.url, "/_bulk", ndjson({ index: { _index: index, _id: "old" } }, { message: a }, { index: { _index: index, _id: "x" } }, { message: c }));
     expect(first.body.items.map((i) => i.index!.status)).toEqual([201, 201]);
     // The delete, then a near-duplicate of what it deleted, in one request: decided after the delete, as sent.
-    const same = await rawBulk(h.url, "/_bulk", lines({ delete: { _index: index, _id: "old" } }, { index: { _index: index, _id: "new" } }, { message: b }));
+    const same = await rawBulk(h.url, "/_bulk", ndjson({ delete: { _index: index, _id: "old" } }, { index: { _index: index, _id: "new" } }, { message: b }));
     expect(same.body.items[0]!.delete).toMatchObject({ status: 200, result: "deleted" });
     expect(same.body.items[1]!.index).toMatchObject({ status: 201, neardup: { status: "original" } });
     // The delete alone, then at once (before the engine's refresh shows it) a near-duplicate of what it deleted.
-    const del = await rawBulk(h.url, "/_bulk", lines({ delete: { _index: index, _id: "x" } }));
+    const del = await rawBulk(h.url, "/_bulk", ndjson({ delete: { _index: index, _id: "x" } }));
     expect(del.body.items[0]!.delete).toMatchObject({ status: 200, result: "deleted" });
-    const next = await rawBulk(h.url, "/_bulk", lines({ index: { _index: index, _id: "y" } }, { message: d }));
+    const next = await rawBulk(h.url, "/_bulk", ndjson({ index: { _index: index, _id: "y" } }, { message: d }));
     expect(next.body.items[0]!.index).toMatchObject({ status: 201, neardup: { status: "original" } });
     await h.engine.refresh(index);
     expect(await h.engine.get(index, "new")).toMatchObject({ message: b });
     expect(await h.engine.get(index, "y")).toMatchObject({ message: d });
     // What is not deleted stays an original: a near-duplicate of "new" is skipped.
-    const again = await rawBulk(h.url, "/_bulk", lines({ index: { _index: index, _id: "again" } }, { message: a }));
+    const again = await rawBulk(h.url, "/_bulk", ndjson({ index: { _index: index, _id: "again" } }, { message: a }));
     expect(again.body.items[0]!.index).toMatchObject({ status: 200, result: "noop", neardup: { duplicate_of: "new" } });
   });
 
   it("a delete in an index this proxy has no service for yet (another sidecar wrote it) still takes the document out of the lookups after it, in the same bulk or at once (skip dropped the near-duplicate)", async () => {
     const seed = name("skip");
     const [a, b] = englishVariants(RECIPE_EN, 2);
-    expect((await rawBulk(h.url, "/_bulk?refresh=true", lines({ index: { _index: seed, _id: "old" } }, { message: a }))).body.items[0]!.index!.status).toBe(201);
+    expect((await rawBulk(h.url, "/_bulk?refresh=true", ndjson({ index: { _index: seed, _id: "old" } }, { message: a }))).body.items[0]!.index!.status).toBe(201);
     const mapping = ((await (await fetch(`${target.url}/${seed}/_mapping`)).json()) as Record<string, { mappings: unknown }>)[seed]!.mappings;
     const stored = await h.engine.get<Record<string, unknown>>(seed, "old");
     for (const alone of [false, true]) {
@@ -356,8 +350,8 @@ describe.each(engineTargets())("_bulk proxy on $kind $version ($source)", (targe
       const index = name("skip");
       expect((await fetch(`${target.url}/${index}`, { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify({ mappings: mapping }) })).status).toBe(200);
       expect((await fetch(`${target.url}/${index}/_doc/old?refresh=true`, { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify(stored) })).status).toBe(201);
-      const del = lines({ delete: { _index: index, _id: "old" } });
-      const near = lines({ index: { _index: index, _id: "new" } }, { message: b });
+      const del = ndjson({ delete: { _index: index, _id: "old" } });
+      const near = ndjson({ index: { _index: index, _id: "new" } }, { message: b });
       // In one bulk; or the delete alone (a bulk with nothing to fingerprint, sent to the engine as it came), then at once.
       const res = alone ? await rawBulk(h.url, "/_bulk", del) : await rawBulk(h.url, "/_bulk", del + near);
       expect(res.body.items[0]!.delete).toMatchObject({ status: 200, result: "deleted" });
@@ -372,14 +366,14 @@ describe.each(engineTargets())("_bulk proxy on $kind $version ($source)", (targe
     const index = name("mark");
     const v1 = { message: "first version of the text about the quick brown fox", "@timestamp": "2026-01-02T00:00:00Z" };
     const v2 = { message: "second version with totally different words about library hours", "@timestamp": "2026-01-01T00:00:00Z" };
-    const indexed = await rawBulk(h.url, "/_bulk", lines({ index: { _index: index, _id: "x" } }, v1, { index: { _index: index, _id: "x" } }, v2));
+    const indexed = await rawBulk(h.url, "/_bulk", ndjson({ index: { _index: index, _id: "x" } }, v1, { index: { _index: index, _id: "x" } }, v2));
     expect(indexed.body.items.map((i) => [i.index!.status, i.index!.result])).toEqual([
       [201, "created"],
       [200, "updated"],
     ]);
     expect(await h.engine.get(index, "x")).toMatchObject({ message: v2.message });
     // Two creates of one id: the first is written, the second is the engine's 409.
-    const created = await rawBulk(h.url, "/_bulk", lines({ create: { _index: index, _id: "y" } }, v1, { create: { _index: index, _id: "y" } }, v2));
+    const created = await rawBulk(h.url, "/_bulk", ndjson({ create: { _index: index, _id: "y" } }, v1, { create: { _index: index, _id: "y" } }, v2));
     expect(created.body.items.map((i) => i.create!.status)).toEqual([201, 409]);
     expect(await h.engine.get(index, "y")).toMatchObject({ message: v1.message });
   });
@@ -389,7 +383,7 @@ describe.each(engineTargets())("_bulk proxy on $kind $version ($source)", (targe
     const plain = `${prefix}-plain-${created.length}`;
     created.push(plain);
     const body = (into: string) =>
-      lines(
+      ndjson(
         { index: { _index: into, _id: "b" } },
         { message: "order probe: the backup of volume seven failed with checksum mismatch 1" },
         { index: { _index: into, _id: "c" } },
@@ -412,7 +406,7 @@ describe.each(engineTargets())("_bulk proxy on $kind $version ($source)", (targe
   it("an index deleted, or deleted and made again without the neardup mapping, while the proxy runs: later writes are deduplicated again (shipper audit: a per-item 502 for ever)", async () => {
     const index = name("mark");
     const [b, c] = englishVariants(NEWS_EN, 2);
-    const send = async (id: string, message: string) => (await rawBulk(h.url, "/_bulk", lines({ index: { _index: index, _id: id } }, { message }))).body.items[0]!.index!;
+    const send = async (id: string, message: string) => (await rawBulk(h.url, "/_bulk", ndjson({ index: { _index: index, _id: id } }, { message }))).body.items[0]!.index!;
     expect(await send("1", RECIPE_EN)).toMatchObject({ status: 201, neardup: { status: "original" } });
     await h.engine.deleteIndex(index);
     expect(await send("2", b!)).toMatchObject({ status: 201, neardup: { status: "original" } });
@@ -421,7 +415,7 @@ describe.each(engineTargets())("_bulk proxy on $kind $version ($source)", (targe
     await h.engine.createIndex(index, { mappings: { properties: { n: { type: "long" } } } });
     // A bulk large enough for grouped lookups, which answer no hits (not an error) on an index without the mapping.
     const many = Array.from({ length: 60 }, (_, k) => [{ index: { _index: index, _id: `m${k}` } }, { message: `Bulletin ${k * 7919}: ${OTHER_ZH.slice(k % 7)} ${k}` }]).flat();
-    const grouped = await rawBulk(h.url, "/_bulk", lines(...many));
+    const grouped = await rawBulk(h.url, "/_bulk", ndjson(...many));
     expect(grouped.body.errors).toBe(false);
     expect(await h.engine.mapsField(index, "neardup.simhash")).toBe(true);
     expect(await send("4", MOM_A)).toMatchObject({ status: 201, neardup: { status: "original" } });
@@ -435,7 +429,7 @@ describe.each(engineTargets())("_bulk proxy on $kind $version ($source)", (targe
     const index = name("mark");
     const other = name("plain");
     const [a, b] = englishVariants(RECIPE_EN, 2);
-    const body = lines(
+    const body = ndjson(
       { index: { _index: index, _id: "1" } },
       { message: a, n: 1 },
       { update: { _index: index, _id: "1" } },
@@ -471,9 +465,9 @@ describe.each(engineTargets())("_bulk proxy on $kind $version ($source)", (targe
   it("an index name the engine refuses gets the engine's per-item 400, not a 500; the other items are written", async () => {
     const index = name("mark");
     const bad = `${prefix}-mark-UPPER`; // matches the rule, and no engine takes an upper-case name
-    const body = lines({ index: { _index: bad, _id: "u" } }, { message: NEWS_EN }, { index: { _index: bad } }, { message: OTHER_ZH }, { index: { _index: index, _id: "ok" } }, { message: RECIPE_EN });
+    const body = ndjson({ index: { _index: bad, _id: "u" } }, { message: NEWS_EN }, { index: { _index: bad } }, { message: OTHER_ZH }, { index: { _index: index, _id: "ok" } }, { message: RECIPE_EN });
     const viaProxy = await rawBulk(h.url, "/_bulk?refresh=true", body);
-    const direct = await rawBulk(target.url, "/_bulk", lines({ index: { _index: bad, _id: "u" } }, { message: NEWS_EN }, { index: { _index: bad } }, { message: OTHER_ZH }));
+    const direct = await rawBulk(target.url, "/_bulk", ndjson({ index: { _index: bad, _id: "u" } }, { message: NEWS_EN }, { index: { _index: bad } }, { message: OTHER_ZH }));
     expect(viaProxy.status).toBe(200);
     // The engine's own items, field for field (black-box audit: `_id: null`, `index_uuid` and the reason differed).
     expect(viaProxy.body.items.slice(0, 2)).toEqual(direct.body.items);
@@ -483,7 +477,7 @@ describe.each(engineTargets())("_bulk proxy on $kind $version ($source)", (targe
 
   it("a query parameter the engine refuses gets the engine's own whole-request 400 and nothing is written", async () => {
     const index = name("mark");
-    const body = lines({ index: { _index: index, _id: "1" } }, { message: NEWS_EN }, { index: { _index: index, _id: "2" } }, { message: RECIPE_EN });
+    const body = ndjson({ index: { _index: index, _id: "1" } }, { message: NEWS_EN }, { index: { _index: index, _id: "2" } }, { message: RECIPE_EN });
     const viaProxy = await rawBulk(h.url, "/_bulk?refresh=bogus", body);
     const direct = await rawBulk(target.url, "/_bulk?refresh=bogus", body);
     expect(direct.status).toBe(400);
@@ -510,8 +504,8 @@ describe.each(engineTargets())("_bulk proxy on $kind $version ($source)", (targe
 
   it("a create of a stored original's id, refused as a conflict, does not hide that original from a near-duplicate later in the bulk (reject, and mark in one bulk)", async () => {
     const index = name("reject");
-    expect((await rawBulk(h.url, "/_bulk?refresh=true", lines({ index: { _index: index, _id: "1" } }, { message: MOM_A }))).body.items[0]!.index).toMatchObject({ status: 201, neardup: { status: "original" } });
-    const res = await rawBulk(h.url, "/_bulk?refresh=true", lines({ create: { _index: index, _id: "1" } }, { message: OTHER_ZH }, { create: { _index: index, _id: "3" } }, { message: MOM_B }));
+    expect((await rawBulk(h.url, "/_bulk?refresh=true", ndjson({ index: { _index: index, _id: "1" } }, { message: MOM_A }))).body.items[0]!.index).toMatchObject({ status: 201, neardup: { status: "original" } });
+    const res = await rawBulk(h.url, "/_bulk?refresh=true", ndjson({ create: { _index: index, _id: "1" } }, { message: OTHER_ZH }, { create: { _index: index, _id: "3" } }, { message: MOM_B }));
     expect((res.body.items[0]!.create!.error as { type: string }).type).toBe("version_conflict_engine_exception");
     // Was: 201, an original, while its original 1 is stored: two originals under reject.
     expect(res.body.items[1]!.create).toMatchObject({ status: 409, error: { type: "neardup_duplicate_exception", duplicate_of: "1" } });
@@ -519,7 +513,7 @@ describe.each(engineTargets())("_bulk proxy on $kind $version ($source)", (targe
     expect(await h.engine.get(index, "1")).toMatchObject({ message: MOM_A });
 
     const marked = name("mark");
-    const one = await rawBulk(h.url, "/_bulk?refresh=true", lines({ index: { _index: marked, _id: "1" } }, { message: MOM_A }, { create: { _index: marked, _id: "1" } }, { message: OTHER_ZH }, { create: { _index: marked, _id: "2" } }, { message: MOM_B }));
+    const one = await rawBulk(h.url, "/_bulk?refresh=true", ndjson({ index: { _index: marked, _id: "1" } }, { message: MOM_A }, { create: { _index: marked, _id: "1" } }, { message: OTHER_ZH }, { create: { _index: marked, _id: "2" } }, { message: MOM_B }));
     expect(one.body.items.map((i) => Object.values(i)[0]!.status)).toEqual([201, 409, 201]);
     expect(one.body.items[2]!.create).toMatchObject({ neardup: { status: "duplicate", duplicate_of: "1" } }); // was an original
     expect(await h.engine.get(marked, "2")).toMatchObject({ neardup: { status: "duplicate", duplicate_of: "1" } });
@@ -529,7 +523,7 @@ describe.each(engineTargets())("_bulk proxy on $kind $version ($source)", (targe
     const index = name("mark");
     const made = await fetch(`${target.url}/${index}`, { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify({ mappings: { properties: { n: { type: "long" } } } }) });
     expect(made.status).toBe(200);
-    const batch = lines({ index: { _index: index, _id: "1" } }, { message: MOM_A, n: "not a number" }, { index: { _index: index, _id: "2" } }, { message: MOM_B }, { update: { _index: index, _id: "2" } }, { doc: { tag: "u" } });
+    const batch = ndjson({ index: { _index: index, _id: "1" } }, { message: MOM_A, n: "not a number" }, { index: { _index: index, _id: "2" } }, { message: MOM_B }, { update: { _index: index, _id: "2" } }, { doc: { tag: "u" } });
     for (let round = 0; round < 2; round++) {
       // The whole batch twice, as a shipper that resends a batch with errors does: the same answer each time.
       const res = await rawBulk(h.url, "/_bulk?refresh=true", batch);
@@ -553,7 +547,7 @@ describe.each(engineTargets())("_bulk proxy on $kind $version ($source)", (targe
     });
     expect(put.status).toBe(200);
     try {
-      const body = (ix: string) => lines({ index: { _index: ix, _id: "1" } }, { message: MOM_A, fields: { latency: 12 }, "@timestamp": "2026-12-05T00:00:00Z" });
+      const body = (ix: string) => ndjson({ index: { _index: ix, _id: "1" } }, { message: MOM_A, fields: { latency: 12 }, "@timestamp": "2026-12-05T00:00:00Z" });
       expect((await rawBulk(target.url, "/_bulk?refresh=true", body(direct))).body.items[0]!.index!.status).toBe(201);
       expect((await rawBulk(h.url, "/_bulk?refresh=true", body(index))).body.items[0]!.index).toMatchObject({ status: 201, neardup: { status: "original" } });
       const mappings = async (ix: string) => ((await (await fetch(`${target.url}/${ix}/_mapping`)).json()) as Record<string, { mappings: { properties: Record<string, unknown> } }>)[ix]!.mappings;
@@ -620,7 +614,7 @@ describe.each(engineTargets())("_bulk proxy on $kind $version ($source)", (targe
   it("a @timestamp far in the future is decided at its arrival time; the source keeps it (it stayed a candidate until 2099)", async () => {
     const index = name("mark");
     const before = Date.now();
-    const res = await rawBulk(h.url, "/_bulk?refresh=true", lines({ index: { _index: index, _id: "f" } }, { message: NEWS_EN, "@timestamp": "2099-01-01T00:00:00Z" }, { index: { _index: index, _id: "p" } }, { message: RECIPE_EN, "@timestamp": "2026-12-01T10:00:00Z" }));
+    const res = await rawBulk(h.url, "/_bulk?refresh=true", ndjson({ index: { _index: index, _id: "f" } }, { message: NEWS_EN, "@timestamp": "2099-01-01T00:00:00Z" }, { index: { _index: index, _id: "p" } }, { message: RECIPE_EN, "@timestamp": "2026-12-01T10:00:00Z" }));
     expect(res.body.items.map((i) => i.index!.status)).toEqual([201, 201]);
     const future = await h.engine.get<{ "@timestamp": string; neardup: { timestamp: string } }>(index, "f");
     expect(future!["@timestamp"]).toBe("2099-01-01T00:00:00Z");
@@ -636,17 +630,17 @@ describe.each(engineTargets())("_bulk proxy on $kind $version ($source)", (targe
     // A refresh interval as long as the recent-writes window (30 s, common for logs): the window is lengthened, dedup runs.
     const slow = name("mark");
     expect((await put(`/${slow}`, { settings: { refresh_interval: "30s" } })).status).toBe(200);
-    const slowRes = await rawBulk(h.url, "/_bulk", lines({ index: { _index: slow, _id: "a" } }, { message: a }, { index: { _index: slow, _id: "b" } }, { message: b }));
+    const slowRes = await rawBulk(h.url, "/_bulk", ndjson({ index: { _index: slow, _id: "a" } }, { message: a }, { index: { _index: slow, _id: "b" } }, { message: b }));
     expect(slowRes.body.items.map((i) => i.index!.neardup), JSON.stringify(slowRes.body.items[0])).toMatchObject([{ status: "original" }, { status: "duplicate", duplicate_of: "a" }]);
     // Refresh disabled: written unchecked.
     const off = name("mark");
     expect((await put(`/${off}`, { settings: { refresh_interval: "-1" } })).status).toBe(200);
-    const offRes = await rawBulk(h.url, "/_bulk", lines({ index: { _index: off, _id: "a" } }, { message: a }));
+    const offRes = await rawBulk(h.url, "/_bulk", ndjson({ index: { _index: off, _id: "a" } }, { message: a }));
     expect(offRes.body.items[0]!.index).toMatchObject({ _id: "a", status: 201, neardup: { status: "unchecked", reason: expect.stringContaining("refresh disabled") } });
     // A field limit the neardup fields would pass: written unchecked.
     const tight = name("mark");
     expect((await put(`/${tight}`, { settings: { "index.mapping.total_fields.limit": 3 } })).status).toBe(200);
-    const tightRes = await rawBulk(h.url, "/_bulk?refresh=true", lines({ index: { _index: tight, _id: "a" } }, { message: a }));
+    const tightRes = await rawBulk(h.url, "/_bulk?refresh=true", ndjson({ index: { _index: tight, _id: "a" } }, { message: a }));
     expect(tightRes.body.items[0]!.index).toMatchObject({ _id: "a", status: 201, neardup: { status: "unchecked" } });
     for (const index of [slow, off, tight]) await fetch(`${target.url}/${index}/_refresh`, { method: "POST" });
     for (const [index, id] of [[slow, "b"], [off, "a"], [tight, "a"]] as const) expect((await fetch(`${target.url}/${index}/_doc/${id}`)).status).toBe(200);
@@ -660,15 +654,15 @@ describe.each(engineTargets())("_bulk proxy on $kind $version ($source)", (targe
     // A refresh interval longer than the test: the engine's search shows none of these writes, so only one
     // recent-writes window can see the earlier document.
     expect((await put(`/${index}`, { settings: { refresh_interval: "60s" }, aliases: { [alias]: { is_write_index: true } } })).status).toBe(200);
-    const viaAlias = await rawBulk(h.url, `/${alias}/_bulk`, lines({ index: { _id: "a" } }, { message: a }));
-    const viaIndex = await rawBulk(h.url, `/${index}/_bulk`, lines({ index: { _id: "b" } }, { message: b }));
-    const viaBody = await rawBulk(h.url, "/_bulk", lines({ index: { _index: alias, _id: "c" } }, { message: c }));
+    const viaAlias = await rawBulk(h.url, `/${alias}/_bulk`, ndjson({ index: { _id: "a" } }, { message: a }));
+    const viaIndex = await rawBulk(h.url, `/${index}/_bulk`, ndjson({ index: { _id: "b" } }, { message: b }));
+    const viaBody = await rawBulk(h.url, "/_bulk", ndjson({ index: { _index: alias, _id: "c" } }, { message: c }));
     expect(viaAlias.body.items[0]!.index).toMatchObject({ _index: index, status: 201, neardup: { status: "original" } });
     expect(viaIndex.body.items[0]!.index).toMatchObject({ _index: index, status: 201, neardup: { status: "duplicate", duplicate_of: "a" } });
     expect(viaBody.body.items[0]!.index).toMatchObject({ _index: index, status: 201, neardup: { status: "duplicate", duplicate_of: "a" } });
     // At the same moment, the other way round: one of the two is the original.
     const [x, y] = englishVariants(NEWS_EN, 2);
-    const [first, second] = await Promise.all([rawBulk(h.url, `/${index}/_bulk`, lines({ index: { _id: "x" } }, { message: x })), rawBulk(h.url, `/${alias}/_bulk`, lines({ index: { _id: "y" } }, { message: y }))]);
+    const [first, second] = await Promise.all([rawBulk(h.url, `/${index}/_bulk`, ndjson({ index: { _id: "x" } }, { message: x })), rawBulk(h.url, `/${alias}/_bulk`, ndjson({ index: { _id: "y" } }, { message: y }))]);
     const verdicts = [first, second].map((r) => (r.body.items[0]!.index!.neardup as { status: string }).status).sort();
     expect(verdicts).toEqual(["duplicate", "original"]);
     await h.engine.refresh(index);
@@ -684,9 +678,9 @@ describe.each(engineTargets())("_bulk proxy on $kind $version ($source)", (targe
     expect((await put(`/${live}`, { aliases: { [alias]: { is_write_index: true } } })).status).toBe(200);
     expect((await fetch(`${target.url}/${old}/_close`, { method: "POST" })).status).toBe(200);
     const [a, b] = englishVariants(RECIPE_EN, 2);
-    const first = await rawBulk(h.url, `/${alias}/_bulk`, lines({ index: { _id: "a" } }, { message: a }));
+    const first = await rawBulk(h.url, `/${alias}/_bulk`, ndjson({ index: { _id: "a" } }, { message: a }));
     expect(first.body.items[0]!.index).toMatchObject({ _index: live, status: 201, neardup: { status: "original" } });
-    const second = await rawBulk(h.url, `/${live}/_bulk`, lines({ index: { _id: "b" } }, { message: b }));
+    const second = await rawBulk(h.url, `/${live}/_bulk`, ndjson({ index: { _id: "b" } }, { message: b }));
     expect(second.body.items[0]!.index).toMatchObject({ _index: live, status: 201, neardup: { status: "duplicate", duplicate_of: "a" } });
   });
 
@@ -699,7 +693,7 @@ describe.each(engineTargets())("_bulk proxy on $kind $version ($source)", (targe
     const r = await rawBulk(
       h.url,
       "/_bulk",
-      lines(
+      ndjson(
         { index: { _index: alias, _id: "u1" } }, { message: a },
         { update: { _index: index, _id: "u1" } }, { doc: { tag: 1 } },
         { index: { _index: index, _id: "u2" } }, { message: c },
@@ -720,9 +714,9 @@ describe.each(engineTargets())("_bulk proxy on $kind $version ($source)", (targe
     const alias = `${index}-alias`;
     expect((await putJson(`/${index}`, { aliases: { [alias]: { is_write_index: true } } })).status).toBe(200);
     const [a, b] = englishVariants(RECIPE_EN, 2);
-    const first = await rawBulk(h.url, "/_bulk", lines({ index: { _index: alias, _id: "x" } }, { message: a }));
+    const first = await rawBulk(h.url, "/_bulk", ndjson({ index: { _index: alias, _id: "x" } }, { message: a }));
     expect(first.body.items[0]!.index).toMatchObject({ status: 201, neardup: { status: "original" } });
-    const same = await rawBulk(h.url, "/_bulk", lines({ delete: { _index: index, _id: "x" } }, { index: { _index: alias, _id: "y" } }, { message: b }));
+    const same = await rawBulk(h.url, "/_bulk", ndjson({ delete: { _index: index, _id: "x" } }, { index: { _index: alias, _id: "y" } }, { message: b }));
     expect(same.body.items[0]!.delete).toMatchObject({ status: 200, result: "deleted" });
     expect(same.body.items[1]!.index).toMatchObject({ status: 201, neardup: { status: "original" } });
     await h.engine.refresh(index);
@@ -740,11 +734,11 @@ describe.each(engineTargets())("_bulk proxy on $kind $version ($source)", (targe
     expect((await putJson(`/${live}`, { aliases: { [alias]: { is_write_index: true }, [second]: { is_write_index: true } } })).status).toBe(200);
     const [a, b, c] = englishVariants(RECIPE_EN, 3);
     // Originals stored directly in the index only the other alias covers (first) and in the older index, searchable.
-    expect((await rawBulk(h.url, "/_bulk", lines({ index: { _index: other, _id: "o" } }, { message: c }))).body.items[0]!.index).toMatchObject({ status: 201 });
-    expect((await rawBulk(h.url, "/_bulk", lines({ index: { _index: old, _id: "x" } }, { message: a }))).body.items[0]!.index).toMatchObject({ status: 201 });
+    expect((await rawBulk(h.url, "/_bulk", ndjson({ index: { _index: other, _id: "o" } }, { message: c }))).body.items[0]!.index).toMatchObject({ status: 201 });
+    expect((await rawBulk(h.url, "/_bulk", ndjson({ index: { _index: old, _id: "x" } }, { message: a }))).body.items[0]!.index).toMatchObject({ status: 201 });
     await h.engine.refresh(other);
     await h.engine.refresh(old);
-    const viaAlias = await rawBulk(h.url, `/${alias}/_bulk`, lines({ index: { _id: "y" } }, { message: b }));
+    const viaAlias = await rawBulk(h.url, `/${alias}/_bulk`, ndjson({ index: { _id: "y" } }, { message: b }));
     expect(viaAlias.body.items[0]!.index).toMatchObject({ _index: live, status: 201, neardup: { status: "duplicate", duplicate_of: "x" } });
   });
 
@@ -765,19 +759,19 @@ describe.each(engineTargets())("_bulk proxy on $kind $version ($source)", (targe
     const alias = `${prefix}-mark-alias-only`;
     const send = (to: string, path: string, body: string) => fetch(`${to}${path}`, { method: "POST", headers: { "content-type": "application/x-ndjson" }, body }).then(async (r) => ({ status: r.status, body: (await r.json()) as { items?: Record<string, { status: number }>[] } }));
     // An empty _id: the engine's own per-item 400 (the proxy wrote it under a generated id).
-    const empty = lines({ index: { _index: index, _id: "" } }, { message: NEWS_EN });
+    const empty = ndjson({ index: { _index: index, _id: "" } }, { message: NEWS_EN });
     const [d, p] = [await send(target.url, "/_bulk", empty), await send(h.url, "/_bulk", empty)];
     expect(p.body.items![0]!.index!.status).toBe(d.body.items![0]!.index!.status);
     expect(p.body.items![0]!.index!.status).toBe(400);
     // `index` with op_type create: answered under `create`, as the engine does.
-    const created = await send(h.url, "/_bulk", lines({ index: { _index: index, _id: "oc", op_type: "create" } }, { message: OTHER_ZH }));
+    const created = await send(h.url, "/_bulk", ndjson({ index: { _index: index, _id: "oc", op_type: "create" } }, { message: OTHER_ZH }));
     expect(Object.keys(created.body.items![0]!)).toEqual(["create"]);
     expect(created.body.items![0]!.create).toMatchObject({ status: 201, neardup: { status: "original" } });
     // require_alias as the string "true", and as a bare query flag: the proxy creates nothing under the alias's
     // name, and the items get what the engine answers alone (Elasticsearch reads the bare flag as true, OpenSearch not).
     for (const [path, action] of [["/_bulk", { index: { _index: alias, require_alias: "true" } }], ["/_bulk?require_alias", { index: { _index: alias } }]] as const) {
-      const alone = await send(target.url, path, lines({ index: { ...action.index, _index: `${alias}-direct` } }, { message: RECIPE_EN }));
-      const res = await send(h.url, path, lines(action, { message: RECIPE_EN }));
+      const alone = await send(target.url, path, ndjson({ index: { ...action.index, _index: `${alias}-direct` } }, { message: RECIPE_EN }));
+      const res = await send(h.url, path, ndjson(action, { message: RECIPE_EN }));
       expect(res.body.items![0]!.index!.status, path).toBe(alone.body.items![0]!.index!.status);
       if (alone.body.items![0]!.index!.status === 404) expect((await fetch(`${target.url}/${alias}`, { method: "HEAD" })).status, path).toBe(404);
       for (const idx of [alias, `${alias}-direct`]) await fetch(`${target.url}/${idx}`, { method: "DELETE" });
@@ -787,7 +781,7 @@ describe.each(engineTargets())("_bulk proxy on $kind $version ($source)", (targe
   it.runIf(target.kind === "elasticsearch")("REST compatibility with 7.x (`compatible-with=7`, `_type`) reaches the engine, as it does without the proxy (third audit: a whole 400)", async () => {
     const index = name("mark");
     const compat = "application/vnd.elasticsearch+x-ndjson; compatible-with=7";
-    const body = lines({ index: { _index: index, _type: "_doc", _id: "c7" } }, { message: NEWS_EN }, { index: { _index: `${prefix}-untouched-compat`, _type: "_doc", _id: "c7" } }, { n: 1 });
+    const body = ndjson({ index: { _index: index, _type: "_doc", _id: "c7" } }, { message: NEWS_EN }, { index: { _index: `${prefix}-untouched-compat`, _type: "_doc", _id: "c7" } }, { n: 1 });
     const res = await fetch(`${h.url}/_bulk?refresh=true`, { method: "POST", headers: { "content-type": compat, accept: compat.replace("x-ndjson", "json") }, body });
     expect(res.status).toBe(200);
     const answer = (await res.json()) as { items: Record<string, { status: number; neardup?: { status: string } }>[] };
@@ -799,7 +793,7 @@ describe.each(engineTargets())("_bulk proxy on $kind $version ($source)", (targe
   it("an action parameter the engines do not know refuses the whole request, as the engine alone does: nothing written (third audit)", async () => {
     const index = name("mark");
     const other = `${prefix}-untouched-params`;
-    const body = lines({ index: { _index: other, _id: "pass" } }, { n: 1 }, { index: { _index: index, _id: "ok" } }, { message: NEWS_EN }, { index: { _index: index, _id: "odd", foo: "bar" } }, { message: RECIPE_EN });
+    const body = ndjson({ index: { _index: other, _id: "pass" } }, { n: 1 }, { index: { _index: index, _id: "ok" } }, { message: NEWS_EN }, { index: { _index: index, _id: "odd", foo: "bar" } }, { message: RECIPE_EN });
     const direct = await fetch(`${target.url}/_bulk`, { method: "POST", headers: { "content-type": "application/x-ndjson" }, body });
     const viaProxy = await fetch(`${h.url}/_bulk`, { method: "POST", headers: { "content-type": "application/x-ndjson" }, body });
     expect(direct.status).toBe(400);
@@ -872,9 +866,9 @@ describe.each(engineTargets())("_bulk proxy on $kind $version ($source)", (targe
     expect((await put(`/_index_template/${template}`, { index_patterns: [`${stream}*`], data_stream: {}, priority: 500 })).status).toBe(200);
     try {
       const [a, b] = englishVariants(NEWS_EN, 2);
-      const first = await rawBulk(h.url, "/_bulk", lines({ create: { _index: stream } }, { "@timestamp": "2026-12-04T10:00:00Z", message: a }));
+      const first = await rawBulk(h.url, "/_bulk", ndjson({ create: { _index: stream } }, { "@timestamp": "2026-12-04T10:00:00Z", message: a }));
       expect(first.body.items[0]!.create).toMatchObject({ status: 201 });
-      const second = await rawBulk(h.url, "/_bulk", lines({ create: { _index: stream } }, { "@timestamp": "2026-12-04T10:00:01Z", message: b }));
+      const second = await rawBulk(h.url, "/_bulk", ndjson({ create: { _index: stream } }, { "@timestamp": "2026-12-04T10:00:01Z", message: b }));
       expect(second.body.items[0]!.create).toMatchObject({ status: 201 });
       await fetch(`${target.url}/${stream}/_refresh`, { method: "POST" });
       const count = (await (await fetch(`${target.url}/${stream}/_count`)).json()) as { count: number };
@@ -895,7 +889,7 @@ describe.each(engineTargets())("_bulk proxy on $kind $version ($source)", (targe
       ["ls", '"half \\ud800 pair"'],
       ["long", JSON.stringify("word ".repeat(200_001))],
     ];
-    const body = texts.map(([id, text]) => `{"index":{"_index":"${index}","_id":"${id}"}}\n{"message":${text},"n":1.0}\n`).join("") + lines({ index: { _index: index, _id: "ok" } }, { message: NEWS_EN });
+    const body = texts.map(([id, text]) => `{"index":{"_index":"${index}","_id":"${id}"}}\n{"message":${text},"n":1.0}\n`).join("") + ndjson({ index: { _index: index, _id: "ok" } }, { message: NEWS_EN });
     const res = await rawBulk(h.url, "/_bulk?refresh=true", body);
     expect(res.body.errors).toBe(false);
     for (const [k, [id]] of texts.entries()) {
@@ -917,7 +911,7 @@ describe.each(engineTargets())("_bulk proxy on $kind $version ($source)", (targe
 
   it("a malformed action line gets the engine's own whole-request error and nothing is written", async () => {
     const index = name("mark");
-    const body = lines({ index: { _index: index, _id: "1" } }, { message: NEWS_EN }, '{"index":{bad', { message: RECIPE_EN });
+    const body = ndjson({ index: { _index: index, _id: "1" } }, { message: NEWS_EN }, '{"index":{bad', { message: RECIPE_EN });
     const viaProxy = await rawBulk(h.url, "/_bulk", body);
     const direct = await rawBulk(target.url, "/_bulk", body);
     expect(viaProxy.status).toBe(400);
@@ -930,8 +924,8 @@ describe.each(engineTargets())("_bulk proxy on $kind $version ($source)", (targe
     const index = name("mark");
     const outside = `${prefix}-plain-${created.length}`;
     created.push(outside);
-    await rawBulk(h.url, "/_bulk?refresh=true", lines({ index: { _index: index, _id: "1" } }, { message: NEWS_EN }));
-    const body = lines({ delete: { _index: index, _id: "1" } }, { index: { _index: outside, _id: "p" } }, { message: NEWS_EN }, { update: { _index: index, _id: "none" } }, { doc: { host: "x" } });
+    await rawBulk(h.url, "/_bulk?refresh=true", ndjson({ index: { _index: index, _id: "1" } }, { message: NEWS_EN }));
+    const body = ndjson({ delete: { _index: index, _id: "1" } }, { index: { _index: outside, _id: "p" } }, { message: NEWS_EN }, { update: { _index: index, _id: "none" } }, { doc: { host: "x" } });
     const res = await rawBulk(h.url, "/_bulk?refresh=true&filter_path=items.*.status", body);
     expect(res.status).toBe(200);
     // The engine's filter_path answer, not the proxy's whole one (took, errors, neardup verdicts).
@@ -942,7 +936,7 @@ describe.each(engineTargets())("_bulk proxy on $kind $version ($source)", (targe
 
   it("a path whose first segment starts with an underscore (/_all/_bulk) is a _bulk too: its items are fingerprinted (they went in without dedup)", async () => {
     const index = name("mark");
-    const res = await rawBulk(h.url, "/_all/_bulk?refresh=true", lines({ index: { _index: index, _id: "u1" } }, { message: NEWS_EN }));
+    const res = await rawBulk(h.url, "/_all/_bulk?refresh=true", ndjson({ index: { _index: index, _id: "u1" } }, { message: NEWS_EN }));
     expect(res.status).toBe(200);
     expect(res.body.items[0]!.index).toMatchObject({ _id: "u1", status: 201, neardup: { status: "original" } });
     expect(await h.engine.get(index, "u1")).toMatchObject({ neardup: { status: "original" } });
@@ -950,21 +944,21 @@ describe.each(engineTargets())("_bulk proxy on $kind $version ($source)", (targe
 
   it("//_bulk is a _bulk, as the engines serve it, and an x-deflate body is decoded: their items are fingerprinted (black-box audit: both went in without dedup)", async () => {
     const index = name("mark");
-    const slashes = await rawBulk(h.url, "//_bulk?refresh=true", lines({ index: { _index: index, _id: "s1" } }, { message: NEWS_EN }));
+    const slashes = await rawBulk(h.url, "//_bulk?refresh=true", ndjson({ index: { _index: index, _id: "s1" } }, { message: NEWS_EN }));
     expect(slashes.status).toBe(200);
     expect(slashes.body.items[0]!.index).toMatchObject({ _id: "s1", status: 201, neardup: { status: "original" } });
     const res = await fetch(`${h.url}/_bulk?refresh=true`, {
       method: "POST",
       headers: { "content-type": "application/x-ndjson", "content-encoding": "x-deflate" },
-      body: deflateSync(lines({ index: { _index: index, _id: "s2" } }, { message: NEWS_EN })),
+      body: deflateSync(ndjson({ index: { _index: index, _id: "s2" } }, { message: NEWS_EN })),
     });
     const deflated = (await res.json()) as { items: Record<string, Record<string, unknown>>[] };
     expect(res.status).toBe(200);
     expect(deflated.items[0]!.index).toMatchObject({ _id: "s2", neardup: { status: "duplicate", duplicate_of: "s1" } });
     expect(await h.engine.get(index, "s2")).toMatchObject({ neardup: { status: "duplicate" } });
     // Other paths starting with // are the engine's to answer, as they are without the proxy.
-    const other = await fetch(`${h.url}//${index}/_bulk`, { method: "POST", headers: { "content-type": "application/x-ndjson" }, body: lines({ index: { _id: "s3" } }, { message: NEWS_EN }) });
-    const direct = await fetch(`${target.url}//${index}/_bulk`, { method: "POST", headers: { "content-type": "application/x-ndjson" }, body: lines({ index: { _id: "s3" } }, { message: NEWS_EN }) });
+    const other = await fetch(`${h.url}//${index}/_bulk`, { method: "POST", headers: { "content-type": "application/x-ndjson" }, body: ndjson({ index: { _id: "s3" } }, { message: NEWS_EN }) });
+    const direct = await fetch(`${target.url}//${index}/_bulk`, { method: "POST", headers: { "content-type": "application/x-ndjson" }, body: ndjson({ index: { _id: "s3" } }, { message: NEWS_EN }) });
     expect(other.status).toBe(direct.status);
   });
 
@@ -993,7 +987,7 @@ describe.each(engineTargets())("_bulk proxy on $kind $version ($source)", (targe
     const index = name("mark");
     const plain = `${prefix}-plain-${created.length}`;
     created.push(plain);
-    const body = (into: string) => lines({ delete: { _index: into, _id: "X" } }, { index: { _index: into, _id: "Y" } }, { message: NEWS_EN });
+    const body = (into: string) => ndjson({ delete: { _index: into, _id: "X" } }, { index: { _index: into, _id: "Y" } }, { message: NEWS_EN });
     const viaProxy = await rawBulk(h.url, "/_bulk", body(index));
     const direct = await rawBulk(target.url, "/_bulk", body(plain));
     const shape = (r: typeof viaProxy) => [r.body.errors, ...r.body.items.map((i) => { const v = Object.values(i)[0]!; return [v.status, v.result, (v.error as { type?: string } | undefined)?.type]; })];
@@ -1016,14 +1010,14 @@ describe.each(engineTargets())("_bulk proxy on $kind $version ($source)", (targe
 
   it("the index in the path, and pipeline, routing and require_alias are forwarded", async () => {
     const index = name("mark");
-    const res = await rawBulk(h.url, `/${index}/_bulk?routing=r1&refresh=wait_for`, lines({ index: { _id: "a" } }, { message: NEWS_EN }));
+    const res = await rawBulk(h.url, `/${index}/_bulk?routing=r1&refresh=wait_for`, ndjson({ index: { _id: "a" } }, { message: NEWS_EN }));
     expect(res.body.items[0]!.index).toMatchObject({ _index: index, _id: "a", status: 201, neardup: { status: "original" } });
     const search = await fetch(`${target.url}/${index}/_search?routing=r1`).then((r) => r.json() as Promise<{ hits: { hits: { _id: string; _routing?: string }[] } }>);
     expect(search.hits.hits).toEqual([expect.objectContaining({ _id: "a", _routing: "r1" })]);
-    const noPipeline = await rawBulk(h.url, `/${index}/_bulk?pipeline=neardup-no-such-pipeline`, lines({ index: { _id: "b" } }, { message: RECIPE_EN }));
+    const noPipeline = await rawBulk(h.url, `/${index}/_bulk?pipeline=neardup-no-such-pipeline`, ndjson({ index: { _id: "b" } }, { message: RECIPE_EN }));
     const item = noPipeline.status === 200 ? noPipeline.body.items[0]!.index! : (noPipeline.body as unknown as Record<string, unknown>);
     expect(JSON.stringify(item)).toMatch(/pipeline/);
-    const alias = await rawBulk(h.url, `/_bulk?require_alias=true`, lines({ index: { _index: `${prefix}-mark-noalias`, _id: "c" } }, { message: OTHER_ZH }));
+    const alias = await rawBulk(h.url, `/_bulk?require_alias=true`, ndjson({ index: { _index: `${prefix}-mark-noalias`, _id: "c" } }, { message: OTHER_ZH }));
     expect(alias.body.items[0]!.index).toMatchObject({ status: 404, error: { type: expect.stringMatching(/index_not_found|alias/) } });
     expect(await h.engine.indexExists(`${prefix}-mark-noalias`)).toBe(false); // the proxy did not create it either
   });
@@ -1046,7 +1040,7 @@ describe.each(engineTargets())("_bulk proxy on $kind $version ($source)", (targe
 
   it("a _bulk whose body ends before its Content-Length gets a 400 in the engine's shape, and none of its documents is written (it was Node's empty 400)", async () => {
     const index = name("mark");
-    const body = lines({ index: { _index: index, _id: "a" } }, { message: NEWS_EN }, { index: { _index: index, _id: "b" } }, { message: RECIPE_EN });
+    const body = ndjson({ index: { _index: index, _id: "a" } }, { message: NEWS_EN }, { index: { _index: index, _id: "b" } }, { message: RECIPE_EN });
     const answer = await rawHttp(h.url, `POST /_bulk?refresh=true HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-ndjson\r\nContent-Length: ${Buffer.byteLength(body) + 100}\r\n\r\n${body}`);
     expect(answer).toMatch(/^HTTP\/1\.1 400 /);
     expect(JSON.parse(answer.slice(answer.indexOf("\r\n\r\n") + 4))).toMatchObject({ status: 400, error: { type: "illegal_argument_exception", reason: expect.stringContaining("Content-Length") } });
@@ -1062,7 +1056,7 @@ describe.each(engineTargets())("_bulk proxy with the engine down, on $kind $vers
     const h = await startProxyFor(target, `${prefix}*:message`, { engineUrl: tcp.url });
     const index = `${prefix}-logs`;
     try {
-      const batch = (from: number) => lines(...[0, 1, 2].flatMap((k) => [{ index: { _index: index, _id: `d${from + k}` } }, { message: `${NEWS_EN} (copy ${from + k})` }]));
+      const batch = (from: number) => ndjson(...[0, 1, 2].flatMap((k) => [{ index: { _index: index, _id: `d${from + k}` } }, { message: `${NEWS_EN} (copy ${from + k})` }]));
       const acked: string[] = [];
       const first = await rawBulk(h.url, "/_bulk", batch(0));
       expect(first.status).toBe(200);
@@ -1074,7 +1068,7 @@ describe.each(engineTargets())("_bulk proxy with the engine down, on $kind $vers
       expect(down.status).toBe(503);
       expect(down.headers.get("retry-after")).toBe("5");
       expect(down.body.error).toMatchObject({ type: "neardup_engine_unavailable_exception" });
-      const passDown = await rawBulk(h.url, "/_bulk", lines({ delete: { _index: index, _id: "d0" } }));
+      const passDown = await rawBulk(h.url, "/_bulk", ndjson({ delete: { _index: index, _id: "d0" } }));
       expect(passDown.status).toBe(503);
       const client = target.kind === "elasticsearch" ? new ElasticClient({ node: h.url, maxRetries: 0 }) : new OpenSearchClient({ node: h.url, maxRetries: 0 });
       await expect(client.helpers.bulk({ datasource: [{ message: RECIPE_EN }], onDocument: () => ({ index: { _index: index } }), retries: 0 } as never)).rejects.toThrow();
