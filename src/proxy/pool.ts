@@ -65,6 +65,17 @@ export interface PoolDeps {
   logger?: { warn(details: object, message: string): void; error(details: object, message: string): void } | undefined;
 }
 
+/**
+ * What a name the proxy is sent resolves to: `target`, the name its writes are deduplicated under
+ * ({@link ServicePool.targetOf}); `index`, the index its writes go to (the name itself when it is an index, or an
+ * alias with no single write index); `writeIndex`, that index when the name is an alias with a single one.
+ */
+interface Resolved {
+  target: string;
+  index: string;
+  writeIndex: string | undefined;
+}
+
 /** How long the name an index's writes are deduplicated under (its write alias, or itself) is kept before it is asked again. */
 export const TARGET_TTL_MS = 5_000;
 
@@ -77,10 +88,8 @@ export class ServicePool {
   private readonly made = new Map<string, { dedup: IndexDedup; usedAt: number }>();
   /** The rule each service was made with, by the name it stands for. */
   private readonly rules = new Map<string, IndexRule>();
-  /** The name each index name's writes are deduplicated under ({@link targetOf}), and when it was learnt. */
-  private readonly targets = new Map<string, { target: string; index: string; at: number }>();
-  /** The single write index of each name asked about ({@link writeIndexOf}), and when it was learnt. */
-  private readonly writeIndices = new Map<string, { index: string | undefined; at: number }>();
+  /** What each name asked about resolves to ({@link resolve}), and when it was learnt. */
+  private readonly targets = new Map<string, Resolved & { at: number }>();
   private readonly sweeper: NodeJS.Timeout | undefined;
   private readonly clock: () => number;
   private readonly idleMs: number;
@@ -125,7 +134,6 @@ export class ServicePool {
       this.rules.delete(index);
       gone.push({ index, dedup });
     }
-    for (const [name, { at }] of this.writeIndices) if (now - at >= TARGET_TTL_MS) this.writeIndices.delete(name);
     for (const { dedup } of gone) dedup.service.stop();
     await Promise.all(gone.map(({ dedup }) => dedup.lease?.stop()));
     return gone.map((g) => g.index);
@@ -181,17 +189,19 @@ export class ServicePool {
     return (await this.resolve(name)).target;
   }
 
-  /** `name`'s service ({@link targetOf}) and the index its writes go to (`name` itself when none or several), kept {@link TARGET_TTL_MS}. */
-  private async resolve(name: string): Promise<{ target: string; index: string }> {
+  /** What `name` resolves to ({@link Resolved}), kept {@link TARGET_TTL_MS}: one `aliasIndices` and one `writeAliasesOf` request. */
+  private async resolve(name: string): Promise<Resolved> {
     const known = this.targets.get(name);
     if (known && this.clock() - known.at < TARGET_TTL_MS) return known;
     const { engine } = this.deps;
     let target = name;
     let index = name;
+    let writeIndex: string | undefined;
     const behind = await engine.aliasIndices(name);
     const writes = behind.filter((b) => b.writeIndex);
     if (behind.length === 0 || writes.length === 1) {
-      index = behind.length === 0 ? name : writes[0]!.index;
+      writeIndex = behind.length === 0 ? undefined : writes[0]!.index;
+      index = writeIndex ?? name;
       // An alias of a name neardup does not take is not its index's name here.
       const aliases = (await engine.writeAliasesOf(index)).filter(isIndexName);
       // Of several write aliases none stands for the others: a name that is one of them is its own service (its
@@ -199,7 +209,7 @@ export class ServicePool {
       // audit 16: taking the widest alias read indices the name does not cover, or still missed the older ones).
       target = aliases.length === 1 ? aliases[0]! : aliases.includes(name) ? name : index;
     }
-    const resolved = { target, index, at: this.clock() };
+    const resolved = { target, index, writeIndex, at: this.clock() };
     this.targets.set(name, resolved);
     return resolved;
   }
@@ -207,20 +217,13 @@ export class ServicePool {
   /**
    * The index writes through `name` go to when `name` is an alias with a single write index (its `is_write_index`,
    * or its only index); `undefined` for an index, a missing name, an alias with no single write index, or when the
-   * engine cannot tell (a block, an outage). One `GET <name>/_alias/<name>`, kept {@link TARGET_TTL_MS}.
+   * engine cannot tell (a block, an outage). Read from {@link resolve}'s entry, which {@link spaceOf} shares.
    */
   async writeIndexOf(name: string): Promise<string | undefined> {
-    const known = this.writeIndices.get(name);
-    if (known && this.clock() - known.at < TARGET_TTL_MS) return known.index;
-    let index: string | undefined;
-    try {
-      const writes = (await this.deps.engine.aliasIndices(name)).filter((b) => b.writeIndex);
-      index = writes.length === 1 ? writes[0]!.index : undefined;
-    } catch {
-      index = undefined;
-    }
-    this.writeIndices.set(name, { index, at: this.clock() });
-    return index;
+    return this.resolve(name).then(
+      (r) => r.writeIndex,
+      () => undefined,
+    );
   }
 
   /**
@@ -284,7 +287,6 @@ export class ServicePool {
     this.made.clear();
     this.rules.clear();
     this.targets.clear();
-    this.writeIndices.clear();
     await Promise.all(
       entries.map((e) =>
         e.then(

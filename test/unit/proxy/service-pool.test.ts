@@ -102,6 +102,39 @@ describe("ServicePool", () => {
     });
   });
 
+  it("an alias's write index (writeIndexOf) and the index its writes go to (spaceOf) come from one lookup a name, kept 5 s; an index, a name with several write indices, and an engine that cannot tell give none", async () => {
+    const engine = new MemoryEngine();
+    let writeIndex = "logs-1";
+    const asked: string[] = [];
+    let down = false;
+    engine.aliasIndices = async (name: string) => {
+      asked.push(name);
+      if (down) throw new Error("engine unreachable");
+      return name === "logs" ? [{ index: writeIndex, writeIndex: true }] : name === "both" ? [{ index: "a-1", writeIndex: true }, { index: "b-1", writeIndex: true }] : [];
+    };
+    engine.writeAliasesOf = async (index: string) => (index === writeIndex ? ["logs"] : []);
+    let now = 1_000_000;
+    await withPool(engine, { clock: () => now }, async (pool) => {
+      expect(await pool.writeIndexOf("logs")).toBe("logs-1");
+      expect(await pool.spaceOf("logs")).toBe("logs-1");
+      expect(await pool.writeIndexOf("logs-1")).toBeUndefined(); // an index
+      expect(await pool.writeIndexOf("both")).toBeUndefined();
+      expect(await pool.spaceOf("both")).toBe("both");
+      expect(asked.sort()).toEqual(["both", "logs", "logs-1"]);
+      writeIndex = "logs-2";
+      now += 4_000;
+      expect(await pool.writeIndexOf("logs")).toBe("logs-1"); // kept
+      now += 2_000;
+      expect(await pool.writeIndexOf("logs")).toBe("logs-2");
+      expect(await pool.spaceOf("logs")).toBe("logs-2");
+      expect(asked.filter((n) => n === "logs")).toHaveLength(2);
+      down = true;
+      now += 6_000;
+      expect(await pool.writeIndexOf("logs")).toBeUndefined();
+      expect(await pool.spaceOf("logs")).toBe("logs");
+    });
+  });
+
   it("refuses an index whose lease the HTTP API of a sidecar holds (audit 12: the API and a proxy on one index kept two originals), not one released or long expired", async () => {
     const engine = new MemoryEngine();
     let now = 1_000_000;
