@@ -13,6 +13,7 @@
  *   not exist (a per-item 400) and creates nothing for it.
  */
 import type { IncomingHttpHeaders } from "node:http";
+import { describeEngineError } from "../engine/errors.js";
 import { forwardHeaders, send, type Upstream, type UpstreamResponse } from "./upstream.js";
 
 /** Media types both engines take for a `_bulk` with no compatibility parameter: a request with only these and no query is not asked about. */
@@ -49,15 +50,14 @@ export async function requestRefusal(
   if (answer.status !== 400 && answer.status !== 406 && answer.status !== 415) return undefined;
   // (Asked without the client's Accept-Encoding: the answer is read here, and given to the client as it came.)
   // The answer to a request the engine takes: its items' check, which comes after the query's and the headers'.
-  const error = parseError(answer.body);
-  if (answer.status === 400 && error?.type === "action_request_validation_exception" && /no requests added/.test(String(error.reason))) return undefined;
+  const error = describeEngineError(parseJson(answer.body));
+  if (answer.status === 400 && error?.type === "action_request_validation_exception" && /no requests added/.test(error.reason)) return undefined;
   return answer;
 }
 
-function parseError(body: Buffer): { type?: unknown; reason?: unknown } | undefined {
+function parseJson(body: Buffer): unknown {
   try {
-    const parsed = JSON.parse(body.toString("utf8")) as { error?: unknown };
-    return typeof parsed.error === "object" && parsed.error !== null ? (parsed.error as { type?: unknown; reason?: unknown }) : undefined;
+    return JSON.parse(body.toString("utf8"));
   } catch {
     return undefined;
   }

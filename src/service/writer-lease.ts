@@ -486,13 +486,14 @@ export class WriterLease implements WriteRouter {
     const url = this.current?.url;
     if (this.holding) {
       // Still ours in the engine, but its renewal has not been answered in time: a slow engine, not a handover.
+      // Whole milliseconds: the monotonic clock has fractions (audit 23, F7: "24749.943115234375 ms").
+      const lateMs = Math.round(this.clock() - this.validUntil);
       if (this.lateReported !== this.validUntil) {
         this.lateReported = this.validUntil;
         this.events.late += 1;
-        this.onEvent("lease renewal late", { lateMs: Math.round(this.clock() - this.validUntil), ttlMs: this.ttlMs });
+        this.onEvent("lease renewal late", { lateMs, ttlMs: this.ttlMs });
       }
-      // Whole milliseconds: the monotonic clock has fractions (audit 23, F7: "24749.943115234375 ms").
-      throw new NeardupError("RETRY", `this sidecar holds the writer lease, but the engine has not answered its renewal in time (${Math.round(this.clock() - this.validUntil)} ms past its term; NEARDUP_LEASE_TTL_MS is ${this.ttlMs}): writes wait until it does; send again shortly`);
+      throw new NeardupError("RETRY", `this sidecar holds the writer lease, but the engine has not answered its renewal in time (${lateMs} ms past its term; NEARDUP_LEASE_TTL_MS is ${this.ttlMs}): writes wait until it does; send again shortly`);
     }
     if (!url || url === this.options.url) {
       throw new NeardupError("RETRY", "no sidecar holds the writer lease right now (a handover is under way); send again shortly");
