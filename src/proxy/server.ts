@@ -22,7 +22,7 @@ import { BulkHandler } from "./bulk.js";
 import { onProxyClientError } from "./client-error.js";
 import { holdInvalidLines } from "./raw-lines.js";
 import { track, type Inflight } from "../server/client-error.js";
-import { LogThrottle } from "../server/log-throttle.js";
+import { loggedThrottle } from "../server/log-throttle.js";
 import { PEER_PATH } from "./peer.js";
 import { InflightBudget } from "./budget.js";
 import { drain } from "../server/drain.js";
@@ -254,7 +254,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const upstream: Upstream = createUpstream(options.connection);
   const logger = options.logger;
   // Lines a client can cause at will, one a request: at most one of a kind per 10 s (audit 23, F8).
-  const throttle = new LogThrottle();
+  const throttle = loggedThrottle(logger, "proxy");
   let handler: { engine: Engine; ready: Promise<BulkHandler> } | undefined;
   let pool: ServicePool | undefined;
   let ownUrl = "";

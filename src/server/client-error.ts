@@ -9,7 +9,7 @@ import { STATUS_CODES } from "node:http";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 import type { Logger } from "pino";
-import { LogThrottle } from "./log-throttle.js";
+import { loggedThrottle, type LogThrottle } from "./log-throttle.js";
 
 /** What went wrong, as Node picks the status; `kind` names it for the server's own error codes. */
 export interface ClientErrorAnswer {
@@ -58,7 +58,7 @@ export type RenderClientError = (answer: ClientErrorAnswer) => { body: string; h
  * answer was sent yet and the socket can still be written to (a client that closed only its side reads it),
  * then closes the connection; logs each under `label`, at most one line of a kind per `throttle`'s interval.
  */
-export function onClientError(inflight: Inflight, render: RenderClientError, logger: Logger | undefined, label: string, throttle = new LogThrottle()) {
+export function onClientError(inflight: Inflight, render: RenderClientError, logger: Logger | undefined, label: string, throttle: LogThrottle = loggedThrottle(logger, label)) {
   return (err: NodeJS.ErrnoException, socket: Duplex): void => {
     const current = inflight.get(socket);
     const answer = clientErrorAnswer(err, current?.req);

@@ -5,7 +5,7 @@
  */
 import { createServer, type Server } from "node:http";
 import { Writable } from "node:stream";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { buildConfig } from "../../../src/config/config.js";
 import type { RunningProxy } from "../../../src/proxy/index.js";
 import { LogThrottle } from "../../../src/server/log-throttle.js";
@@ -27,6 +27,34 @@ describe("LogThrottle", () => {
     expect(throttle.take("short_body")).toEqual({ suppressed: 6, suppressedMs: 10_000 });
     now += 60_000;
     expect(throttle.take("short_body")).toEqual({}); // nothing left out since
+  });
+
+  it("reports the lines left out when the interval ends with none written after them, once, and starts a new interval", () => {
+    vi.useFakeTimers();
+    try {
+      let now = 1_000;
+      const reported: [string, unknown][] = [];
+      const throttle = new LogThrottle(10_000, () => now, (kind, left) => reported.push([kind, left]));
+      expect(throttle.take("short_body")).toEqual({});
+      now += 2_000;
+      for (let k = 0; k < 3; k++) expect(throttle.take("short_body")).toBeUndefined();
+      now += 7_999;
+      vi.advanceTimersByTime(7_999);
+      expect(reported).toEqual([]);
+      now += 1;
+      vi.advanceTimersByTime(1);
+      expect(reported).toEqual([["short_body", { suppressed: 3, suppressedMs: 10_000 }]]);
+      vi.advanceTimersByTime(60_000);
+      expect(reported).toHaveLength(1); // reported once
+      now += 1_000;
+      expect(throttle.take("short_body")).toBeUndefined(); // the report was the interval's line
+      now += 9_000;
+      expect(throttle.take("short_body")).toEqual({ suppressed: 1, suppressedMs: 10_000 }); // a line came first: it says so, no report
+      vi.advanceTimersByTime(60_000);
+      expect(reported).toHaveLength(1);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 
