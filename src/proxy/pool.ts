@@ -66,14 +66,14 @@ export interface PoolDeps {
 }
 
 /**
- * What a name the proxy is sent resolves to: `target`, the name its writes are deduplicated under
- * ({@link ServicePool.targetOf}); `index`, the index its writes go to (the name itself when it is an index, or an
- * alias with no single write index); `writeIndex`, that index when the name is an alias with a single one.
+ * Where writes to a name the proxy is sent go: `index`, the index they go to (the name itself when it is an index,
+ * or an alias with no single write index); `writeIndex`, that index when the name is an alias with a single one.
  */
-interface Resolved {
-  target: string;
+interface WritesGo {
   index: string;
   writeIndex: string | undefined;
+  /** Whether the name is an alias (indices stand behind it). */
+  alias: boolean;
 }
 
 /** How long the name an index's writes are deduplicated under (its write alias, or itself) is kept before it is asked again. */
@@ -88,8 +88,10 @@ export class ServicePool {
   private readonly made = new Map<string, { dedup: IndexDedup; usedAt: number }>();
   /** The rule each service was made with, by the name it stands for. */
   private readonly rules = new Map<string, IndexRule>();
-  /** What each name asked about resolves to ({@link resolve}), and when it was learnt. */
-  private readonly targets = new Map<string, Resolved & { at: number }>();
+  /** Where writes to each name asked about go ({@link writesOf}: one `aliasIndices` request), and when it was learnt. */
+  private readonly writes = new Map<string, WritesGo & { at: number }>();
+  /** The name each name's writes are deduplicated under ({@link targetOf}), and when it was learnt. */
+  private readonly targets = new Map<string, { target: string; at: number }>();
   private readonly sweeper: NodeJS.Timeout | undefined;
   private readonly clock: () => number;
   private readonly idleMs: number;
@@ -186,41 +188,42 @@ export class ServicePool {
    * read the whole alias. Kept {@link TARGET_TTL_MS}: after a rollover the old index is itself again.
    */
   private async targetOf(name: string): Promise<string> {
-    return (await this.resolve(name)).target;
-  }
-
-  /** What `name` resolves to ({@link Resolved}), kept {@link TARGET_TTL_MS}: one `aliasIndices` and one `writeAliasesOf` request. */
-  private async resolve(name: string): Promise<Resolved> {
     const known = this.targets.get(name);
-    if (known && this.clock() - known.at < TARGET_TTL_MS) return known;
-    const { engine } = this.deps;
+    if (known && this.clock() - known.at < TARGET_TTL_MS) return known.target;
+    const { index, writeIndex, alias } = await this.writesOf(name);
     let target = name;
-    let index = name;
-    let writeIndex: string | undefined;
-    const behind = await engine.aliasIndices(name);
-    const writes = behind.filter((b) => b.writeIndex);
-    if (behind.length === 0 || writes.length === 1) {
-      writeIndex = behind.length === 0 ? undefined : writes[0]!.index;
-      index = writeIndex ?? name;
+    // An alias with no single write index is itself: the engine takes no writes through it.
+    if (!alias || writeIndex !== undefined) {
       // An alias of a name neardup does not take is not its index's name here.
-      const aliases = (await engine.writeAliasesOf(index)).filter(isIndexName);
+      const aliases = (await this.deps.engine.writeAliasesOf(index)).filter(isIndexName);
       // Of several write aliases none stands for the others: a name that is one of them is its own service (its
       // lookups read what it covers), any other name the index's (audit 14, F4: the index's lookups read only it;
       // audit 16: taking the widest alias read indices the name does not cover, or still missed the older ones).
       target = aliases.length === 1 ? aliases[0]! : aliases.includes(name) ? name : index;
     }
-    const resolved = { target, index, writeIndex, at: this.clock() };
-    this.targets.set(name, resolved);
-    return resolved;
+    this.targets.set(name, { target, at: this.clock() });
+    return target;
+  }
+
+  /** Where writes to `name` go ({@link WritesGo}), kept {@link TARGET_TTL_MS}: one `aliasIndices` request. */
+  private async writesOf(name: string): Promise<WritesGo> {
+    const known = this.writes.get(name);
+    if (known && this.clock() - known.at < TARGET_TTL_MS) return known;
+    const behind = await this.deps.engine.aliasIndices(name);
+    const writes = behind.filter((b) => b.writeIndex);
+    const writeIndex = behind.length > 0 && writes.length === 1 ? writes[0]!.index : undefined;
+    const found = { index: writeIndex ?? name, writeIndex, alias: behind.length > 0, at: this.clock() };
+    this.writes.set(name, found);
+    return found;
   }
 
   /**
    * The index writes through `name` go to when `name` is an alias with a single write index (its `is_write_index`,
    * or its only index); `undefined` for an index, a missing name, an alias with no single write index, or when the
-   * engine cannot tell (a block, an outage). Read from {@link resolve}'s entry, which {@link spaceOf} shares.
+   * engine cannot tell (a block, an outage). Read from {@link writesOf}'s entry, which {@link spaceOf} shares.
    */
   async writeIndexOf(name: string): Promise<string | undefined> {
-    return this.resolve(name).then(
+    return this.writesOf(name).then(
       (r) => r.writeIndex,
       () => undefined,
     );
@@ -232,7 +235,7 @@ export class ServicePool {
    * when the engine cannot tell.
    */
   async spaceOf(name: string): Promise<string> {
-    return this.resolve(name).then(
+    return this.writesOf(name).then(
       (r) => r.index,
       () => name,
     );

@@ -102,7 +102,21 @@ describe("ServicePool", () => {
     });
   });
 
-  it("an alias's write index (writeIndexOf) and the index its writes go to (spaceOf) come from one lookup a name, kept 5 s; an index, a name with several write indices, and an engine that cannot tell give none", async () => {
+  it("takes an alias with no single write index as itself, without asking for write aliases; an index under its one write alias", async () => {
+    const engine = new MemoryEngine();
+    engine.aliasIndices = async (name: string) => (name === "both" ? [{ index: "a-1", writeIndex: true }, { index: "b-1", writeIndex: true }] : []);
+    const aliasesAsked: string[] = [];
+    engine.writeAliasesOf = async (index: string) => (aliasesAsked.push(index), index === "a-1" ? ["both"] : []);
+    const [rule] = parseIndexRules("*:message");
+    await withPool(engine, {}, async (pool) => {
+      expect((await pool.get("both", rule!)).service.options.index).toBe("both");
+      expect(aliasesAsked).toEqual([]);
+      expect((await pool.get("a-1", rule!)).service.options.index).toBe("both");
+      expect(aliasesAsked).toEqual(["a-1"]);
+    });
+  });
+
+  it("an alias's write index (writeIndexOf) and the index its writes go to (spaceOf) come from one alias lookup a name, kept 5 s, with no write-alias lookup; an index, a name with several write indices, and an engine that cannot tell give none", async () => {
     const engine = new MemoryEngine();
     let writeIndex = "logs-1";
     const asked: string[] = [];
@@ -112,7 +126,8 @@ describe("ServicePool", () => {
       if (down) throw new Error("engine unreachable");
       return name === "logs" ? [{ index: writeIndex, writeIndex: true }] : name === "both" ? [{ index: "a-1", writeIndex: true }, { index: "b-1", writeIndex: true }] : [];
     };
-    engine.writeAliasesOf = async (index: string) => (index === writeIndex ? ["logs"] : []);
+    const aliasesAsked: string[] = [];
+    engine.writeAliasesOf = async (index: string) => (aliasesAsked.push(index), index === writeIndex ? ["logs"] : []);
     let now = 1_000_000;
     await withPool(engine, { clock: () => now }, async (pool) => {
       expect(await pool.writeIndexOf("logs")).toBe("logs-1");
@@ -132,6 +147,8 @@ describe("ServicePool", () => {
       now += 6_000;
       expect(await pool.writeIndexOf("logs")).toBeUndefined();
       expect(await pool.spaceOf("logs")).toBe("logs");
+      // Neither needs the index's write aliases (only a service's name does): one request a name, not two.
+      expect(aliasesAsked).toEqual([]);
     });
   });
 
