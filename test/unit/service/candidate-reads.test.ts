@@ -8,7 +8,6 @@ import type { Analysis } from "../../../src/core/fingerprinter.js";
 import { segments, toHex, type Fingerprint } from "../../../src/core/fingerprint.js";
 import type { Engine, SearchRequest } from "../../../src/engine/types.js";
 import { fetchCandidates, DocValueReads, type Lookup } from "../../../src/service/candidates/index.js";
-import { PROBE_OVERLAP_MS } from "../../../src/service/candidates/reads.js";
 import { MemoryEngine } from "../../helpers/memory-engine.js";
 
 const WINDOW = 24 * 3600 * 1000;
@@ -157,38 +156,5 @@ describe("DocValueReads", () => {
     expect(grouped.map((r) => r.candidates.map((c) => c.id))).toEqual([["a"], ["legacy"]]);
     expect(bodies.some((b) => b.stored_fields === "_none_")).toBe(true);
     expect(bodies.at(-1)!.stored_fields).toBeUndefined();
-  });
-
-  it("after a clean probe, probes only documents stamped since it started (less an overlap); a hit without the fields makes the next probe cover the window again", async () => {
-    const memory = await engineWith([["a", doc("a", NOW - 1000, ["00:aa"])]]);
-    const { engine, bodies } = recording(memory);
-    let now = NOW;
-    const reads = new DocValueReads(engine, "ids", WINDOW, 60_000, () => now);
-    const probedFrom = () => ((bodies.at(-1)!.query as { bool: { filter: { range: { "neardup.timestamp": { gte: number } } }[] } }).bool.filter[0]!.range["neardup.timestamp"].gte);
-    await reads.probe();
-    expect(probedFrom()).toBe(NOW - WINDOW);
-    now += 5 * 60_000;
-    await reads.probe();
-    expect(probedFrom()).toBe(NOW - PROBE_OVERLAP_MS);
-    expect(reads.fromDocValues()).toBe(true);
-    // An older writer stamps a document before the probed range: the probe does not see it ...
-    await memory.bulk([{ index: { _index: "ids", _id: "legacy" } }, doc(undefined, NOW - 3600_000, ["00:aa"])]);
-    await memory.refresh("ids");
-    now += 5 * 60_000;
-    await reads.probe();
-    expect(probedFrom()).toBe(NOW + 5 * 60_000 - PROBE_OVERLAP_MS);
-    expect(reads.fromDocValues()).toBe(true);
-    // ... the first lookup that reaches it does, and the next probe covers the whole window and finds it.
-    const [r] = await fetchCandidates(engine, source(reads), [lookup(["00:aa"])]);
-    expect(r!.candidates.map((c) => c.id).sort()).toEqual(["a", "legacy"]);
-    expect(reads.fromDocValues()).toBe(false);
-    now += 60_000;
-    await reads.probe();
-    expect(probedFrom()).toBe(now - WINDOW);
-    expect(reads.fromDocValues()).toBe(false);
-    // A probe that found one keeps covering the whole window.
-    now += 60_000;
-    await reads.probe();
-    expect(probedFrom()).toBe(now - WINDOW);
   });
 });
