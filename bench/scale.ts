@@ -45,7 +45,7 @@
  * - NEARDUP_SCALE_SHORT=<chars> gives synthetic documents the sketch of a real
  *   text of at most that many characters (a short text: smaller doc values).
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -107,9 +107,21 @@ function percentile(sorted: number[], p: number): number {
 }
 
 
+/** Each block device's readahead (`/sys/block/<dev>/queue/read_ahead_kb`), loop, RAM and zram devices left out. */
+function readaheads(): string {
+  try {
+    const devices = readdirSync("/sys/block").filter((d) => !/^(loop|ram|zram)/.test(d));
+    const out = devices.map((d) => `${d} ${readFileSync(`/sys/block/${d}/queue/read_ahead_kb`, "utf8").trim()} KB`);
+    return out.length > 0 ? out.join(", ") : "no block device found";
+  } catch {
+    return "unknown (no /sys/block)";
+  }
+}
+
 async function main(): Promise<void> {
   console.log(`## Scale: /v1/check against N stored documents\n`);
   console.log(`Machine: ${cpus().length} cores, load average ${loadavg().map((x) => x.toFixed(1)).join(" ")} at start (shared with other work).\n`);
+  console.log(`Disk readahead on this machine: ${readaheads()} (at 8 MB a lookup at 50M read its hits' doc values 4-5x slower than at 128 KB: docs/operations.md, "Disk readahead").\n`);
   const poems = loadPoems();
   let engineUrl = process.env.NEARDUP_ENGINE_URL;
   let stop = async () => {};
