@@ -190,7 +190,9 @@ export class ServicePool {
   private async targetOf(name: string): Promise<string> {
     const known = this.targets.get(name);
     if (known && this.clock() - known.at < TARGET_TTL_MS) return known.target;
-    const { index, writeIndex, alias } = await this.writesOf(name);
+    // Asked afresh with the write aliases: an alias's write index kept from before a rollover, with the write
+    // aliases of now, made the alias's old index its service's name (two services deciding for one alias).
+    const { index, writeIndex, alias } = await this.writesOf(name, true);
     let target = name;
     // An alias with no single write index is itself: the engine takes no writes through it.
     if (!alias || writeIndex !== undefined) {
@@ -205,10 +207,10 @@ export class ServicePool {
     return target;
   }
 
-  /** Where writes to `name` go ({@link WritesGo}), kept {@link TARGET_TTL_MS}: one `aliasIndices` request. */
-  private async writesOf(name: string): Promise<WritesGo> {
+  /** Where writes to `name` go ({@link WritesGo}), kept {@link TARGET_TTL_MS} unless `fresh`: one `aliasIndices` request. */
+  private async writesOf(name: string, fresh = false): Promise<WritesGo> {
     const known = this.writes.get(name);
-    if (known && this.clock() - known.at < TARGET_TTL_MS) return known;
+    if (!fresh && known && this.clock() - known.at < TARGET_TTL_MS) return known;
     const behind = await this.deps.engine.aliasIndices(name);
     const writes = behind.filter((b) => b.writeIndex);
     const writeIndex = behind.length > 0 && writes.length === 1 ? writes[0]!.index : undefined;

@@ -116,6 +116,22 @@ describe("ServicePool", () => {
     });
   });
 
+  it("a service's name is worked out from a fresh alias lookup, not one kept for ordering: a rollover between the two does not give the alias its old index's service", async () => {
+    const engine = new MemoryEngine();
+    let writeIndex = "logs-1";
+    engine.aliasIndices = async (name: string) => (name === "logs" ? [{ index: writeIndex, writeIndex: true }] : []);
+    engine.writeAliasesOf = async (index: string) => (index === writeIndex ? ["logs"] : []);
+    let now = 1_000_000;
+    const [rule] = parseIndexRules("logs*:message");
+    await withPool(engine, { clock: () => now }, async (pool) => {
+      expect(await pool.spaceOf("logs")).toBe("logs-1"); // kept 5 s for ordering a request's items
+      writeIndex = "logs-2"; // rolled over
+      now += 1_000;
+      expect((await pool.get("logs", rule!)).service.options.index).toBe("logs");
+      expect(await pool.spaceOf("logs")).toBe("logs-2");
+    });
+  });
+
   it("an alias's write index (writeIndexOf) and the index its writes go to (spaceOf) come from one alias lookup a name, kept 5 s, with no write-alias lookup; an index, a name with several write indices, and an engine that cannot tell give none", async () => {
     const engine = new MemoryEngine();
     let writeIndex = "logs-1";
