@@ -43,7 +43,16 @@ export class OpenSearchEngine implements Engine {
   }
 
   health(index?: string): Promise<string> {
-    return this.guard("cluster health", async () => String((await this.client.cluster.health(index === undefined ? {} : { index, timeout: "0s" })).body.status));
+    return this.guard("cluster health", async () => {
+      if (index === undefined) return String((await this.client.cluster.health()).body.status);
+      try {
+        return String((await this.client.cluster.health({ index, timeout: "0s" })).body.status);
+      } catch (err) {
+        // With no wait asked for, the engine's 408 means the name matched no index (its "timed out" answer).
+        if ((err as { meta?: { statusCode?: number } }).meta?.statusCode === 408) return "missing";
+        throw err;
+      }
+    });
   }
 
   putComponentTemplate(name: string, body: Record<string, unknown>): Promise<void> {

@@ -144,7 +144,7 @@ export interface Engine {
   readonly info: EngineInfo;
   /**
    * Cluster health status (`green`, `yellow`, `red`); with `index` (a name, an alias or a pattern), that of its
-   * indices alone, answered at once (`timeout=0s`: no wait for a status).
+   * indices alone, answered at once (`timeout=0s`: no wait for a status), or `missing` when the name matches no index.
    */
   health(index?: string): Promise<string>;
   /**

@@ -345,12 +345,15 @@ export async function startService(config: Config, deps: ServiceDeps): Promise<R
 /**
  * The health probe's reason: the cluster's health, and when it is red, the health of the sidecar's own index
  * (asked only then: one more cheap request). A red index of ours (a primary not assigned: its lookups and writes
- * fail) throws, so /readyz answers 503 naming it (audit 23, F2); a red cluster whose red indices are others' stays ready.
+ * fail) throws, so /readyz answers 503 naming it (audit 23, F2); a red cluster whose red indices are others' stays
+ * ready, and so does one whose index of ours is missing (the next write creates it).
  */
 export async function healthOf(engine: Pick<Engine, "health">, name: string, index: string): Promise<string> {
   const cluster = await engine.health();
   if (cluster !== "red") return `${name}, cluster ${cluster}`;
   const own = await engine.health(index);
+  // Missing (deleted by a lifecycle policy, say): ready, since the next write re-creates it.
+  if (own === "missing") return `${name}, cluster red (index ${index} missing: the next write creates it)`;
   if (own === "red") throw new Error(`index ${index} is red: a primary shard is not assigned, so its lookups and writes fail until the engine assigns it`);
   return `${name}, cluster red (index ${index} ${own})`;
 }

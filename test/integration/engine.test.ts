@@ -160,6 +160,18 @@ describe.each(engineTargets())("$kind $version ($source)", (target) => {
     expect(["green", "yellow"]).toContain(await engine.health());
   });
 
+  it("answers an index's health at once, and \"missing\" for an index that does not exist (the engine's 408, not an error)", async () => {
+    const index = uniqueIndex("neardup-health-it");
+    expect(await engine.health(index)).toBe("missing");
+    try {
+      await engine.createIndex(index);
+      expect(["green", "yellow"]).toContain(await engine.health(index));
+    } finally {
+      await engine.deleteIndex(index).catch(() => undefined);
+    }
+    expect(await engine.health(index)).toBe("missing");
+  });
+
   it("waits for an index's primaries: at once for an index that has them, false on the timeout for one whose primary cannot be assigned", async () => {
     const fresh = uniqueIndex("neardup-primaries-it");
     const stuck = uniqueIndex("neardup-primaries-stuck");

@@ -106,6 +106,9 @@ describe("audit 23 F2: the health probe looks at the sidecar's own index when th
   it("red, with our index red: not ready, naming the index", async () => {
     await expect(healthOf(engine("red", "red"), "opensearch 2.19.6", "docs")).rejects.toThrow(/index docs is red: a primary shard is not assigned/);
   });
+  it("red, with our index missing (deleted; the next write creates it): ready, saying so", async () => {
+    expect(await healthOf(engine("red", "missing"), "opensearch 2.19.6", "docs")).toBe("opensearch 2.19.6, cluster red (index docs missing: the next write creates it)");
+  });
   it("red, with other indices red and ours not: ready, saying so", async () => {
     expect(await healthOf(engine("red", "green"), "opensearch 2.19.6", "docs")).toBe("opensearch 2.19.6, cluster red (index docs green)");
   });
