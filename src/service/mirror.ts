@@ -276,7 +276,11 @@ export class WindowMirror {
     this.checkpoint = Math.max(this.checkpoint, checkpoint);
     for (const [id, at] of this.forgotten) if (at < begun) this.forgotten.delete(id);
     const held = this.store.size + this.unusable.size;
-    if (pages === 1 && counted !== undefined && countedSince === this.coveredSince && counted !== held) {
+    // Deletes told since the poll began left the store at once; its searcher may have opened before the engine
+    // applied them and count them still. Up to that many more in the engine are theirs, not a delete behind its
+    // back (which one told in the same poll can hide: the next poll, with none told, sees it).
+    const told = this.forgotten.size;
+    if (pages === 1 && counted !== undefined && countedSince === this.coveredSince && (counted < held || counted > held + told)) {
       this.reset(`the engine holds ${counted} documents and the mirror ${held}: documents were deleted behind its back`, RELOAD_AFTER_MS);
       return;
     }

@@ -62,5 +62,5 @@ describe.each(engineTargets())("_bulk proxy with the window mirror on $kind $ver
     expect((await bulk(h.url, lines({ index: { _index: index, _id: "y" } }, { message: d })))[0]!.index).toMatchObject({ status: 200, result: "noop", neardup: { duplicate_of: "x" } });
     expect((await bulk(h.url, lines({ index: { _index: index, _id: "z" } }, { message: a })))[0]!.index).toMatchObject({ status: 200, result: "noop", neardup: { duplicate_of: "new" } });
     expect(await hits()).toBeGreaterThan(after);
-  });
+  }, 120_000); // up to 30 fillers a second apart on a loaded machine
 });

@@ -41,11 +41,12 @@ function run(program: string, args: string[], input: string): Promise<string> {
   });
 }
 
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 90_000): Promise<T> {
+/** `what` is read when the wait times out, so that it can name what happened meanwhile (the shipper's output). */
+async function waitFor<T>(what: () => string, probe: () => Promise<T | undefined>, timeoutMs = 90_000): Promise<T> {
   for (let waited = 0; ; waited += 250) {
     const value = await probe();
     if (value !== undefined) return value;
-    if (waited > timeoutMs) throw new Error(`timed out waiting for ${what}`);
+    if (waited > timeoutMs) throw new Error(`timed out waiting for ${what()}`);
     await new Promise((r) => setTimeout(r, 250));
   }
 }
@@ -88,7 +89,7 @@ describe.each(engineTargets())("shippers through the _bulk proxy on $kind $versi
     ]);
     expect(items[2]!.item.error).toMatchObject({ type: "neardup_duplicate_exception", duplicate_of: "a" });
     expect(items[2]!.item.neardup).toMatchObject({ status: "duplicate", action: "rejected", duplicate_of: "a" });
-  });
+  }, 180_000); // the client's own request timeout is 120 s
 
   it("rsyslog omelasticsearch ships a log file through the proxy; near-duplicate lines are marked", async () => {
     const rsyslogd = requireRsyslogd();
@@ -119,7 +120,7 @@ describe.each(engineTargets())("shippers through the _bulk proxy on $kind $versi
       daemon = spawn(rsyslogd, ["-n", "-f", conf, "-i", join(work, "rsyslogd.pid")], { stdio: ["ignore", "pipe", "pipe"] });
       daemon.stdout!.on("data", (c: Buffer) => (output += String(c)));
       daemon.stderr!.on("data", (c: Buffer) => (output += String(c)));
-      const hits = await waitFor(`rsyslog to ship ${lines.length} lines (rsyslogd said: ${output})`, async () => {
+      const hits = await waitFor(() => `rsyslog to ship ${lines.length} lines (rsyslogd said: ${output})`, async () => {
         if (!(await h.engine.indexExists(index))) return undefined;
         await h.engine.refresh(index);
         const res = await h.engine.search<{ message: string; neardup?: Record<string, unknown> }>({ index, body: { size: 100, query: { match_all: {} } } });
@@ -139,5 +140,5 @@ describe.each(engineTargets())("shippers through the _bulk proxy on $kind $versi
         await gone;
       }
     }
-  });
+  }, 180_000); // past the wait's 90 s: rsyslog suspends a failed action for 30 s before it sends again
 });

@@ -84,12 +84,16 @@ describe.each(engineTargets())("several sidecars' _bulk proxies on $kind $versio
   });
 
   /** Three sidecar processes, each with its proxy; the first to take a `_bulk` for `index` creates it and holds its lease. */
-  async function startThree(index: string, passIndex: string): Promise<Sidecar[]> {
+  /**
+   * `ttl`: the writer lease's; short where a holder is killed, the default where none is (a follower may rightly take
+   * a lease whose renewals a loaded machine held up for ttl + 1 s, and the test asserts it never moved).
+   */
+  async function startThree(index: string, passIndex: string, ttl = "10000"): Promise<Sidecar[]> {
     const env = {
       NEARDUP_INDEX: uniqueIndex("neardup-proxy-api"), // the HTTP API's own index, unused here
       NEARDUP_PROXY_PORT: "0",
       NEARDUP_PROXY_INDICES: `${index}:message:mark`,
-      NEARDUP_LEASE_TTL_MS: "3000",
+      NEARDUP_LEASE_TTL_MS: ttl,
       NEARDUP_WORKERS: "1",
     };
     const first = await startSidecar(target, env);
@@ -152,7 +156,7 @@ describe.each(engineTargets())("several sidecars' _bulk proxies on $kind $versio
   it("kill the writer mid-stream: another proxy takes over, exactly one original, every acknowledged item stored", async () => {
     const index = uniqueIndex("neardup-proxy-failover");
     const passIndex = uniqueIndex("neardup-proxy-failover-pass");
-    const sidecars = await startThree(index, passIndex);
+    const sidecars = await startThree(index, passIndex, "3000");
     try {
       const lease = await engine.getVersioned<LeaseDoc>(LEASE_INDEX, `proxy:${index}`);
       const writer = sidecars.find((s) => s.proxyUrl === lease?.source.url)!;

@@ -91,7 +91,11 @@ describe("engine supervision (issue 15)", () => {
     expect(after.status).toBe(200);
     // The analysis pool's load is on /metrics once the pool has started (it starts with the service).
     let scraped = "";
-    await until("the analysis pool's gauges on /metrics", async () => (scraped = await (await fetch(`${service.url}/metrics`)).text()).includes("neardup_analysis_pool_texts{"));
+    // A health probe runs its first interval after the restart's watch: waited for too (a fast machine scraped before it).
+    await until("the analysis pool's gauges and a health probe on /metrics", async () => {
+      scraped = await (await fetch(`${service.url}/metrics`)).text();
+      return scraped.includes("neardup_analysis_pool_texts{") && /operation="health",outcome="ok"\} [1-9]/.test(scraped);
+    });
     expect(scraped).toMatch(/^neardup_analysis_pool_texts\{state="in_work"\} 0$/m);
     expect(scraped).toMatch(/^neardup_analysis_pool_texts\{state="waiting"\} 0$/m);
     expect(scraped).toMatch(/^neardup_analysis_pool_refused_texts_total 0$/m);
