@@ -122,12 +122,22 @@ export class ServicePool {
     return this.entries.size;
   }
 
+  /** Names whose write index or service name it keeps (a few seconds each: {@link sweep}). */
+  get namesKnown(): number {
+    return this.writes.size + this.targets.size;
+  }
+
   /**
    * Lets go of the services not asked for `idleMs` that are quiet: each leaves the pool at once (a request
    * after this makes a new one) and its lease is released. Resolves the indices let go.
    */
   async sweep(): Promise<string[]> {
     const now = this.clock();
+    // What was learnt of each name a client wrote or deleted through, past its TARGET_TTL_MS (asked afresh after it
+    // anyway): one entry per distinct name for the life of the proxy, for names no rule takes too (audit 24, F5).
+    // A name's service name stays while that service does, since `existing` finds the service by it.
+    for (const [name, known] of this.writes) if (now - known.at >= TARGET_TTL_MS) this.writes.delete(name);
+    for (const [name, known] of this.targets) if (now - known.at >= TARGET_TTL_MS && !this.entries.has(known.target)) this.targets.delete(name);
     const gone: { index: string; dedup: IndexDedup }[] = [];
     for (const [index, { dedup, usedAt }] of this.made) {
       if (this.idleMs <= 0 || now - usedAt < this.idleMs || !dedup.service.quiet()) continue;

@@ -67,6 +67,12 @@ export interface ProxyOptions {
   bodyIdleMs?: number;
   /** Longest a `_bulk` body waits for the in-flight budget. Default 10 s. */
   maxInflightWaitMs?: number;
+  /**
+   * Most pass-through requests (everything but `_bulk`) in flight at once, from their arrival to the end of their
+   * answer, queued for one of the engine sockets included; past it a request gets `429` with `Retry-After` at
+   * once. Default 256. Queued requests piled up in memory without a bound (audit 24, F2).
+   */
+  maxPassThrough?: number;
   /** Source field read as each document's time. Default `@timestamp`. */
   timeField?: string;
   /** How far ahead of now a document time may be before the arrival time is used instead (NEARDUP_TIME_SKEW_MS). Default 5 minutes. */
@@ -333,10 +339,17 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
 
   const bodyIdleMs = options.bodyIdleMs ?? BODY_IDLE_MS;
   /** A body that stalled: 408 in the engine's shape, and the connection closed (the rest of its body is not waited for). */
-  const stalled = (res: ServerResponse, product: string | undefined) => {
+  const stalled = (res: ServerResponse, product: string | undefined, sent = "nothing of it was sent to the engine") => {
     res.setHeader("connection", "close");
     res.once("finish", () => res.socket?.destroy());
-    json(res, 408, engineErrorBody(408, "neardup_request_timeout_exception", `neardup: the request body stalled: no byte for ${bodyIdleMs} ms (NEARDUP_BODY_TIMEOUT_MS); nothing of it was sent to the engine`), product);
+    json(res, 408, engineErrorBody(408, "neardup_request_timeout_exception", `neardup: the request body stalled: no byte for ${bodyIdleMs} ms (NEARDUP_BODY_TIMEOUT_MS); ${sent}`), product);
+  };
+
+  const maxPassThrough = options.maxPassThrough ?? 256;
+  let passing = 0;
+  const passBusy = (res: ServerResponse) => {
+    res.setHeader("retry-after", "1");
+    json(res, 429, engineErrorBody(429, "es_rejected_execution_exception", `neardup: ${maxPassThrough} pass-through requests in flight, the most it forwards at once; retry in 1 s`), undefined);
   };
 
   const onBulk = async (req: IncomingMessage, res: ServerResponse, url: URL, pathIndex: string | undefined): Promise<void> => {
@@ -511,7 +524,14 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       });
       return;
     }
-    pipeThrough(upstream, req, res, passDown(res, requestContext(req, url)), originForm(req, url));
+    if (passing >= maxPassThrough) {
+      passBusy(res);
+      req.resume();
+      return;
+    }
+    passing += 1;
+    res.once("close", () => (passing -= 1));
+    pipeThrough(upstream, req, res, passDown(res, requestContext(req, url)), originForm(req, url), { bodyIdleMs, onStalled: () => stalled(res, undefined, "was not sent whole to the engine") });
   });
   server.on("clientError", onProxyClientError(inflight, () => (options.engine()?.kind === "elasticsearch" ? "Elasticsearch" : undefined), logger, throttle));
   server.keepAliveTimeout = 65_000;

@@ -19,27 +19,44 @@ export interface Upstream {
   readonly base: URL;
   /** For messages: the base URL without credentials. */
   readonly shown: string;
+  /** neardup's own requests to the engine (its `_bulk` writes, its checks). */
   request(options: http.RequestOptions): http.ClientRequest;
+  /**
+   * Clients' requests passed through, on sockets of their own: however long clients hold theirs (a slow engine
+   * answer, a download read slowly), neardup's writes always have sockets (audit 24, F1).
+   */
+  pass(options: http.RequestOptions): http.ClientRequest;
   close(): void;
 }
+
+/** Sockets to the engine, for neardup's own requests and for pass-through ones, each. */
+const MAX_SOCKETS = 64;
 
 export function createUpstream(connection: EngineConnection): Upstream {
   const base = new URL(connection.url);
   base.username = "";
   base.password = "";
   const secure = base.protocol === "https:";
-  const agent = secure
-    ? new https.Agent({ keepAlive: true, maxSockets: 64, ...(connection.caCert ? { ca: connection.caCert } : {}) })
-    : new http.Agent({ keepAlive: true, maxSockets: 64 });
+  const makeAgent = () =>
+    secure
+      ? new https.Agent({ keepAlive: true, maxSockets: MAX_SOCKETS, ...(connection.caCert ? { ca: connection.caCert } : {}) })
+      : new http.Agent({ keepAlive: true, maxSockets: MAX_SOCKETS });
+  const own = makeAgent();
+  const passing = makeAgent();
   const prefix = base.pathname.replace(/\/$/, "");
+  const requestOn = (agent: http.Agent, options: http.RequestOptions) => {
+    const o = { ...options, agent, protocol: base.protocol, hostname: base.hostname, port: base.port || (secure ? 443 : 80), path: prefix + (options.path ?? "/") };
+    return secure ? https.request(o) : http.request(o);
+  };
   return {
     base,
     shown: redactUrl(connection.url),
-    request(options) {
-      const o = { ...options, agent, protocol: base.protocol, hostname: base.hostname, port: base.port || (secure ? 443 : 80), path: prefix + (options.path ?? "/") };
-      return secure ? https.request(o) : http.request(o);
+    request: (options) => requestOn(own, options),
+    pass: (options) => requestOn(passing, options),
+    close: () => {
+      own.destroy();
+      passing.destroy();
     },
-    close: () => agent.destroy(),
   };
 }
 
@@ -102,19 +119,65 @@ export function send(upstream: Upstream, options: { method: string; path: string
   });
 }
 
-/** Streams a client request to the engine and the engine's answer back, status, headers and body as they are. */
-export function pipeThrough(upstream: Upstream, req: IncomingMessage, res: ServerResponse, onDown: (err: UpstreamDown) => void, path = req.url): void {
-  const out = upstream.request({ method: req.method, path, headers: forwardHeaders(req.headers) });
-  let answered = false;
-  out.on("response", (engineRes) => {
-    answered = true;
-    res.writeHead(engineRes.statusCode ?? 502, responseHeaders(engineRes.headers));
-    engineRes.pipe(res);
-    engineRes.on("error", () => res.destroy());
+export interface PassThroughOptions {
+  /** Longest the client's body may go without a byte while it is read (0: no limit); then `onStalled`. */
+  bodyIdleMs: number;
+  /** The body stalled before the engine answered: the caller answers (408) and closes the connection. */
+  onStalled: () => void;
+}
+
+/**
+ * Streams a client request to the engine and the engine's answer back, status, headers and body as they are.
+ * When the client goes away before the whole answer was sent, the engine request and its answer are dropped,
+ * which gives its socket back: an answer left unread held it for good, and 64 abandoned downloads took every
+ * socket the proxy had (audit 24, F1). A body that stalls for `bodyIdleMs` is `onStalled` (not while the engine
+ * is not reading it yet: that pause is the proxy's, not the client's).
+ */
+export function pipeThrough(upstream: Upstream, req: IncomingMessage, res: ServerResponse, onDown: (err: UpstreamDown) => void, path = req.url, options?: PassThroughOptions): void {
+  const out = upstream.pass({ method: req.method, path, headers: forwardHeaders(req.headers) });
+  let engineRes: IncomingMessage | undefined;
+  let ended = false;
+  let idle: NodeJS.Timeout | undefined;
+  const stopIdle = () => {
+    if (idle) clearTimeout(idle);
+    idle = undefined;
+  };
+  const end = () => {
+    ended = true;
+    stopIdle();
+    out.destroy();
+    engineRes?.destroy();
+  };
+  const watchIdle = () => {
+    stopIdle();
+    if (options && options.bodyIdleMs > 0 && !ended && !req.complete) idle = setTimeout(onIdle, options.bodyIdleMs).unref();
+  };
+  const onIdle = () => {
+    if (req.complete || ended) return;
+    if (req.readableFlowing === false) return watchIdle(); // held back by the engine side (no socket yet, or it reads slowly)
+    end();
+    if (!res.headersSent) options!.onStalled();
+    else res.destroy();
+  };
+  req.on("data", watchIdle);
+  req.on("end", stopIdle);
+  watchIdle();
+  out.on("response", (answer) => {
+    engineRes = answer;
+    if (ended) return void answer.destroy();
+    res.writeHead(answer.statusCode ?? 502, responseHeaders(answer.headers));
+    answer.pipe(res);
+    answer.on("error", () => res.destroy());
   });
   out.on("error", (err) => {
-    if (answered) res.destroy();
+    if (ended) return; // dropped by this side
+    if (engineRes) res.destroy();
     else onDown(new UpstreamDown(upstream.shown, err));
+  });
+  // Whether the answer was sent whole or the client went away first: nothing more to do for it at the engine.
+  res.on("close", () => {
+    if (!res.writableFinished && !ended) end();
+    stopIdle();
   });
   req.on("error", () => out.destroy());
   req.pipe(out);

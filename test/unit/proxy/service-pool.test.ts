@@ -53,6 +53,24 @@ describe("ServicePool", () => {
     }
   });
 
+  it("forgets what it learnt of names past their 5 s at the next sweep, except a live service's name (audit 24, F5: one entry per name a client sent, for ever)", async () => {
+    const engine = new MemoryEngine();
+    let now = 1_000_000;
+    const [rule] = parseIndexRules("logs-*:message");
+    await withPool(engine, { clock: () => now }, async (pool) => {
+      for (let i = 0; i < 500; i++) expect(await pool.writeIndexOf(`other-${i}`)).toBeUndefined();
+      const live = await pool.get("logs-live", rule!);
+      expect(pool.namesKnown).toBeGreaterThanOrEqual(501);
+      now += 4_000;
+      await pool.sweep();
+      expect(pool.namesKnown).toBeGreaterThanOrEqual(501); // not yet stale
+      now += 2_000;
+      await pool.sweep();
+      expect(pool.namesKnown).toBe(1); // the live service's own name
+      expect(await pool.existing("logs-live")).toBe(live);
+    });
+  });
+
   it("keeps an idle service that is not quiet (a write in its recent-writes window)", async () => {
     const engine = new MemoryEngine();
     let now = 1_000_000;
