@@ -42,7 +42,7 @@ export const SETTINGS = {
   NEARDUP_RECENT_WINDOW_BYTES: {
     default: "268435456",
     schema: z.coerce.number().int().min(1_048_576),
-    doc: "Memory budget of the recent-writes window in bytes; while it is full, writes answer 503 with Retry-After (the window is never cut short).",
+    doc: "Memory budget of the recent-writes windows in bytes, the API index's and every `_bulk` proxy index's together; while they are full, writes answer 503 with Retry-After (a window is never cut short).",
   },
   NEARDUP_MAX_CANDIDATES: { default: "1000", schema: z.coerce.number().int().positive(), doc: "Hits per engine page of a candidate lookup." },
   NEARDUP_MAX_CANDIDATE_PAGES: {

@@ -15,6 +15,7 @@ import type { Fingerprinter } from "../core/fingerprinter.js";
 import type { Engine } from "../engine/types.js";
 import { DedupService } from "../service/dedup-service.js";
 import type { DedupMetrics } from "../service/metrics.js";
+import type { RecentWindows } from "../service/recent-windows.js";
 import { isIndexName, resolveDedupOptions, type DedupOptions } from "../service/options.js";
 import { decidedElsewhere, givenWay, heldLeaseOver, LEASE_INDEX, WriterLease } from "../service/writer-lease.js";
 import type { Analyzer } from "../workers/index.js";
@@ -62,6 +63,8 @@ export interface PoolDeps {
    * window gauges stay the API service's: the proxy's services do not set what they read.
    */
   metrics?: DedupMetrics | undefined;
+  /** The sidecar's recent-writes windows: one budget and one gauge for the API's and every index's (audit 24, F4). */
+  windows?: RecentWindows | undefined;
   logger?: { warn(details: object, message: string): void; error(details: object, message: string): void } | undefined;
 }
 
@@ -271,7 +274,7 @@ export class ServicePool {
     const writer = new WriteThrough(engine, upstream, timeoutMs);
     // A copy of the shared metrics: each service sets the window gauges' `readWindow` on the object it is given.
     const metrics = this.deps.metrics && { ...this.deps.metrics };
-    const service = new DedupService(writer.engine, fingerprinter, options, metrics, this.deps.logger, this.deps.analyzer);
+    const service = new DedupService(writer.engine, fingerprinter, options, metrics, this.deps.logger, this.deps.analyzer, this.deps.windows);
     await service.ensureIndex();
     const lease = this.deps.lease ? await this.startLease(index, service, this.deps.lease) : undefined;
     const late = lease && (await givenWay(engine, lease, index));

@@ -32,6 +32,7 @@ import { ServicePool } from "./pool.js";
 import type { IndexRule } from "./rules.js";
 import { createUpstream, engineErrorBody, forwardHeaders, pipeThrough, send, type Upstream, type UpstreamDown } from "./upstream.js";
 import type { DedupMetrics } from "../service/metrics.js";
+import type { RecentWindows } from "../service/recent-windows.js";
 
 /** Largest `_bulk` body read, decompressed or not: the engines' default `http.max_content_length`. */
 export const MAX_BULK_BYTES = 100 * 1024 * 1024;
@@ -88,6 +89,8 @@ export interface ProxyOptions {
   logger?: Logger;
   /** Dedup metrics the proxy's decisions count in (the sidecar's /metrics). */
   metrics?: DedupMetrics | undefined;
+  /** The sidecar's recent-writes windows, which the proxy's services join (one budget, one gauge); absent: a budget each. */
+  windows?: RecentWindows | undefined;
   /** Told of each event of the proxy's writer leases (a metric). */
   onLeaseEvent?: ((event: string) => void) | undefined;
   /** On close, how long `_bulk` requests in flight may finish before their connections are closed (NEARDUP_SHUTDOWN_TIMEOUT_MS). Default 15 s. */
@@ -289,6 +292,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
         lease,
         analyzer: options.analyzer?.(),
         metrics: options.metrics,
+        windows: options.windows,
         logger,
       });
       return new BulkHandler({

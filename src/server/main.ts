@@ -45,6 +45,7 @@ async function main(): Promise<void> {
           fingerprinter: service.fingerprinter,
           analyzer: service.analyzer,
           metrics: service.dedupMetrics,
+          windows: service.recentWindows,
           maxInflightBytes: config.limits.maxInflightBodyBytes,
           timeSkewMs: config.limits.timeSkewMs,
           bodyIdleMs: config.limits.bodyIdleMs,

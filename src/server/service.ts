@@ -8,6 +8,7 @@ import { loadIdfFile } from "../resources/idf-file.js";
 import { loadVerdictFile } from "../resources/verdict-file.js";
 import { DedupService } from "../service/dedup-service.js";
 import { createDedupMetrics, type DedupMetrics } from "../service/metrics.js";
+import { RecentWindows } from "../service/recent-windows.js";
 import { connectEngine, installTemplates, redactUrl, type Engine, type EngineConnection } from "../engine/index.js";
 import { randomUUID } from "node:crypto";
 import { LEASE_INDEX as LEASE_INDEX_NAME, WriterLease, decidedByOtherApi, decidedElsewhere, givenWay, heldLeaseNamed, heldLeaseOver, logLeaseEvents } from "../service/writer-lease.js";
@@ -53,6 +54,8 @@ export interface RunningService {
   metrics: Metrics;
   /** The dedup metrics (checks, duplicates, candidates...), shared with the `_bulk` proxy's services. */
   dedupMetrics: DedupMetrics;
+  /** The recent-writes windows of the API's service and the `_bulk` proxy's: one budget, one gauge. */
+  recentWindows: RecentWindows;
   /** Resolves once the engine is connected and templates installed (rejects if the service closes first). */
   engineReady: Promise<Engine>;
   /** The fingerprinter the API's service uses (its options, NEARDUP_IDF_FILE included): the `_bulk` proxy shares it. */
@@ -82,6 +85,7 @@ export async function startService(config: Config, deps: ServiceDeps): Promise<R
   const readiness = new Readiness();
   const metrics = deps.metrics ?? createMetrics();
   const dedupMetrics = createDedupMetrics(metrics.registry);
+  const recentWindows = new RecentWindows();
   if (config.lease && config.security.apiKeys.length > 0 && !config.lease.peerApiKey) {
     // Sidecars sharing an index check each other's forwarded writes like any client's (docs audit: every write
     // sent to a follower answered "send again" for ever, and nothing said why).
@@ -163,11 +167,13 @@ export async function startService(config: Config, deps: ServiceDeps): Promise<R
 
   const connectOnce = async (connection: EngineConnection): Promise<Engine> => {
     for (;;) {
+      let made: DedupService | undefined;
       try {
         readiness.markNotReady(`connecting to ${redactUrl(connection.url)}`);
         const connected = withTiming(await connectEngine(connection), metrics.engineDuration);
         await installTemplates(connected);
-        const svc = new DedupService(withBreaker(connected, breaker), prefetch.wrap(await fingerprinter()), config.dedup, dedupMetrics, logger, analyzer);
+        const svc = new DedupService(withBreaker(connected, breaker), prefetch.wrap(await fingerprinter()), config.dedup, dedupMetrics, logger, analyzer, recentWindows);
+        made = svc;
         await svc.ensureIndex();
         if (closed) {
           await connected.close();
@@ -234,6 +240,8 @@ export async function startService(config: Config, deps: ServiceDeps): Promise<R
         logger.info({ engine: connected.info }, "engine ready");
         return connected;
       } catch (err) {
+        // A service made and not taken: its watches stop, and its window leaves the sidecar's.
+        if (made !== undefined && made !== dedup) made.stop();
         if (closed) throw err;
         const message = redactText(isNeardupError(err) ? err.message : String(err));
         const retryable = hasErrorCode(err, "ENGINE_UNAVAILABLE");
@@ -317,6 +325,7 @@ export async function startService(config: Config, deps: ServiceDeps): Promise<R
     readiness,
     metrics,
     dedupMetrics,
+    recentWindows,
     engineReady,
     fingerprinter,
     analyzer: () => analyzer,

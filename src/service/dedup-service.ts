@@ -32,6 +32,7 @@ import type { DedupMetrics } from "./metrics.js";
 import type { DedupOptions, Policy } from "./options.js";
 import { byTimeThenId, chooseOriginal, compareCandidates, rankMatches, type Match } from "./rank.js";
 import { Slicer } from "./slicer.js";
+import type { RecentWindows } from "./recent-windows.js";
 import { RecentWrites, type RecentEntry } from "./recent.js";
 import { UnknownWriteWatch } from "./unknown-writes.js";
 import { VisibilityWatch } from "./visibility.js";
@@ -220,6 +221,8 @@ export function writeWaves(decided: readonly Decided[]): Decided[][] {
 
 export class DedupService {
   private recent: RecentWrites;
+  /** Removes this service's window from the sidecar's ({@link RecentWindows}), when it has one. */
+  private readonly leaveWindows: (() => void) | undefined;
   /** Confirms when acknowledged writes and deletes show in the engine's search (visibility.ts). */
   private readonly visibility: VisibilityWatch;
   /** Finds out whether writes of unknown outcome were stored (recent.ts `settleUnknown`). */
@@ -250,8 +253,14 @@ export class DedupService {
     private readonly log?: { warn(details: object, message: string): void; error(details: object, message: string): void },
     /** Analyses the texts of write requests (a worker pool, NEARDUP_WORKERS); default: in this thread. */
     private readonly analyzer?: Analyzer,
+    /**
+     * The sidecar's recent-writes windows, whose bytes together the budget (`recentWindowBytes`) bounds, and
+     * which the window gauges read; default: this service's window alone.
+     */
+    private readonly windows?: RecentWindows,
   ) {
     this.recent = new RecentWrites({ holdMs: options.recentWindowMs });
+    this.leaveWindows = windows?.add(() => this.recent);
     this.lengthBounds = lengthBoundsOf(fingerprinter.verdictOptions);
     this.visibility = new VisibilityWatch(engine, options.index, () => this.recent, {
       refreshMs: () => this.recent.refreshMs,
@@ -291,7 +300,7 @@ export class DedupService {
       if (metrics) metrics.readMirror = () => this.mirror?.size ?? 0;
     }
     // `this.recent` may be replaced (learnRefreshInterval): read it at each scrape.
-    if (metrics) metrics.readWindow = () => ({ size: this.recent.size, bytes: this.recent.bytes });
+    if (metrics) metrics.readWindow = windows ? () => ({ size: windows.size, bytes: windows.bytes }) : () => ({ size: this.recent.size, bytes: this.recent.bytes });
   }
 
   /**
@@ -301,6 +310,7 @@ export class DedupService {
   stop(): void {
     this.visibility.stop();
     this.unknownWrites.stop();
+    this.leaveWindows?.();
   }
 
   /**
@@ -678,8 +688,11 @@ export class DedupService {
     // A request another sidecar forwarded is decided here or refused, never forwarded again.
     const forwarded = options.forwarded ? undefined : this.router?.forward(docs, policy, labels);
     if (forwarded) return forwarded;
-    if (this.recent.bytes >= this.options.recentWindowBytes) {
-      throw new NeardupError("RETRY", `the recent-writes window is full (${this.recent.bytes} of ${this.options.recentWindowBytes} bytes, ${this.recent.size} documents): writes wait until entries expire; send again`);
+    const windows = this.windows;
+    const held = windows ? windows.bytes : this.recent.bytes;
+    if (held >= this.options.recentWindowBytes) {
+      const all = windows && windows.count > 1 ? ` over ${windows.count} indices' windows (this index's: ${this.recent.bytes} bytes)` : "";
+      throw new NeardupError("RETRY", `the recent-writes window is full (${held} of ${this.options.recentWindowBytes} bytes${all}, ${windows ? windows.size : this.recent.size} documents): writes wait until entries expire; send again`);
     }
     // Within one request, the earliest by time is decided first (ties: the first sent), so the chunks follow that
     // order. Ties went by id: documents sent without one got random UUIDs, and which of two near-duplicates sent

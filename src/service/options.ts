@@ -71,7 +71,8 @@ export interface DedupOptions {
    * Memory budget of the recent-writes window, in bytes (rough: analyses and
    * keys). While it is full, new writes answer a retryable 503 until entries
    * expire: the window is never cut short, since that would lose first-one-wins.
-   * Default 256 MiB.
+   * With the sidecar's windows given to the service (`RecentWindows`), the budget
+   * bounds them all together. Default 256 MiB.
    */
   recentWindowBytes: number;
   /**

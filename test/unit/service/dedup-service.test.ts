@@ -5,6 +5,7 @@ import { NeardupError } from "../../../src/core/errors.js";
 import { Registry } from "prom-client";
 import { DedupService } from "../../../src/service/dedup-service.js";
 import { createDedupMetrics } from "../../../src/service/metrics.js";
+import { RecentWindows } from "../../../src/service/recent-windows.js";
 import { parseDocInput } from "../../../src/service/input.js";
 import { resolveDedupOptions } from "../../../src/service/options.js";
 import { MemoryEngine } from "../../helpers/memory-engine.js";
@@ -42,6 +43,35 @@ describe("DedupService on an engine double", () => {
     expect(await gauge("neardup_recent_window_bytes")).toBe(0);
     const [again] = await service.index([parseDocInput({ id: "b", text: RECIPE_EN })], "mark");
     expect(again).toMatchObject({ id: "b", status: "original" });
+  });
+
+  it("services sharing the sidecar's windows share one budget and one gauge: a full window of one index refuses writes to another (audit 24, F4: a budget each, the gauge showing the API's alone)", async () => {
+    const engine = new MemoryEngine();
+    const registry = new Registry();
+    const windows = new RecentWindows();
+    const metrics = createDedupMetrics(registry);
+    const options = (index: string) => resolveDedupOptions({ index, recentWindowBytes: 1, recentWindowMs: 60_000 });
+    const api = new DedupService(engine, fp, options("api-docs"), metrics, undefined, undefined, windows);
+    const proxied = new DedupService(engine, fp, options("logs-a"), { ...metrics }, undefined, undefined, windows);
+    const gauge = async (name: string) => (await registry.getSingleMetric(name)!.get()).values[0]?.value;
+    try {
+      await api.ensureIndex();
+      await proxied.ensureIndex();
+      const [first] = await proxied.index([parseDocInput({ id: "a", text: LONG_ZH })], "mark");
+      expect(first).not.toBeInstanceOf(NeardupError);
+      // The API's own window is empty; the sidecar's holds the proxy index's write.
+      expect(api.recentWindow.bytes).toBe(0);
+      await expect(api.index([parseDocInput({ id: "b", text: RECIPE_EN })], "mark")).rejects.toMatchObject({ code: "RETRY", status: 503, message: expect.stringMatching(/over 2 indices' windows \(this index's: 0 bytes\)/) });
+      expect(await gauge("neardup_recent_window_documents")).toBe(1);
+      expect(await gauge("neardup_recent_window_bytes")).toBe(proxied.recentWindow.bytes);
+      // A service let go leaves the sidecar's windows.
+      proxied.stop();
+      expect(windows.count).toBe(1);
+      expect(await gauge("neardup_recent_window_documents")).toBe(0);
+    } finally {
+      api.stop();
+      proxied.stop();
+    }
   });
 
   it("a service started over an index whose last writes the engine has not shown yet decides only after a refresh shows them (audit 17, C1: a sidecar restarted after a crash, lease off, kept a second original)", async () => {
