@@ -66,82 +66,76 @@ function hitOf(d: Doc): SearchHit<unknown> {
   } as unknown as SearchHit<unknown>;
 }
 
-function mirrorOver(engine: Engine) {
+/**
+ * A mirror over `ids` (sequence numbers in order), loaded; `racedPoll(during)` runs a poll whose search is held
+ * once its searcher opened, runs `during` meanwhile (a delete told, say), then lets it end.
+ */
+async function loadedMirror(ids: string[]) {
+  const docs: Doc[] = ids.map((id, seqNo) => ({ id, seqNo }));
+  const fake = fakeEngine(docs);
   let now = 10_000;
-  const mirror = new WindowMirror(engine, { index: "docs", maxDocs: 1_000, windowMs: 1e9, clock: () => now });
-  return { mirror, advance: (ms: number) => (now += ms) };
+  const mirror = new WindowMirror(fake.engine, { index: "docs", maxDocs: 1_000, windowMs: 1e9, clock: () => now });
+  await mirror.refresh();
+  const racedPoll = async (during: () => void) => {
+    now += 1;
+    const held = fake.hold();
+    const polled = mirror.refresh();
+    await held.opened;
+    during();
+    held.release();
+    await polled;
+  };
+  const poll = async () => {
+    now += 1;
+    await mirror.refresh();
+  };
+  /** Deletes `id` in the engine (the mirror is not told). */
+  const deleteInEngine = (id: string) => docs.splice(docs.findIndex((d) => d.id === id), 1);
+  return { mirror, racedPoll, poll, deleteInEngine };
 }
 
 describe("window mirror: a delete told during a poll", () => {
   it("is not taken for a delete behind its back (the poll's searcher still counted it): it stays ready", async () => {
-    const docs: Doc[] = [{ id: "a", seqNo: 0 }, { id: "b", seqNo: 1 }, { id: "c", seqNo: 2 }];
-    const fake = fakeEngine(docs);
-    const { mirror, advance } = mirrorOver(fake.engine);
-    await mirror.refresh();
+    const { mirror, racedPoll, deleteInEngine } = await loadedMirror(["a", "b", "c"]);
     expect(mirror.state).toBe("ready");
     expect(mirror.size).toBe(3);
-
-    advance(1);
-    const held = fake.hold();
-    const polled = mirror.refresh();
-    await held.opened;
     // The engine acknowledged a delete of "b" after the poll's searcher opened; the proxy tells the mirror.
-    docs.splice(1, 1);
-    mirror.forget(["b"]);
-    held.release();
-    await polled;
+    await racedPoll(() => {
+      deleteInEngine("b");
+      mirror.forget(["b"]);
+    });
     expect(mirror.size).toBe(2);
     expect(mirror.state, mirror.reason).toBe("ready");
   });
 
   it("deletes behind its back during the same poll are still caught when the told ones cannot explain the counts", async () => {
-    const docs: Doc[] = ["a", "b", "c", "d", "e"].map((id, seqNo) => ({ id, seqNo }));
-    const fake = fakeEngine(docs);
-    const { mirror, advance } = mirrorOver(fake.engine);
-    await mirror.refresh();
+    const { mirror, racedPoll, deleteInEngine } = await loadedMirror(["a", "b", "c", "d", "e"]);
     // "d" and "e" deleted in the engine alone, before the poll: no one tells the mirror.
-    docs.splice(3, 2);
-    advance(1);
-    const held = fake.hold();
-    const polled = mirror.refresh();
-    await held.opened;
-    mirror.forget(["b"]); // told, after the searcher opened (which still counts "b")
-    held.release();
-    await polled;
+    deleteInEngine("d");
+    deleteInEngine("e");
+    await racedPoll(() => mirror.forget(["b"])); // told, after the searcher opened (which still counts "b")
     // The engine counts 3 (a, b, c), the mirror holds 4 (a, c, d, e): fewer in the engine than held, which no told delete explains.
     expect(mirror.state).toBe("idle");
     expect(mirror.reason).toMatch(/the engine holds 3 documents and the mirror 4/);
   });
 
   it("one delete behind its back hidden by one told in the same poll is caught at the next poll", async () => {
-    const docs: Doc[] = ["a", "b", "c"].map((id, seqNo) => ({ id, seqNo }));
-    const fake = fakeEngine(docs);
-    const { mirror, advance } = mirrorOver(fake.engine);
-    await mirror.refresh();
-    docs.splice(2, 1); // "c", behind its back
-    advance(1);
-    const held = fake.hold();
-    const polled = mirror.refresh();
-    await held.opened;
-    docs.splice(1, 1);
-    mirror.forget(["b"]);
-    held.release();
-    await polled;
+    const { mirror, racedPoll, poll, deleteInEngine } = await loadedMirror(["a", "b", "c"]);
+    deleteInEngine("c"); // behind its back
+    await racedPoll(() => {
+      deleteInEngine("b");
+      mirror.forget(["b"]);
+    });
     expect(mirror.state).toBe("ready"); // 2 counted (a, b), 2 held (a, c): the counts agree
-    advance(1);
-    await mirror.refresh();
+    await poll();
     expect(mirror.state).toBe("idle"); // 1 counted (a), 2 held (a, c)
     expect(mirror.reason).toMatch(/the engine holds 1 documents and the mirror 2/);
   });
 
   it("a delete behind its back with no delete told is caught as before", async () => {
-    const docs: Doc[] = [{ id: "a", seqNo: 0 }, { id: "b", seqNo: 1 }];
-    const fake = fakeEngine(docs);
-    const { mirror, advance } = mirrorOver(fake.engine);
-    await mirror.refresh();
-    docs.splice(0, 1);
-    advance(1);
-    await mirror.refresh();
+    const { mirror, poll, deleteInEngine } = await loadedMirror(["a", "b"]);
+    deleteInEngine("a");
+    await poll();
     expect(mirror.state).toBe("idle");
     expect(mirror.reason).toMatch(/the engine holds 1 documents and the mirror 2/);
   });
