@@ -1,7 +1,7 @@
 import { Client } from "@opensearch-project/opensearch";
 import { NeardupError } from "../core/errors.js";
 import { ElasticsearchEngine } from "./elasticsearch.js";
-import { redactUrl, toEngineError } from "./errors.js";
+import { redactUrl, statusOf, toEngineError } from "./errors.js";
 import { OpenSearchEngine, openSearchClientOptions } from "./opensearch.js";
 import type { Engine, EngineConnection, EngineInfo } from "./types.js";
 
@@ -85,7 +85,7 @@ export async function detectEngine(connection: EngineConnection): Promise<Engine
       const response = await probe.info();
       return parseRoot(response.body as RootBody);
     } catch (err) {
-      if ((err as { meta?: { statusCode?: number } }).meta?.statusCode !== 405) throw err;
+      if (statusOf(err) !== 405) throw err;
       const response = await probe.transport.request({ method: "GET", path: "/_nodes/_local", querystring: { filter_path: "cluster_name,nodes.*.version" } });
       return parseNodes(response.body as NodesBody, (response.headers ?? {}) as Record<string, unknown>);
     }

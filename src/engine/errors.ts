@@ -46,6 +46,11 @@ interface EngineErrorBody {
   status?: number;
 }
 
+/** The HTTP status of an engine client's error (`meta.statusCode`), when it has one. */
+export function statusOf(err: unknown): number | undefined {
+  return (err as ClientErrorLike | undefined)?.meta?.statusCode;
+}
+
 const UNAVAILABLE_NAMES = new Set(["ConnectionError", "TimeoutError", "NoLivingConnectionsError", "RequestAbortedError"]);
 
 /** The engine's error type and reason from a response body, when it has them. */

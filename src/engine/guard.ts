@@ -1,4 +1,4 @@
-import { toEngineError } from "./errors.js";
+import { statusOf, toEngineError } from "./errors.js";
 import type { Engine, EngineKind } from "./types.js";
 
 /** Runs one engine call and converts whatever it throws into a NeardupError. */
@@ -35,7 +35,7 @@ function isAlreadyExists(err: unknown): boolean {
 }
 
 function isNotFound(err: unknown): boolean {
-  return (err as { meta?: { statusCode?: number } })?.meta?.statusCode === 404;
+  return statusOf(err) === 404;
 }
 
 /** Runs an index creation: true when created, false when the index already existed. */
@@ -66,11 +66,11 @@ export async function orUndefinedIfMissing<T>(read: () => Promise<T>): Promise<T
  * Any other failure, or a GET that answers (nothing to name), leaves `err`.
  */
 export async function whyRefused(err: unknown, named: () => Promise<unknown>): Promise<unknown> {
-  if ((err as { meta?: { statusCode?: number } })?.meta?.statusCode !== 403) return err;
+  if (statusOf(err) !== 403) return err;
   try {
     await named();
   } catch (reason) {
-    if ((reason as { meta?: { statusCode?: number } })?.meta?.statusCode === 403) return reason;
+    if (statusOf(reason) === 403) return reason;
   }
   return err;
 }

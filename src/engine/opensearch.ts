@@ -1,5 +1,6 @@
 import { Client, type ClientOptions } from "@opensearch-project/opensearch";
 import { createGuard, createIfAbsent, orUndefinedIfMissing, whyRefused } from "./guard.js";
+import { statusOf } from "./errors.js";
 import { mapsFieldIn, toFieldTypes, msearchLines, refreshIntervalFrom, searchParams, toAliasedIndices, toWriteAliases, toAliasNames, toBulkResult, toMsearchResults, toRolloverResult, toSourceMap, toSourceSettings, toResolvedIndices, termStatisticsBody, toDocFrequencies, TERM_STATISTICS_FILTER, toVersioned, toRefreshCounts, toSeqNoCheckpoints, toBulkTaskIds, BULK_ACTION } from "./responses.js";
 import type { AliasedIndex, BulkOptions, BulkResult, Engine, EngineConnection, EngineInfo, PointInTimePage, PutOptions, RolloverResult, SearchRequest, SearchResponse, SourceSettings, Versioned } from "./types.js";
 
@@ -36,7 +37,7 @@ export class OpenSearchEngine implements Engine {
         const response = (await this.client.cluster.health({ index, wait_for_status: "yellow", timeout: `${Math.max(1, Math.round(timeoutMs))}ms` })).body as { timed_out?: boolean };
         return response.timed_out !== true;
       } catch (err) {
-        if ((err as { meta?: { statusCode?: number } }).meta?.statusCode === 408) return false; // the engine's answer to a wait that timed out
+        if (statusOf(err) === 408) return false; // the engine's answer to a wait that timed out
         throw err;
       }
     });
@@ -49,7 +50,7 @@ export class OpenSearchEngine implements Engine {
         return String((await this.client.cluster.health({ index, timeout: "0s" })).body.status);
       } catch (err) {
         // With no wait asked for, the engine's 408 means the name matched no index (its "timed out" answer).
-        if ((err as { meta?: { statusCode?: number } }).meta?.statusCode === 408) return "missing";
+        if (statusOf(err) === 408) return "missing";
         throw err;
       }
     });

@@ -60,7 +60,7 @@ export interface PoolDeps {
   clock?: () => number;
   /**
    * Counters and histograms the services' decisions count in (shared with the HTTP API's). The recent-writes
-   * window gauges stay the API service's: the proxy's services do not set what they read.
+   * window gauges are the API service's to set; they read every window through `windows`.
    */
   metrics?: DedupMetrics | undefined;
   /** The sidecar's recent-writes windows: one budget and one gauge for the API's and every index's (audit 24, F4). */
@@ -272,7 +272,8 @@ export class ServicePool {
     const aliasWindow = (await engine.aliasIndices(index)).length > 0;
     const options = resolveDedupOptions({ ...dedup, index, rollover: false, aliasWindow, textField: rule.textField, policy: rule.policy ?? dedup.policy, recentWindowFitsRefresh: true, clientIndex: true });
     const writer = new WriteThrough(engine, upstream, timeoutMs);
-    // A copy of the shared metrics: each service sets the window gauges' `readWindow` on the object it is given.
+    // A copy of the shared metrics: each service sets the window gauges' `readWindow` on the object it is given,
+    // and the API's service sets the one the gauges read.
     const metrics = this.deps.metrics && { ...this.deps.metrics };
     const service = new DedupService(writer.engine, fingerprinter, options, metrics, this.deps.logger, this.deps.analyzer, this.deps.windows);
     await service.ensureIndex();

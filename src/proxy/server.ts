@@ -535,7 +535,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     }
     passing += 1;
     res.once("close", () => (passing -= 1));
-    pipeThrough(upstream, req, res, passDown(res, requestContext(req, url)), originForm(req, url), { bodyIdleMs, onStalled: () => stalled(res, undefined, "was not sent whole to the engine") });
+    pipeThrough(upstream, req, res, passDown(res, requestContext(req, url)), originForm(req, url), { bodyIdleMs, onStalled: () => stalled(res, undefined, "the engine request was dropped before its body ended") });
   });
   server.on("clientError", onProxyClientError(inflight, () => (options.engine()?.kind === "elasticsearch" ? "Elasticsearch" : undefined), logger, throttle));
   server.keepAliveTimeout = 65_000;

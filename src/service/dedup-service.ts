@@ -32,7 +32,7 @@ import type { DedupMetrics } from "./metrics.js";
 import type { DedupOptions, Policy } from "./options.js";
 import { byTimeThenId, chooseOriginal, compareCandidates, rankMatches, type Match } from "./rank.js";
 import { Slicer } from "./slicer.js";
-import type { RecentWindows } from "./recent-windows.js";
+import type { RecentWindows, WindowHeld } from "./recent-windows.js";
 import { RecentWrites, type RecentEntry } from "./recent.js";
 import { UnknownWriteWatch } from "./unknown-writes.js";
 import { VisibilityWatch } from "./visibility.js";
@@ -300,7 +300,12 @@ export class DedupService {
       if (metrics) metrics.readMirror = () => this.mirror?.size ?? 0;
     }
     // `this.recent` may be replaced (learnRefreshInterval): read it at each scrape.
-    if (metrics) metrics.readWindow = windows ? () => ({ size: windows.size, bytes: windows.bytes }) : () => ({ size: this.recent.size, bytes: this.recent.bytes });
+    if (metrics) metrics.readWindow = () => ({ size: this.budgeted.size, bytes: this.budgeted.bytes });
+  }
+
+  /** What the window budget bounds and the gauges show: the sidecar's windows when given, else this service's. */
+  private get budgeted(): WindowHeld {
+    return this.windows ?? this.recent;
   }
 
   /**
@@ -688,11 +693,10 @@ export class DedupService {
     // A request another sidecar forwarded is decided here or refused, never forwarded again.
     const forwarded = options.forwarded ? undefined : this.router?.forward(docs, policy, labels);
     if (forwarded) return forwarded;
-    const windows = this.windows;
-    const held = windows ? windows.bytes : this.recent.bytes;
+    const held = this.budgeted.bytes;
     if (held >= this.options.recentWindowBytes) {
-      const all = windows && windows.count > 1 ? ` over ${windows.count} indices' windows (this index's: ${this.recent.bytes} bytes)` : "";
-      throw new NeardupError("RETRY", `the recent-writes window is full (${held} of ${this.options.recentWindowBytes} bytes${all}, ${windows ? windows.size : this.recent.size} documents): writes wait until entries expire; send again`);
+      const windows = this.windows && this.windows.count > 1 ? ` over ${this.windows.count} indices' windows (this index's: ${this.recent.bytes} bytes)` : "";
+      throw new NeardupError("RETRY", `the recent-writes window is full (${held} of ${this.options.recentWindowBytes} bytes${windows}, ${this.budgeted.size} documents): writes wait until entries expire; send again`);
     }
     // Within one request, the earliest by time is decided first (ties: the first sent), so the chunks follow that
     // order. Ties went by id: documents sent without one got random UUIDs, and which of two near-duplicates sent

@@ -8,6 +8,15 @@ import { LEASE_INDEX, type LeaseDoc } from "../../../src/service/writer-lease.js
 import { resolveDedupOptions } from "../../../src/service/options.js";
 import { MemoryEngine } from "../../helpers/memory-engine.js";
 
+/** An engine whose alias `logs` writes to one index (its only write alias), `logs-1` until `rollTo` moves it. */
+function rollingAlias(): { engine: MemoryEngine; rollTo: (index: string) => void } {
+  const engine = new MemoryEngine();
+  let writeIndex = "logs-1";
+  engine.aliasIndices = async (name: string) => (name === "logs" ? [{ index: writeIndex, writeIndex: true }] : []);
+  engine.writeAliasesOf = async (index: string) => (index === writeIndex ? ["logs"] : []);
+  return { engine, rollTo: (index) => void (writeIndex = index) };
+}
+
 describe("ServicePool", () => {
   let fingerprinter: Fingerprinter;
   let upstream: Upstream;
@@ -91,10 +100,7 @@ describe("ServicePool", () => {
   });
 
   it("gives an index that an alias writes to the alias's service, unless their rules differ; after a rollover the old index is itself again", async () => {
-    const engine = new MemoryEngine();
-    let writeIndex = "logs-1";
-    engine.aliasIndices = async (name: string) => (name === "logs" ? [{ index: writeIndex, writeIndex: true }] : []);
-    engine.writeAliasesOf = async (index: string) => (index === writeIndex ? ["logs"] : []);
+    const { engine, rollTo } = rollingAlias();
     let now = 1_000_000;
     const [rule, body] = parseIndexRules("logs*:message,logs*:body");
     await withPool(engine, { clock: () => now }, async (pool) => {
@@ -102,7 +108,7 @@ describe("ServicePool", () => {
       expect((await pool.get("logs-1", rule!)).service).toBe(viaAlias.service);
       expect(await pool.existing("logs-1")).toBe(viaAlias);
       expect(viaAlias.service.options.index).toBe("logs");
-      writeIndex = "logs-2";
+      rollTo("logs-2");
       now += 4_000;
       expect((await pool.get("logs-1", rule!)).service).toBe(viaAlias.service); // the name is kept a while
       now += 2_000;
@@ -135,15 +141,12 @@ describe("ServicePool", () => {
   });
 
   it("a service's name is worked out from a fresh alias lookup, not one kept for ordering: a rollover between the two does not give the alias its old index's service", async () => {
-    const engine = new MemoryEngine();
-    let writeIndex = "logs-1";
-    engine.aliasIndices = async (name: string) => (name === "logs" ? [{ index: writeIndex, writeIndex: true }] : []);
-    engine.writeAliasesOf = async (index: string) => (index === writeIndex ? ["logs"] : []);
+    const { engine, rollTo } = rollingAlias();
     let now = 1_000_000;
     const [rule] = parseIndexRules("logs*:message");
     await withPool(engine, { clock: () => now }, async (pool) => {
       expect(await pool.spaceOf("logs")).toBe("logs-1"); // kept 5 s for ordering a request's items
-      writeIndex = "logs-2"; // rolled over
+      rollTo("logs-2"); // rolled over
       now += 1_000;
       expect((await pool.get("logs", rule!)).service.options.index).toBe("logs");
       expect(await pool.spaceOf("logs")).toBe("logs-2");
